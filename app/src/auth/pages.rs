@@ -1,0 +1,207 @@
+//! Log-in, register and account pages, and the header's account menu.
+
+use leptos::prelude::*;
+use leptos_router::components::A;
+use leptos_router::hooks::{use_navigate, use_query_map};
+
+use super::api::{Login, Logout, Register};
+use crate::error::AppError;
+use crate::ui::{FieldError, FormError};
+
+/// The current user, shared by every page; `refresh` re-reads it after log-in or log-out.
+#[derive(Clone, Copy)]
+pub struct AuthContext {
+    /// The user as the server last reported it.
+    pub me: Resource<Result<Option<super::model::CurrentUser>, AppError>>,
+    version: RwSignal<u32>,
+}
+
+impl AuthContext {
+    /// Creates the resource; call once in `App`.
+    pub fn provide() -> Self {
+        let version = RwSignal::new(0u32);
+        let me = Resource::new(move || version.get(), |_| super::api::me());
+        let ctx = Self { me, version };
+        provide_context(ctx);
+        ctx
+    }
+
+    /// Re-fetches the user.
+    pub fn refresh(&self) {
+        self.version.update(|v| *v += 1);
+    }
+}
+
+/// Where to go after log-in: a same-site path from `?next=`, else home (never an open redirect).
+fn next_path() -> impl Fn() -> String + Clone + Send + Sync + 'static {
+    let query = use_query_map();
+    move || {
+        query
+            .read()
+            .get("next")
+            .filter(|n| n.starts_with('/') && !n.starts_with("//") && !n.contains('\\'))
+            .unwrap_or_else(|| "/".to_string())
+    }
+}
+
+/// `/login`.
+#[component]
+pub fn LoginPage() -> impl IntoView {
+    let action = ServerAction::<Login>::new();
+    let auth = expect_context::<AuthContext>();
+    let next = next_path();
+    let navigate = use_navigate();
+    let next_for_effect = next.clone();
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = action.value().get() {
+            auth.refresh();
+            navigate(&next_for_effect(), Default::default());
+        }
+    });
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    let register_href = move || format!("/register?next={}", next());
+    view! {
+        <section class="auth-card">
+            <h1>"Log in"</h1>
+            <ActionForm action=action>
+                <label for="account">"Phone or e-mail"</label>
+                <input id="account" name="account" type="text" autocomplete="username" placeholder="13800138000"/>
+                <FieldError error field="account"/>
+                <label for="password">"Password"</label>
+                <input id="password" name="password" type="password" autocomplete="current-password"/>
+                <FieldError error field="password"/>
+                <FormError error fields=&["account", "password"]/>
+                <button type="submit" class="primary" disabled=move || action.pending().get()>
+                    {move || if action.pending().get() { "Logging in…" } else { "Log in" }}
+                </button>
+            </ActionForm>
+            <p class="muted">"New to Haodian? " <a href=register_href>"Create an account"</a></p>
+        </section>
+    }
+}
+
+/// `/register`.
+#[component]
+pub fn RegisterPage() -> impl IntoView {
+    let action = ServerAction::<Register>::new();
+    let auth = expect_context::<AuthContext>();
+    let next = next_path();
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = action.value().get() {
+            auth.refresh();
+            navigate(&next(), Default::default());
+        }
+    });
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    view! {
+        <section class="auth-card">
+            <h1>"Create your account"</h1>
+            <ActionForm action=action>
+                <label for="account">"Phone or e-mail"</label>
+                <input id="account" name="account" type="text" autocomplete="username"/>
+                <FieldError error field="account"/>
+                <label for="nickname">"Name shown to others"</label>
+                <input id="nickname" name="nickname" type="text" autocomplete="nickname"/>
+                <FieldError error field="nickname"/>
+                <label for="password">"Password"</label>
+                <input id="password" name="password" type="password" autocomplete="new-password"/>
+                <p class="hint">"At least 8 characters, with a letter and a digit."</p>
+                <FieldError error field="password"/>
+                <label for="password_confirm">"Password again"</label>
+                <input id="password_confirm" name="password_confirm" type="password" autocomplete="new-password"/>
+                <FieldError error field="password_confirm"/>
+                <FormError error fields=&["account", "nickname", "password", "password_confirm"]/>
+                <button type="submit" class="primary" disabled=move || action.pending().get()>
+                    {move || if action.pending().get() { "Creating…" } else { "Create account" }}
+                </button>
+            </ActionForm>
+            <p class="muted">"Already have an account? " <A href="/login">"Log in"</A></p>
+        </section>
+    }
+}
+
+/// `/me`: the account page.
+#[component]
+pub fn MePage() -> impl IntoView {
+    let auth = expect_context::<AuthContext>();
+    view! {
+        <section class="auth-card">
+            <h1>"My account"</h1>
+            <Transition fallback=|| view! { <p>"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match auth.me.await {
+                        Ok(Some(user)) => view! {
+                            <dl class="facts">
+                                <dt>"Name"</dt><dd class="me-nickname">{user.nickname}</dd>
+                                <dt>"Account"</dt><dd>{user.masked_account}</dd>
+                                <dt>"Role"</dt><dd>{format!("{:?}", user.role)}</dd>
+                            </dl>
+                        }.into_any(),
+                        Ok(None) => view! {
+                            <p>"You are not logged in. " <A href="/login?next=/me">"Log in"</A></p>
+                        }.into_any(),
+                        Err(e) => view! { <p class="form-error">{e.to_string()}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+/// Header widget: "Log in / Register", or the user's name opening a menu with "Log out".
+#[component]
+pub fn AccountMenu() -> impl IntoView {
+    let auth = expect_context::<AuthContext>();
+    let open = RwSignal::new(false);
+    let logout = ServerAction::<Logout>::new();
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(())) = logout.value().get() {
+            open.set(false);
+            auth.refresh();
+            navigate("/", Default::default());
+        }
+    });
+    view! {
+        <Transition fallback=|| view! { <span class="account-loading">"…"</span> }>
+            {move || Suspend::new(async move {
+                match auth.me.await {
+                    Ok(Some(user)) => {
+                        let masked = user.masked_account.clone();
+                        view! {
+                            <div class="account-menu">
+                                <button
+                                    type="button"
+                                    class="account-button"
+                                    aria-haspopup="menu"
+                                    aria-expanded=move || open.get().to_string()
+                                    on:click=move |_| open.update(|o| *o = !*o)
+                                >
+                                    {user.nickname.clone()}
+                                </button>
+                                <Show when=move || open.get()>
+                                    <div class="account-dropdown" role="menu">
+                                        <p class="muted">{masked.clone()}</p>
+                                        <A href="/me">"My account"</A>
+                                        <ActionForm action=logout>
+                                            <button type="submit" class="link">"Log out"</button>
+                                        </ActionForm>
+                                    </div>
+                                </Show>
+                            </div>
+                        }
+                        .into_any()
+                    }
+                    _ => view! {
+                        <nav class="account-links">
+                            <A href="/login">"Log in"</A>
+                            <A href="/register">"Register"</A>
+                        </nav>
+                    }
+                    .into_any(),
+                }
+            })}
+        </Transition>
+    }
+}

@@ -1,0 +1,191 @@
+//! Account rules: validation, argon2id hashing off the async threads, login throttling.
+
+use std::sync::OnceLock;
+
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString, rand_core::OsRng};
+use argon2::{Algorithm, Argon2, Params, Version};
+
+use super::model::{Account, CurrentUser, Nickname, Password, Role};
+use super::store;
+use crate::error::AppError;
+use crate::state::AppState;
+
+/// What can go wrong in the auth service; converted to [`AppError`] at the server-function edge.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    /// Input failed validation.
+    #[error("invalid input: {0}")]
+    Invalid(AppError),
+    /// The phone or e-mail already has an account.
+    #[error("account already registered")]
+    AlreadyRegistered,
+    /// Unknown account or wrong password (deliberately indistinguishable).
+    #[error("wrong credentials, {attempts_left} attempts left")]
+    WrongCredentials { attempts_left: u32 },
+    /// Too many failures for this account or address.
+    #[error("locked for {retry_after_secs} s")]
+    Locked { retry_after_secs: u64 },
+    /// Postgres failed.
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+    /// Redis failed.
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    /// Hashing failed or its thread panicked.
+    #[error("password hashing: {0}")]
+    Hash(String),
+}
+
+impl From<AuthError> for AppError {
+    fn from(e: AuthError) -> Self {
+        match e {
+            AuthError::Invalid(app) => app,
+            AuthError::AlreadyRegistered => AppError::Validation {
+                field: Account::FIELD.into(),
+                message: "An account with this phone number or e-mail already exists. Log in instead?".into(),
+            },
+            AuthError::WrongCredentials { attempts_left } => AppError::Unauthenticated(match attempts_left {
+                0 => "Wrong account or password.".to_string(),
+                1 => "Wrong account or password. One more failure locks this account for a while.".to_string(),
+                n => format!("Wrong account or password. {n} attempts left."),
+            }),
+            AuthError::Locked { retry_after_secs } => AppError::TooManyRequests {
+                message: format!(
+                    "Too many failed log-in attempts. Try again in {}.",
+                    human_wait(retry_after_secs)
+                ),
+                retry_after_secs,
+            },
+            other => AppError::internal(other),
+        }
+    }
+}
+
+fn human_wait(secs: u64) -> String {
+    match secs {
+        0..=59 => format!("{secs} seconds"),
+        60..=119 => "1 minute".to_string(),
+        _ => format!("{} minutes", secs.div_ceil(60)),
+    }
+}
+
+/// argon2id with the OWASP-recommended minimum: 19 MiB memory, 2 passes, 1 lane, 32-byte output.
+fn argon2() -> Argon2<'static> {
+    let params = Params::new(19 * 1024, 2, 1, Some(32)).expect("constant argon2 parameters are valid");
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+}
+
+/// Hashes on the blocking pool: argon2 takes tens of milliseconds of CPU and must not stall the executor.
+pub async fn hash_password(password: Password) -> Result<String, AuthError> {
+    tokio::task::spawn_blocking(move || {
+        let salt = SaltString::generate(&mut OsRng);
+        argon2()
+            .hash_password(password.expose().as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .map_err(|e| AuthError::Hash(e.to_string()))
+    })
+    .await
+    .map_err(|e| AuthError::Hash(e.to_string()))?
+}
+
+/// Verifies on the blocking pool; a malformed stored hash counts as a mismatch.
+async fn verify_password(password: String, hash: String) -> Result<bool, AuthError> {
+    tokio::task::spawn_blocking(move || {
+        PasswordHash::new(&hash).is_ok_and(|parsed| argon2().verify_password(password.as_bytes(), &parsed).is_ok())
+    })
+    .await
+    .map_err(|e| AuthError::Hash(e.to_string()))
+}
+
+/// A real hash of a random secret: unknown accounts are verified against it so they cost the same time
+/// as known ones, and response timing does not reveal which phone numbers are registered.
+fn dummy_hash() -> &'static str {
+    static DUMMY: OnceLock<String> = OnceLock::new();
+    DUMMY.get_or_init(|| {
+        let salt = SaltString::generate(&mut OsRng);
+        argon2()
+            .hash_password(salt.as_str().as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .unwrap_or_default()
+    })
+}
+
+/// Registration form input, unparsed.
+#[derive(Debug)]
+pub struct Registration<'a> {
+    /// Phone or e-mail.
+    pub account: &'a str,
+    /// Display name.
+    pub nickname: &'a str,
+    /// Password.
+    pub password: &'a str,
+    /// Password typed again.
+    pub password_confirm: &'a str,
+}
+
+/// Creates a shopper account.
+pub async fn register(state: &AppState, form: Registration<'_>) -> Result<CurrentUser, AuthError> {
+    let account = Account::parse(form.account).map_err(AuthError::Invalid)?;
+    let nickname = Nickname::parse(form.nickname).map_err(AuthError::Invalid)?;
+    let password = Password::parse(form.password).map_err(AuthError::Invalid)?;
+    if form.password != form.password_confirm {
+        return Err(AuthError::Invalid(AppError::invalid("password_confirm", "The two passwords differ.")));
+    }
+    // Cheap duplicate check first so a taken account does not cost a hash; the INSERT below still decides.
+    if store::find_by_account(&state.db, &account).await?.is_some() {
+        return Err(AuthError::AlreadyRegistered);
+    }
+    let hash = hash_password(password).await?;
+    store::insert_user(&state.db, &account, nickname.as_str(), &hash, Role::Shopper)
+        .await?
+        .map(|row| row.to_current())
+        .ok_or(AuthError::AlreadyRegistered)
+}
+
+/// Checks credentials with per-account and per-address throttling; `client_ip` keys the latter.
+pub async fn login(
+    state: &AppState,
+    account: &str,
+    password: &str,
+    client_ip: &str,
+) -> Result<CurrentUser, AuthError> {
+    let account = Account::parse(account).map_err(AuthError::Invalid)?;
+    if password.is_empty() {
+        return Err(AuthError::Invalid(AppError::invalid(Password::FIELD, "Enter your password.")));
+    }
+    let max = state.config.login_max_failures;
+    // An address may try several accounts (a shared office NAT), but not endlessly.
+    let ip_max = max.saturating_mul(4);
+    let account_key = state.keys.login_fail_account(account.as_str());
+    let ip_key = state.keys.login_fail_ip(client_ip);
+    let locked = store::lock_remaining(&state.redis, &[(&account_key, max), (&ip_key, ip_max)]).await?;
+    if locked > 0 {
+        return Err(AuthError::Locked { retry_after_secs: locked });
+    }
+
+    let row = store::find_by_account(&state.db, &account).await?;
+    let hash = row.as_ref().map_or_else(|| dummy_hash().to_string(), |r| r.password_hash.clone());
+    let matches = verify_password(password.to_string(), hash).await? && row.is_some();
+
+    match row {
+        Some(row) if matches => {
+            store::clear_failures(&state.redis, &account_key).await?;
+            Ok(row.to_current())
+        }
+        _ => {
+            let window = state.config.login_lockout.as_secs();
+            let counts = store::record_failure(&state.redis, &[&account_key, &ip_key], window).await?;
+            let account_count = counts.first().copied().unwrap_or(max);
+            let ip_count = counts.get(1).copied().unwrap_or(ip_max);
+            if account_count >= max || ip_count >= ip_max {
+                return Err(AuthError::Locked { retry_after_secs: window });
+            }
+            Err(AuthError::WrongCredentials { attempts_left: max - account_count })
+        }
+    }
+}
+
+/// Loads the user a session points at; `None` if the account was deleted meanwhile.
+pub async fn user_by_id(state: &AppState, id: i64) -> Result<Option<CurrentUser>, AuthError> {
+    Ok(store::find_by_id(&state.db, id).await?.map(|r| r.to_current()))
+}

@@ -1,0 +1,168 @@
+//! Runtime settings, read once from the environment with local-development defaults.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// A setting that was present but could not be understood.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("setting {name}={value:?} is invalid: {reason}")]
+pub struct ConfigError {
+    /// The environment variable.
+    pub name: &'static str,
+    /// What it held.
+    pub value: String,
+    /// Why it was refused.
+    pub reason: String,
+}
+
+/// Every tunable of the process. See the README's settings table.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `DATABASE_URL`: the application database.
+    pub database_url: String,
+    /// `DATABASE_MAX_CONNECTIONS`: pool size.
+    pub database_max_connections: u32,
+    /// `REDIS_URL`.
+    pub redis_url: String,
+    /// `REDIS_KEY_PREFIX`: namespace for every key we write (tests use a unique one each).
+    pub redis_key_prefix: String,
+    /// `KAFKA_BROKERS`: bootstrap servers, comma-separated.
+    pub kafka_brokers: String,
+    /// `KAFKA_TOPIC_PREFIX`: prepended to topic names (tests isolate themselves with it).
+    pub kafka_topic_prefix: String,
+    /// `KAFKA_PARTITIONS`: partitions per topic when the app creates them.
+    pub kafka_partitions: i32,
+    /// `LISTEN_ADDR`: where the HTTP server binds (overrides Leptos' site address).
+    pub listen_addr: SocketAddr,
+    /// `PAY_TIMEOUT_SECS`: unpaid orders close after this long.
+    pub pay_timeout: Duration,
+    /// `SHOP_CACHE_L1_TTL_SECS`: in-process cache lifetime.
+    pub shop_cache_l1_ttl: Duration,
+    /// `SHOP_CACHE_L2_TTL_SECS`: logical expiry of a Redis shop entry.
+    pub shop_cache_l2_ttl: Duration,
+    /// `SHOP_CACHE_NULL_TTL_SECS`: how long a missing id is remembered as missing.
+    pub shop_cache_null_ttl: Duration,
+    /// `SECKILL_RATE_LIMIT`: grabs allowed per user and voucher in one window.
+    pub seckill_rate_limit: u32,
+    /// `SECKILL_RATE_WINDOW_SECS`: the sliding window of that limit.
+    pub seckill_rate_window: Duration,
+    /// `IP_RATE_LIMIT`: requests per IP and window for rate-limited endpoints.
+    pub ip_rate_limit: u32,
+    /// `LOGIN_MAX_FAILURES`: failed logins per account (and 4× per IP) before a lockout.
+    pub login_max_failures: u32,
+    /// `LOGIN_LOCKOUT_SECS`: how long the failures are remembered, i.e. the lockout length.
+    pub login_lockout: Duration,
+    /// `SESSION_TTL_SECS`: idle lifetime of a login session.
+    pub session_ttl: Duration,
+    /// `COOKIE_SECURE`: mark cookies Secure (set behind HTTPS).
+    pub cookie_secure: bool,
+    /// `TRUST_FORWARDED_FOR`: take the client IP from X-Forwarded-For (only behind a trusted proxy).
+    pub trust_forwarded_for: bool,
+}
+
+impl Config {
+    /// Reads the process environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads settings through `lookup`, so tests can feed a map instead of the process environment.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let r = Reader { lookup: &lookup };
+        Ok(Self {
+            database_url: r.string("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/haodian"),
+            database_max_connections: r.parse("DATABASE_MAX_CONNECTIONS", 20)?,
+            redis_url: r.string("REDIS_URL", "redis://127.0.0.1:6379/0"),
+            redis_key_prefix: r.string("REDIS_KEY_PREFIX", ""),
+            kafka_brokers: r.string("KAFKA_BROKERS", "127.0.0.1:9092"),
+            kafka_topic_prefix: r.string("KAFKA_TOPIC_PREFIX", ""),
+            kafka_partitions: r.parse("KAFKA_PARTITIONS", 4)?,
+            listen_addr: r.parse("LISTEN_ADDR", SocketAddr::from(([127, 0, 0, 1], 3000)))?,
+            pay_timeout: r.secs("PAY_TIMEOUT_SECS", 15 * 60)?,
+            shop_cache_l1_ttl: r.secs("SHOP_CACHE_L1_TTL_SECS", 5)?,
+            shop_cache_l2_ttl: r.secs("SHOP_CACHE_L2_TTL_SECS", 30 * 60)?,
+            shop_cache_null_ttl: r.secs("SHOP_CACHE_NULL_TTL_SECS", 60)?,
+            seckill_rate_limit: r.parse("SECKILL_RATE_LIMIT", 5)?,
+            seckill_rate_window: r.secs("SECKILL_RATE_WINDOW_SECS", 10)?,
+            ip_rate_limit: r.parse("IP_RATE_LIMIT", 200)?,
+            login_max_failures: r.parse("LOGIN_MAX_FAILURES", 5)?,
+            login_lockout: r.secs("LOGIN_LOCKOUT_SECS", 15 * 60)?,
+            session_ttl: r.secs("SESSION_TTL_SECS", 7 * 24 * 3600)?,
+            cookie_secure: r.parse("COOKIE_SECURE", false)?,
+            trust_forwarded_for: r.parse("TRUST_FORWARDED_FOR", false)?,
+        })
+    }
+}
+
+struct Reader<'a, F: Fn(&str) -> Option<String>> {
+    lookup: &'a F,
+}
+
+impl<F: Fn(&str) -> Option<String>> Reader<'_, F> {
+    fn string(&self, name: &str, default: &str) -> String {
+        (self.lookup)(name).unwrap_or_else(|| default.to_string())
+    }
+
+    fn parse<T>(&self, name: &'static str, default: T) -> Result<T, ConfigError>
+    where
+        T: std::str::FromStr,
+        T::Err: std::fmt::Display,
+    {
+        match (self.lookup)(name) {
+            None => Ok(default),
+            Some(raw) => raw.trim().parse().map_err(|e: T::Err| ConfigError {
+                name,
+                value: raw.clone(),
+                reason: e.to_string(),
+            }),
+        }
+    }
+
+    fn secs(&self, name: &'static str, default: u64) -> Result<Duration, ConfigError> {
+        let secs: u64 = self.parse(name, default)?;
+        if secs == 0 {
+            return Err(ConfigError { name, value: "0".into(), reason: "must be at least 1 second".into() });
+        }
+        Ok(Duration::from_secs(secs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn with(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> =
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_point_at_local_services() {
+        let c = with(&[]).expect("defaults parse");
+        assert_eq!(c.kafka_brokers, "127.0.0.1:9092");
+        assert_eq!(c.listen_addr.to_string(), "127.0.0.1:3000");
+        assert_eq!(c.pay_timeout, Duration::from_secs(900));
+        assert!(!c.cookie_secure);
+    }
+
+    #[test]
+    fn values_override_defaults() {
+        let c = with(&[("PAY_TIMEOUT_SECS", "5"), ("COOKIE_SECURE", "true"), ("LISTEN_ADDR", "0.0.0.0:8080")])
+            .expect("parses");
+        assert_eq!(c.pay_timeout, Duration::from_secs(5));
+        assert!(c.cookie_secure);
+        assert_eq!(c.listen_addr.port(), 8080);
+    }
+
+    #[test]
+    fn garbage_is_refused_with_the_setting_named() {
+        let err = with(&[("PAY_TIMEOUT_SECS", "soon")]).expect_err("must fail");
+        assert_eq!(err.name, "PAY_TIMEOUT_SECS");
+        let err = with(&[("LOGIN_LOCKOUT_SECS", "0")]).expect_err("zero refused");
+        assert_eq!(err.name, "LOGIN_LOCKOUT_SECS");
+        let err = with(&[("COOKIE_SECURE", "maybe")]).expect_err("bool refused");
+        assert!(err.to_string().contains("COOKIE_SECURE"));
+    }
+}

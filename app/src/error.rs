@@ -1,0 +1,107 @@
+//! The one error type that crosses the wire: every server function returns it, every page shows it.
+
+use serde::{Deserialize, Serialize};
+use leptos::server_fn::codec::JsonEncoding;
+use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+
+/// What went wrong, phrased for the person using the site. Internal details stay in the server log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum AppError {
+    /// One form field is invalid; `field` names it so the form can show the message inline.
+    #[error("{message}")]
+    Validation { field: String, message: String },
+    /// The request makes sense but conflicts with existing data (e.g. an account already exists).
+    #[error("{0}")]
+    Conflict(String),
+    /// Credentials did not match.
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// The action needs a logged-in user.
+    #[error("Please log in first.")]
+    LoginRequired,
+    /// Logged in, but not allowed to do this.
+    #[error("You are not allowed to do that.")]
+    Forbidden,
+    /// The thing asked for does not exist.
+    #[error("{0} not found.")]
+    NotFound(String),
+    /// Slowed down: too many attempts.
+    #[error("{message}")]
+    TooManyRequests { message: String, retry_after_secs: u64 },
+    /// Our fault; details are in the server log.
+    #[error("Something went wrong on our side. Please try again in a moment.")]
+    Internal,
+    /// The request never reached us or the answer was garbled.
+    #[error("Could not reach Haodian ({0}). Check your connection and try again.")]
+    Transport(String),
+}
+
+impl AppError {
+    /// Shorthand for a field-level validation error.
+    pub fn invalid(field: &str, message: impl Into<String>) -> Self {
+        Self::Validation { field: field.to_string(), message: message.into() }
+    }
+
+    /// The message for `field` if this error is about that field.
+    pub fn field_message(&self, field: &str) -> Option<String> {
+        match self {
+            Self::Validation { field: f, message } if f == field => Some(message.clone()),
+            _ => None,
+        }
+    }
+
+    /// HTTP status the API answers with, so non-browser clients see a proper 4xx/5xx.
+    pub fn status_code(&self) -> u16 {
+        match self {
+            Self::Validation { .. } => 400,
+            Self::Unauthenticated(_) | Self::LoginRequired => 401,
+            Self::Forbidden => 403,
+            Self::NotFound(_) => 404,
+            Self::Conflict(_) => 409,
+            Self::TooManyRequests { .. } => 429,
+            Self::Internal => 500,
+            Self::Transport(_) => 502,
+        }
+    }
+}
+
+impl FromServerFnError for AppError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        match value {
+            ServerFnErrorErr::Args(msg) | ServerFnErrorErr::MissingArg(msg) => {
+                Self::invalid("form", format!("The form was incomplete: {msg}"))
+            }
+            ServerFnErrorErr::Request(msg) | ServerFnErrorErr::Response(msg) => Self::Transport(msg),
+            ServerFnErrorErr::Deserialization(msg) | ServerFnErrorErr::Serialization(msg) => {
+                Self::Transport(msg)
+            }
+            _ => Self::Internal,
+        }
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl AppError {
+    /// Logs an internal failure with its cause and returns the user-facing `Internal` error.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        tracing::error!(error = %cause, "internal error");
+        Self::Internal
+    }
+
+    /// Sets the HTTP status of the current server-function response to match this error.
+    pub fn respond(self) -> Self {
+        if let Some(opts) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
+            if let Ok(code) = axum::http::StatusCode::from_u16(self.status_code()) {
+                opts.set_status(code);
+            }
+            if let Self::TooManyRequests { retry_after_secs, .. } = &self {
+                if let Ok(v) = axum::http::HeaderValue::from_str(&retry_after_secs.to_string()) {
+                    opts.insert_header(axum::http::header::RETRY_AFTER, v);
+                }
+            }
+        }
+        self
+    }
+}

@@ -1,0 +1,51 @@
+//! Every Redis key the project writes, in one place (the table in ARCHITECTURE.md).
+//!
+//! Keys of one flash sale share the `{voucher}` hash tag so multi-key scripts stay valid on Redis Cluster.
+
+/// Builds keys under an optional namespace prefix (empty in production, unique per test).
+#[derive(Debug, Clone, Default)]
+pub struct Keys {
+    prefix: String,
+}
+
+impl Keys {
+    /// Keys under `prefix` (e.g. `"test:8f2c:"`).
+    pub fn new(prefix: impl Into<String>) -> Self {
+        Self { prefix: prefix.into() }
+    }
+
+    /// The namespace prefix itself (for SCAN patterns when resetting demo state).
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// `session:{id}`: one tower-sessions record.
+    pub fn session(&self, id: &str) -> String {
+        format!("{}session:{id}", self.prefix)
+    }
+
+    /// `login:fail:acct:{identifier}`: failed logins for one account identifier.
+    pub fn login_fail_account(&self, identifier: &str) -> String {
+        format!("{}login:fail:acct:{identifier}", self.prefix)
+    }
+
+    /// `login:fail:ip:{ip}`: failed logins from one client address.
+    pub fn login_fail_ip(&self, ip: &str) -> String {
+        format!("{}login:fail:ip:{ip}", self.prefix)
+    }
+
+    /// SCAN patterns of every key family the project writes (for a demo reset, which must not touch
+    /// keys of other applications sharing the Redis database).
+    pub fn families(&self) -> Vec<String> {
+        ["session:*", "login:fail:*", "idgen:*", "shop:*", "lock:shop:*", "seckill:*", "rl:*", "geo:*", "likes:*",
+         "follows:*", "feed:*", "checkin:*", "uv:*"]
+            .iter()
+            .map(|f| format!("{}{f}", self.prefix))
+            .collect()
+    }
+
+    /// `idgen:worker`: counter that hands each server instance its order-id worker number.
+    pub fn id_worker_counter(&self) -> String {
+        format!("{}idgen:worker", self.prefix)
+    }
+}

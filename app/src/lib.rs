@@ -1,0 +1,80 @@
+//! Haodian (好店): the Leptos application — pages, server functions and, under `ssr`, the backend.
+
+pub mod auth;
+pub mod catalog;
+pub mod error;
+pub mod ui;
+
+#[cfg(feature = "ssr")]
+pub mod config;
+#[cfg(feature = "ssr")]
+pub mod edge;
+#[cfg(feature = "ssr")]
+pub mod kafka;
+#[cfg(feature = "ssr")]
+pub mod keys;
+#[cfg(feature = "ssr")]
+pub mod session;
+#[cfg(feature = "ssr")]
+pub mod state;
+#[cfg(feature = "ssr")]
+pub mod testing;
+
+use leptos::prelude::*;
+use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_router::StaticSegment;
+use leptos_router::components::{A, Route, Router, Routes};
+
+use auth::pages::{AccountMenu, AuthContext, LoginPage, MePage, RegisterPage};
+use catalog::pages::HomePage;
+use ui::NotFound;
+
+/// The HTML document around the app (server rendering only).
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <AutoReload options=options.clone()/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+/// The application: header, routes, footer.
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    AuthContext::provide();
+    // Effects run only in the browser, after hydration: tests and tools wait for this marker.
+    Effect::new(|_| {
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
+    });
+    view! {
+        <Stylesheet id="leptos" href="/pkg/haodian.css"/>
+        <Title text="好店 Haodian"/>
+        <Router>
+            <header class="site-header">
+                <A href="/" attr:class="brand">"好店 Haodian"</A>
+                <AccountMenu/>
+            </header>
+            <main>
+                <Routes fallback=|| view! { <NotFound/> }>
+                    <Route path=StaticSegment("") view=HomePage/>
+                    <Route path=StaticSegment("login") view=LoginPage/>
+                    <Route path=StaticSegment("register") view=RegisterPage/>
+                    <Route path=StaticSegment("me") view=MePage/>
+                </Routes>
+            </main>
+        </Router>
+    }
+}

@@ -1,0 +1,92 @@
+//! Shared handles of one server instance: pools, clients and settings, cloned cheaply into handlers.
+
+use std::sync::Arc;
+
+use axum::extract::FromRef;
+use leptos::prelude::LeptosOptions;
+use rdkafka::producer::FutureProducer;
+use redis::aio::ConnectionManager;
+use sqlx::PgPool;
+
+use crate::config::Config;
+use crate::keys::Keys;
+
+/// Everything a request handler or worker needs. Stateless apart from caches: instances can scale out.
+#[derive(Clone)]
+pub struct AppState {
+    /// Postgres pool.
+    pub db: PgPool,
+    /// Self-reconnecting multiplexed Redis connection (clone per use; never held across unrelated awaits).
+    pub redis: ConnectionManager,
+    /// Idempotent Kafka producer (acks=all).
+    pub kafka: FutureProducer,
+    /// Redis key builder.
+    pub keys: Keys,
+    /// Settings.
+    pub config: Arc<Config>,
+    /// Leptos' own options (site root, pkg dir) for rendering.
+    pub leptos_options: LeptosOptions,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos_options.clone()
+    }
+}
+
+/// Why the process could not reach one of its backing services at start-up.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    /// Postgres refused or was unreachable.
+    #[error("cannot connect to Postgres: {0}")]
+    Db(#[from] sqlx::Error),
+    /// Migrations failed.
+    #[error("cannot apply migrations: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// Redis refused or was unreachable.
+    #[error("cannot connect to Redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    /// The Kafka client could not be configured.
+    #[error("cannot set up Kafka: {0}")]
+    Kafka(#[from] rdkafka::error::KafkaError),
+}
+
+/// The embedded migrations of `migrations/`, applied at start-up and by tests.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+
+impl AppState {
+    /// Connects to Postgres (applying migrations), Redis and Kafka.
+    pub async fn connect(config: Config, leptos_options: LeptosOptions) -> Result<Self, StartupError> {
+        let db = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(config.database_max_connections)
+            .acquire_timeout(std::time::Duration::from_secs(5))
+            .connect(&config.database_url)
+            .await?;
+        MIGRATOR.run(&db).await?;
+        Self::with_db(config, leptos_options, db).await
+    }
+
+    /// Builds the state around an existing pool (tests hand in a per-test database).
+    pub async fn with_db(
+        config: Config,
+        leptos_options: LeptosOptions,
+        db: PgPool,
+    ) -> Result<Self, StartupError> {
+        let redis = redis_connection(&config.redis_url).await?;
+        let kafka = crate::kafka::producer(&config)?;
+        Ok(Self {
+            db,
+            redis,
+            kafka,
+            keys: Keys::new(config.redis_key_prefix.clone()),
+            config: Arc::new(config),
+            leptos_options,
+        })
+    }
+}
+
+/// Opens a self-reconnecting Redis connection.
+pub async fn redis_connection(url: &str) -> Result<ConnectionManager, redis::RedisError> {
+    let client = redis::Client::open(url)?;
+    ConnectionManager::new(client).await
+}

@@ -1,0 +1,115 @@
+//! Account rules against real Postgres and Redis: registration, duplicates, wrong passwords, lockouts.
+
+use app::auth::service::{self, AuthError, Registration};
+use app::error::AppError;
+use app::testing::test_state;
+use sqlx::PgPool;
+
+fn form<'a>(account: &'a str, password: &'a str) -> Registration<'a> {
+    Registration { account, nickname: "Tester", password, password_confirm: password }
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn register_then_login(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let user = service::register(&state, form("13900000001", "secret2026")).await.expect("registers");
+    assert_eq!(user.nickname, "Tester");
+    assert_eq!(user.masked_account, "139****0001");
+
+    let again = service::login(&state, "139 0000 0001", "secret2026", "10.0.0.1").await.expect("logs in");
+    assert_eq!(again.id, user.id);
+
+    let stored: String = sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1")
+        .bind(user.id)
+        .fetch_one(&state.db)
+        .await
+        .unwrap();
+    assert!(stored.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "argon2id with stated params: {stored}");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn duplicate_accounts_are_refused_case_insensitively(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    service::register(&state, form("Mei@Example.com", "secret2026")).await.expect("first");
+    let err = service::register(&state, form("mei@example.COM", "other2026x")).await.expect_err("duplicate");
+    assert!(matches!(err, AuthError::AlreadyRegistered), "{err:?}");
+    let app_err = AppError::from(err);
+    assert!(app_err.field_message("account").is_some_and(|m| m.contains("already exists")));
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM users").fetch_one(&state.db).await.unwrap();
+    assert_eq!(count, 1, "nothing written for the duplicate");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn invalid_input_writes_nothing(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let cases = [
+        (form("12345", "secret2026"), "account"),
+        (form("13900000002", "short1"), "password"),
+        (Registration { account: "13900000002", nickname: "Tester", password: "secret2026", password_confirm: "secret2027" }, "password_confirm"),
+        (Registration { account: "13900000002", nickname: "x", password: "secret2026", password_confirm: "secret2026" }, "nickname"),
+    ];
+    for (input, field) in cases {
+        let err = AppError::from(service::register(&state, input).await.expect_err(field));
+        assert!(err.field_message(field).is_some(), "{field}: {err:?}");
+        assert_eq!(err.status_code(), 400);
+    }
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM users").fetch_one(&state.db).await.unwrap();
+    assert_eq!(count, 0);
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn wrong_password_and_unknown_account_look_the_same(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    service::register(&state, form("13900000003", "secret2026")).await.unwrap();
+    let wrong = service::login(&state, "13900000003", "secret2027", "10.0.0.2").await.expect_err("wrong");
+    let unknown = service::login(&state, "13900000099", "secret2026", "10.0.0.3").await.expect_err("unknown");
+    for e in [wrong, unknown] {
+        assert!(matches!(e, AuthError::WrongCredentials { attempts_left: 4 }), "{e:?}");
+    }
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn repeated_failures_lock_the_account_even_for_the_right_password(db: PgPool) {
+    let state = test_state(db, &[("LOGIN_MAX_FAILURES", "3"), ("LOGIN_LOCKOUT_SECS", "60")]).await;
+    service::register(&state, form("13900000004", "secret2026")).await.unwrap();
+    for left in [2, 1] {
+        let e = service::login(&state, "13900000004", "bad-guess-1", "10.0.0.4").await.expect_err("wrong");
+        assert!(matches!(e, AuthError::WrongCredentials { attempts_left } if attempts_left == left), "{e:?}");
+    }
+    let e = service::login(&state, "13900000004", "bad-guess-1", "10.0.0.4").await.expect_err("third");
+    assert!(matches!(e, AuthError::Locked { retry_after_secs: 60 }), "{e:?}");
+    // Locked: even the right password from another address is refused, with the wait in the message.
+    let e = service::login(&state, "13900000004", "secret2026", "10.0.0.5").await.expect_err("locked");
+    let AuthError::Locked { retry_after_secs } = e else { panic!("{e:?}") };
+    assert!((55..=60).contains(&retry_after_secs));
+    let msg = AppError::from(AuthError::Locked { retry_after_secs }).to_string();
+    assert_eq!(msg, "Too many failed log-in attempts. Try again in 1 minute.");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_success_resets_the_account_counter(db: PgPool) {
+    let state = test_state(db, &[("LOGIN_MAX_FAILURES", "3")]).await;
+    service::register(&state, form("13900000005", "secret2026")).await.unwrap();
+    for _ in 0..2 {
+        service::login(&state, "13900000005", "bad-guess-1", "10.0.0.6").await.expect_err("wrong");
+    }
+    service::login(&state, "13900000005", "secret2026", "10.0.0.6").await.expect("right");
+    let e = service::login(&state, "13900000005", "bad-guess-1", "10.0.0.6").await.expect_err("wrong");
+    assert!(matches!(e, AuthError::WrongCredentials { attempts_left: 2 }), "counter restarted: {e:?}");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn one_address_guessing_many_accounts_is_locked_out(db: PgPool) {
+    // Per-address limit is 4× the per-account one: 2 → 8 failures from one IP.
+    let state = test_state(db, &[("LOGIN_MAX_FAILURES", "2")]).await;
+    service::register(&state, form("13900000006", "secret2026")).await.unwrap();
+    for i in 0..7 {
+        let e = service::login(&state, &format!("1390000010{i}"), "bad-guess-1", "10.9.9.9").await.expect_err("x");
+        assert!(matches!(e, AuthError::WrongCredentials { .. }), "{i}: {e:?}");
+    }
+    let e = service::login(&state, "13900000107", "bad-guess-1", "10.9.9.9").await.expect_err("8th");
+    assert!(matches!(e, AuthError::Locked { .. }), "{e:?}");
+    let e = service::login(&state, "13900000006", "secret2026", "10.9.9.9").await.expect_err("ip locked");
+    assert!(matches!(e, AuthError::Locked { .. }), "{e:?}");
+    service::login(&state, "13900000006", "secret2026", "10.1.1.1").await.expect("other address is fine");
+}

@@ -1,0 +1,66 @@
+// Accounts end to end: register → log out → log in, hydration, inline errors.
+import { test } from '@playwright/test';
+import { expect, logIn, uniquePhone, waitForHydration } from './helpers';
+
+test('register, log out, log in: the header shows the name', async ({ page }) => {
+  const phone = uniquePhone();
+  const name = `Tester ${phone.slice(-4)}`;
+
+  await page.goto('/register');
+  await waitForHydration(page);
+  await page.fill('#account', phone);
+  await page.fill('#nickname', name);
+  await page.fill('#password', 'secret2026');
+  await page.fill('#password_confirm', 'secret2026');
+  await page.click('button[type=submit]');
+
+  const menu = page.locator('.account-button');
+  await expect(menu).toHaveText(name);
+  await expect(page).toHaveURL(/\/$/);
+
+  // The menu opens on click without a page load: proof that the wasm hydrated the header.
+  await menu.click();
+  await expect(menu).toHaveAttribute('aria-expanded', 'true');
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await expect(page.getByRole('link', { name: 'Log in' })).toBeVisible();
+  await expect(page.locator('.account-button')).toHaveCount(0);
+
+  await logIn(page, phone, 'secret2026');
+  await expect(page.locator('.account-button')).toHaveText(name);
+
+  // The session survives a full reload (cookie + Redis store), and SSR renders the name.
+  await page.reload();
+  await expect(page.locator('.account-button')).toHaveText(name);
+});
+
+test('a wrong password shows an inline error and stays on the form', async ({ page }) => {
+  await logIn(page, '13800000002', 'not-the-password1');
+  const error = page.locator('.form-error');
+  await expect(error).toContainText('Wrong account or password');
+  await expect(page).toHaveURL(/\/login/);
+  await expect(page.locator('.account-button')).toHaveCount(0);
+});
+
+test('invalid registration input is explained next to the field', async ({ page }) => {
+  await page.goto('/register');
+  await waitForHydration(page);
+  await page.fill('#account', '12345');
+  await page.fill('#nickname', 'Someone');
+  await page.fill('#password', 'secret2026');
+  await page.fill('#password_confirm', 'secret2026');
+  await page.click('button[type=submit]');
+  await expect(page.locator('.field-error[data-field=account]')).toContainText('11-digit mobile number');
+});
+
+test('a demo shopper can log in and sees the account page', async ({ page }) => {
+  await logIn(page, 'alice@example.com', 'haodian2026');
+  await expect(page.locator('.account-button')).toHaveText('Alice');
+  await page.goto('/me');
+  await expect(page.locator('.me-nickname')).toHaveText('Alice');
+});
+
+test('an unknown page answers 404', async ({ page }) => {
+  const response = await page.goto('/no/such/page');
+  expect(response?.status()).toBe(404);
+  await expect(page.locator('.not-found h1')).toHaveText('404');
+});

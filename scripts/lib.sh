@@ -1,0 +1,38 @@
+# Shared helpers for the project's scripts. Source it; do not run it.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RUN_DIR="$ROOT/.run"
+mkdir -p "$RUN_DIR"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+# Pinned tool versions (wasm-bindgen comes from Cargo.lock so the CLI always matches the crate).
+CARGO_LEPTOS_VERSION="0.3.11"
+NISSHI_VERSION="0.8.1"
+
+log() { printf '\033[1;34m[haodian]\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31m[haodian] %s\033[0m\n' "$*" >&2; exit 1; }
+
+# Runs "$@" and logs how long it took (the README quotes these timings).
+timed() {
+  local label="$1"; shift
+  local start=$SECONDS
+  "$@"
+  log "$label: $((SECONDS - start)) s"
+}
+
+# True when something accepts TCP connections on 127.0.0.1:$1.
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# Waits up to $2 seconds for port $1.
+wait_port() {
+  local port="$1" limit="${2:-30}" i=0
+  until port_open "$port"; do
+    i=$((i + 1)); [ "$i" -gt $((limit * 5)) ] && return 1
+    sleep 0.2
+  done
+}
+
+wasm_bindgen_version() {
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
+}

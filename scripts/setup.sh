@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every tool the build and the tests need, when missing. Idempotent: a warm run takes seconds.
+source "$(dirname "$0")/lib.sh"
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  timed "rustup target wasm32" rustup target add wasm32-unknown-unknown
+fi
+
+# cargo-leptos and nisshi need rustc >= 1.96: the machine's nightly builds them (they are tools, not
+# project code, which builds on stable). no_downloads: cargo-leptos must never fetch binaries itself.
+if ! cargo-leptos --version 2>/dev/null | grep -q "$CARGO_LEPTOS_VERSION"; then
+  timed "cargo-leptos install" cargo +nightly install --locked --features no_downloads cargo-leptos --version "$CARGO_LEPTOS_VERSION"
+fi
+
+WBG="$(wasm_bindgen_version)"
+[ -n "$WBG" ] || die "no wasm-bindgen in Cargo.lock"
+if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WBG"; then
+  # No --locked: its lock file names a webpki-roots release the registry does not serve.
+  timed "wasm-bindgen-cli install" cargo install wasm-bindgen-cli --version "=$WBG"
+fi
+
+if ! nisshi --version 2>/dev/null | grep -q "$NISSHI_VERSION"; then
+  timed "nisshi install" cargo +nightly install nisshi --version "$NISSHI_VERSION" --locked \
+    --no-default-features --features dynostore,postgres
+fi
+
+if [ ! -x /usr/bin/chromium ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  timed "chromium install" bash -c "$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null"
+fi
+
+if [ ! -d "$ROOT/end2end/node_modules/@playwright/test" ]; then
+  # Playwright drives Debian's chromium; its own browser download cannot work here.
+  timed "end2end npm install" bash -c "cd '$ROOT/end2end' && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error"
+fi
+
+log "tools ready"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# README command 2: every test — Rust unit and integration tests against real Postgres, Redis and Kafka,
+# then Playwright in Debian Chromium against a freshly built and seeded server.
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+bash scripts/setup.sh
+bash scripts/services.sh
+
+# sqlx::test creates a throw-away database per test from this server; Redis keys and Kafka topics get a
+# unique prefix per test, so tests run in any order and in parallel.
+export DATABASE_URL="postgres://postgres@127.0.0.1:5432/haodian_test"
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
+export KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:9092}"
+psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='haodian_test'" | grep -q 1 \
+  || psql -h 127.0.0.1 -U postgres -d postgres -qc 'CREATE DATABASE haodian_test'
+
+timed "cargo test -p app" cargo test -p app --features ssr
+timed "cargo test -p server" cargo test -p server
+
+timed "cargo leptos build" cargo leptos build
+
+# End-to-end: a dedicated database and key/topic namespace, reset to the demo state.
+E2E_DB="haodian_e2e"
+psql -h 127.0.0.1 -U postgres -d postgres -qc "DROP DATABASE IF EXISTS $E2E_DB WITH (FORCE)"
+psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE $E2E_DB"
+export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$E2E_DB"
+export REDIS_KEY_PREFIX="e2e:"
+export KAFKA_TOPIC_PREFIX="e2e."
+export LISTEN_ADDR="127.0.0.1:3000"
+port_open 3000 && die "port 3000 is taken: stop the running server first"
+target/debug/server seed --reset
+target/debug/server serve >"$RUN_DIR/e2e-server.log" 2>&1 &
+SERVER_PID=$!
+trap 'kill $SERVER_PID 2>/dev/null || true; wait $SERVER_PID 2>/dev/null || true' EXIT
+wait_port 3000 60 || { tail -n 40 "$RUN_DIR/e2e-server.log" >&2; die "server did not start"; }
+
+cd end2end
+timed "playwright" npx playwright test

@@ -1,0 +1,110 @@
+//! Command-line entry: parses the subcommand and runs it.
+
+use std::net::SocketAddr;
+
+use leptos::prelude::get_configuration;
+use rdkafka::producer::Producer;
+
+use app::config::Config;
+use app::state::AppState;
+
+/// Anything that stops a subcommand.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Unknown subcommand or flag.
+    #[error("{0}\nusage: server [serve | seed [--reset] | migrate | topics]")]
+    Usage(String),
+    /// Bad environment setting.
+    #[error(transparent)]
+    Config(#[from] app::config::ConfigError),
+    /// Leptos settings could not be read.
+    #[error("leptos configuration: {0}")]
+    Leptos(String),
+    /// A backing service was unreachable.
+    #[error(transparent)]
+    Startup(#[from] app::state::StartupError),
+    /// Seeding failed.
+    #[error(transparent)]
+    Seed(#[from] crate::seed::SeedError),
+    /// Kafka topic creation failed.
+    #[error("creating Kafka topics: {0}")]
+    Topics(rdkafka::error::KafkaError),
+    /// Binding or serving failed.
+    #[error("http server: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Runs the subcommand named by `args`.
+pub async fn run(args: &[String]) -> Result<(), CliError> {
+    let config = Config::from_env()?;
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        [] | ["serve"] => serve(config).await,
+        ["seed"] => seed(config, false).await,
+        ["seed", "--reset"] => seed(config, true).await,
+        ["migrate"] => connect(config).await.map(|_| tracing::info!("migrations applied")),
+        ["topics"] => topics(&config).await,
+        other => Err(CliError::Usage(format!("unknown arguments: {other:?}"))),
+    }
+}
+
+async fn connect(config: Config) -> Result<AppState, CliError> {
+    let mut leptos = get_configuration(None).map_err(|e| CliError::Leptos(e.to_string()))?.leptos_options;
+    leptos.site_addr = config.listen_addr;
+    Ok(AppState::connect(config, leptos).await?)
+}
+
+async fn topics(config: &Config) -> Result<(), CliError> {
+    app::kafka::ensure_topics(config).await.map_err(CliError::Topics)?;
+    tracing::info!(brokers = %config.kafka_brokers, "Kafka topics present");
+    Ok(())
+}
+
+async fn seed(config: Config, reset: bool) -> Result<(), CliError> {
+    let state = connect(config).await?;
+    let report = crate::seed::run(&state.db, &state.redis, &state.keys, reset).await?;
+    tracing::info!(?report, reset, "demo data in place");
+    Ok(())
+}
+
+async fn serve(config: Config) -> Result<(), CliError> {
+    topics(&config).await?;
+    let addr: SocketAddr = config.listen_addr;
+    let state = connect(config).await?;
+    let router = crate::router::build(state.clone());
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    tracing::info!("listening on http://{addr}");
+    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    // Hand any queued messages to the broker before exiting.
+    let _ = state.kafka.flush(std::time::Duration::from_secs(5));
+    tracing::info!("shut down cleanly");
+    Ok(())
+}
+
+/// Resolves on SIGTERM or Ctrl-C; in-flight requests then finish before the process exits.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(e) => {
+                tracing::warn!("cannot listen for SIGTERM: {e}");
+                std::future::pending::<()>().await
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutdown signal received");
+}

@@ -1,0 +1,7 @@
+//! Process wiring for Haodian: configuration → pools → migrations → router → workers → shutdown.
+
+pub mod cli;
+pub mod health;
+pub mod router;
+pub mod seed;
+pub mod telemetry;

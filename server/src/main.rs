@@ -1,0 +1,17 @@
+//! The Haodian server process. `server [serve]`, `server seed [--reset]`, `server migrate`, `server topics`.
+
+use std::process::ExitCode;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    server::telemetry::init();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match server::cli::run(&args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e}");
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! Logging: `tracing` with an env filter (`RUST_LOG`, default `info`).
+
+use tracing_subscriber::EnvFilter;
+
+/// Installs the global subscriber once; later calls (tests) are no-ops.
+pub fn init() {
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,rdkafka=warn,tower_sessions=warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_target(false).try_init();
+}

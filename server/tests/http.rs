@@ -1,0 +1,108 @@
+//! The auth server functions over HTTP through the real router: statuses, cookies, session cycling.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, Response, StatusCode, header};
+use http_body_util::BodyExt;
+use sqlx::PgPool;
+use tower::ServiceExt;
+
+use app::state::AppState;
+use app::testing::test_state;
+use server::router::SESSION_COOKIE;
+
+async fn post(router: &Router, path: &str, form: &str, cookie: Option<&str>) -> Response<Body> {
+    let mut req = Request::post(path)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header(header::ACCEPT, "application/json");
+    if let Some(c) = cookie {
+        req = req.header(header::COOKIE, format!("{SESSION_COOKIE}={c}"));
+    }
+    router.clone().oneshot(req.body(Body::from(form.to_string())).unwrap()).await.unwrap()
+}
+
+async fn body(resp: Response<Body>) -> String {
+    String::from_utf8(resp.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
+}
+
+/// The session id from Set-Cookie, checking the cookie's security attributes on the way.
+fn session_cookie(resp: &Response<Body>) -> Option<String> {
+    let raw = resp.headers().get_all(header::SET_COOKIE).iter().find_map(|v| {
+        let s = v.to_str().ok()?;
+        s.starts_with(&format!("{SESSION_COOKIE}=")).then(|| s.to_string())
+    })?;
+    assert!(raw.contains("HttpOnly"), "{raw}");
+    assert!(raw.contains("SameSite=Lax"), "{raw}");
+    let value = raw.split(';').next()?.split_once('=')?.1.to_string();
+    Some(value)
+}
+
+async fn session_exists(state: &AppState, id: &str) -> bool {
+    redis::cmd("EXISTS").arg(state.keys.session(id)).query_async(&mut state.redis.clone()).await.unwrap()
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn login_cycles_the_session_and_logout_ends_it(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let router = server::router::build(state.clone());
+
+    let form = "account=13900000021&nickname=Tester&password=secret2026&password_confirm=secret2026";
+    let resp = post(&router, "/api/auth/register", form, None).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let first = session_cookie(&resp).expect("register logs in");
+    assert!(session_exists(&state, &first).await);
+
+    let resp = post(&router, "/api/auth/login", "account=13900000021&password=secret2026", Some(&first)).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let second = session_cookie(&resp).expect("new cookie on login");
+    assert_ne!(first, second, "session id cycled on login");
+    assert!(!session_exists(&state, &first).await, "the old id is dead");
+    assert!(session_exists(&state, &second).await);
+
+    let me = body(post(&router, "/api/auth/me", "", Some(&second)).await).await;
+    assert!(me.contains("\"nickname\":\"Tester\""), "{me}");
+    let stale = body(post(&router, "/api/auth/me", "", Some(&first)).await).await;
+    assert_eq!(stale, "null", "the pre-login id carries no login");
+
+    let resp = post(&router, "/api/auth/logout", "", Some(&second)).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(!session_exists(&state, &second).await);
+    assert_eq!(body(post(&router, "/api/auth/me", "", Some(&second)).await).await, "null");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn api_errors_carry_http_statuses(db: PgPool) {
+    let state = test_state(db, &[("LOGIN_MAX_FAILURES", "2")]).await;
+    let router = server::router::build(state.clone());
+
+    let resp = post(&router, "/api/auth/register", "account=nope&nickname=T1&password=secret2026&password_confirm=secret2026", None).await;
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    assert!(body(resp).await.contains("account"));
+
+    let form = "account=13900000022&nickname=Tester&password=secret2026&password_confirm=secret2026";
+    assert_eq!(post(&router, "/api/auth/register", form, None).await.status(), StatusCode::OK);
+    assert_eq!(post(&router, "/api/auth/register", form, None).await.status(), StatusCode::BAD_REQUEST);
+
+    let wrong = "account=13900000022&password=wrong2026x";
+    let resp = post(&router, "/api/auth/login", wrong, None).await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    assert!(session_cookie(&resp).is_none(), "no session for a failed login");
+    let resp = post(&router, "/api/auth/login", wrong, None).await;
+    assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
+    let retry: u64 = resp.headers()[header::RETRY_AFTER].to_str().unwrap().parse().unwrap();
+    assert!(retry > 0);
+    assert!(body(resp).await.contains("Too many failed log-in attempts"));
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn healthz_reports_postgres_redis_and_kafka(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let router = server::router::build(state);
+    let resp = router.oneshot(Request::get("/healthz").body(Body::empty()).unwrap()).await.unwrap();
+    let status = resp.status();
+    let json: serde_json::Value = serde_json::from_str(&body(resp).await).unwrap();
+    assert_eq!(status, StatusCode::OK, "{json}");
+    for dep in ["postgres", "redis", "kafka"] {
+        assert_eq!(json[dep]["ok"], true, "{dep}: {json}");
+    }
+}
