@@ -36,8 +36,9 @@ ENV
   (
     cd "$RUN_DIR/nisshi"
     # The URL must carry a password even though local auth is trust; sslmode=disable avoids TLS.
-    GROUP_INITIAL_REBALANCE_DELAY="${GROUP_INITIAL_REBALANCE_DELAY:-0}" \
+    # A short first-rebalance delay: consumer groups here have one member, waiting 3 s buys nothing.
     nohup setsid nisshi broker \
+      --group-initial-rebalance-delay "${NISSHI_REBALANCE_DELAY:-250ms}" \
       --listener-url tcp://127.0.0.1:9092 \
       --advertised-listener-url tcp://127.0.0.1:9092 \
       --storage-engine "postgres://postgres:postgres@127.0.0.1/nisshi?sslmode=disable" \
