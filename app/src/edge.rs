@@ -53,6 +53,35 @@ pub async fn current_user() -> Result<Option<CurrentUser>, AppError> {
     crate::auth::service::user_by_id(&state, id).await.map_err(|e| AppError::from(e).respond())
 }
 
+/// Anonymous-visitor cookie used to count unique visitors without a login.
+pub const VISITOR_COOKIE: &str = "hd_vid";
+
+/// A stable id for unique-visitor counting: `u:{id}` when logged in, else the `hd_vid` cookie (set now
+/// if the browser has none).
+pub async fn visitor_id(user: Option<&CurrentUser>) -> String {
+    if let Some(u) = user {
+        return format!("u:{}", u.id);
+    }
+    let existing = leptos_axum::extract::<HeaderMap>().await.ok().and_then(|h| {
+        h.get_all(axum::http::header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|v| {
+            v.split(';').filter_map(|kv| kv.trim().split_once('=')).find_map(|(k, v)| {
+                (k == VISITOR_COOKIE && v.len() == 32 && v.bytes().all(|b| b.is_ascii_hexdigit())).then(|| v.to_string())
+            })
+        })
+    });
+    let id = existing.unwrap_or_else(|| {
+        let id = format!("{:032x}", rand::random::<u128>());
+        if let Some(opts) = use_context::<leptos_axum::ResponseOptions>() {
+            let cookie = format!("{VISITOR_COOKIE}={id}; Path=/; Max-Age=31536000; HttpOnly; SameSite=Lax");
+            if let Ok(v) = axum::http::HeaderValue::from_str(&cookie) {
+                opts.append_header(axum::http::header::SET_COOKIE, v);
+            }
+        }
+        id
+    });
+    format!("a:{id}")
+}
+
 /// The logged-in user, or a 401 `LoginRequired`.
 pub async fn require_user() -> Result<CurrentUser, AppError> {
     current_user().await?.ok_or_else(|| AppError::LoginRequired.respond())

@@ -44,6 +44,31 @@ impl Keys {
             .collect()
     }
 
+    /// `shop:{id}`: L2 shop cache entry `{data, expires_at}` or a null marker.
+    pub fn shop(&self, id: i64) -> String {
+        format!("{}shop:{id}", self.prefix)
+    }
+
+    /// `lock:shop:{id}`: rebuild mutex of one shop entry.
+    pub fn shop_lock(&self, id: i64) -> String {
+        format!("{}lock:shop:{id}", self.prefix)
+    }
+
+    /// Pub/sub channel on which shop ids are announced after an edit, so every instance drops its L1 copy.
+    pub fn shop_invalidation_channel(&self) -> String {
+        format!("{}chan:shop:invalidate", self.prefix)
+    }
+
+    /// `uv:shop:{id}:{yyyymmdd}`: HyperLogLog of one shop's visitors on one day.
+    pub fn uv_shop(&self, id: i64, day: &str) -> String {
+        format!("{}uv:shop:{id}:{day}", self.prefix)
+    }
+
+    /// `uv:site:{yyyymmdd}`: HyperLogLog of the whole site's visitors on one day.
+    pub fn uv_site(&self, day: &str) -> String {
+        format!("{}uv:site:{day}", self.prefix)
+    }
+
     /// `idgen:worker`: counter that hands each server instance its order-id worker number.
     pub fn id_worker_counter(&self) -> String {
         format!("{}idgen:worker", self.prefix)

@@ -22,11 +22,11 @@ pub mod testing;
 
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
-use leptos_router::StaticSegment;
+use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 use leptos_router::components::{A, Route, Router, Routes};
 
 use auth::pages::{AccountMenu, AuthContext, LoginPage, MePage, RegisterPage};
-use catalog::pages::HomePage;
+use catalog::pages::{CategoryPage, EditShopPage, HomePage, SearchPage, ShopDetailPage};
 use ui::NotFound;
 
 /// The HTML document around the app (server rendering only).
@@ -73,6 +73,11 @@ pub fn App() -> impl IntoView {
                     <Route path=StaticSegment("login") view=LoginPage/>
                     <Route path=StaticSegment("register") view=RegisterPage/>
                     <Route path=StaticSegment("me") view=MePage/>
+                    // Async SSR: these pages wait for their data so an unknown id can answer a real 404.
+                    <Route path=(StaticSegment("types"), ParamSegment("id")) view=CategoryPage ssr=SsrMode::Async/>
+                    <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("shops"), ParamSegment("id")) view=ShopDetailPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("shops"), ParamSegment("id"), StaticSegment("edit")) view=EditShopPage ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>

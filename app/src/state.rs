@@ -8,6 +8,7 @@ use rdkafka::producer::FutureProducer;
 use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
+use crate::catalog::cache::ShopCache;
 use crate::config::Config;
 use crate::keys::Keys;
 
@@ -22,6 +23,8 @@ pub struct AppState {
     pub kafka: FutureProducer,
     /// Redis key builder.
     pub keys: Keys,
+    /// This instance's shop cache (L1) and its counters.
+    pub shops: Arc<ShopCache>,
     /// Settings.
     pub config: Arc<Config>,
     /// Leptos' own options (site root, pkg dir) for rendering.
@@ -66,7 +69,8 @@ impl AppState {
         Self::with_db(config, leptos_options, db).await
     }
 
-    /// Builds the state around an existing pool (tests hand in a per-test database).
+    /// Builds the state around an existing pool (tests hand in a per-test database) and starts the
+    /// cache-invalidation listener.
     pub async fn with_db(
         config: Config,
         leptos_options: LeptosOptions,
@@ -74,14 +78,17 @@ impl AppState {
     ) -> Result<Self, StartupError> {
         let redis = redis_connection(&config.redis_url).await?;
         let kafka = crate::kafka::producer(&config)?;
-        Ok(Self {
+        let state = Self {
             db,
             redis,
             kafka,
             keys: Keys::new(config.redis_key_prefix.clone()),
+            shops: Arc::new(ShopCache::new(config.shop_cache_l1_ttl)),
             config: Arc::new(config),
             leptos_options,
-        })
+        };
+        ShopCache::spawn_invalidation_listener(&state);
+        Ok(state)
     }
 }
 

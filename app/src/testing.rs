@@ -33,6 +33,17 @@ pub fn test_config(overrides: &[(&str, &str)]) -> Config {
 
 /// An `AppState` around `db` (a `#[sqlx::test]` database) with fresh namespaces.
 pub async fn test_state(db: PgPool, overrides: &[(&str, &str)]) -> AppState {
-    let options = LeptosOptions::builder().output_name("haodian").build();
-    AppState::with_db(test_config(overrides), options, db).await.expect("Redis and Kafka reachable")
+    test_instances(db, 1, overrides).await.remove(0)
+}
+
+/// `n` "server instances" sharing one database, Redis namespace and topics, each with its own L1 cache
+/// and invalidation listener — the scale-out shape in one process.
+pub async fn test_instances(db: PgPool, n: usize, overrides: &[(&str, &str)]) -> Vec<AppState> {
+    let config = test_config(overrides);
+    let mut states = Vec::with_capacity(n);
+    for _ in 0..n {
+        let options = LeptosOptions::builder().output_name("haodian").build();
+        states.push(AppState::with_db(config.clone(), options, db.clone()).await.expect("Redis and Kafka reachable"));
+    }
+    states
 }

@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod health;
+pub mod metrics;
 pub mod router;
 pub mod seed;
 pub mod telemetry;

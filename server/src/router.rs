@@ -1,4 +1,4 @@
-//! The HTTP surface: Leptos pages and server functions, `/healthz`, static files, sessions.
+//! The HTTP surface: Leptos pages and server functions, `/healthz`, `/metrics`, static files, sessions.
 
 use axum::Router;
 use axum::routing::get;
@@ -20,6 +20,7 @@ pub fn build(state: AppState) -> Router {
     let sessions = session_layer(&state);
     Router::new()
         .route("/healthz", get(crate::health::healthz))
+        .route("/metrics", get(crate::metrics::metrics))
         .leptos_routes(&state, routes, {
             let options = state.leptos_options.clone();
             move || shell(options.clone())

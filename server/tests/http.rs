@@ -106,3 +106,21 @@ async fn healthz_reports_postgres_redis_and_kafka(db: PgPool) {
         assert_eq!(json[dep]["ok"], true, "{dep}: {json}");
     }
 }
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn metrics_expose_shop_cache_counters(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    server::seed::run(&db, &state.redis, &state.keys, false).await.unwrap();
+    let router = server::router::build(state.clone());
+    for _ in 0..3 {
+        let resp = post(&router, "/api/catalog/shop", "id=1", None).await;
+        assert_eq!(resp.status(), StatusCode::OK);
+    }
+    let resp = post(&router, "/api/catalog/shop", "id=999999", None).await;
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND, "unknown shop is a 404 from the API");
+    let resp = router.clone().oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
+    let text = body(resp).await;
+    assert!(text.contains("haodian_cache_events_total{cache=\"shop\",event=\"requests\"} 4"), "{text}");
+    assert!(text.contains("haodian_cache_events_total{cache=\"shop\",event=\"db_loads\"} 2"), "{text}");
+    assert!(text.contains("haodian_cache_events_total{cache=\"shop\",event=\"l1_hits\"} 2"), "{text}");
+}

@@ -1,10 +1,14 @@
-//! The home page.
+//! Home, category, search, shop and shop-edit pages.
 
 use leptos::prelude::*;
+use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::api::list_shop_types;
+use super::api::{UpdateShop, get_shop_page, list_shop_types, list_shops, search_shops, shop_for_edit};
+use super::model::{Page, ShopPage, ShopSort, ShopSummary, VoucherView, page_from_query};
+use crate::error::AppError;
+use crate::ui::{FieldError, FormError, NotFound, yuan};
 
-/// `/`: greeting and the shop-type tiles.
+/// `/`: greeting, search box and the shop-type tiles.
 #[component]
 pub fn HomePage() -> impl IntoView {
     let types = Resource::new(|| (), |_| list_shop_types());
@@ -12,6 +16,7 @@ pub fn HomePage() -> impl IntoView {
         <section class="hero">
             <h1>"好店 Haodian"</h1>
             <p>"Find good shops nearby, grab flash-sale coupons, and share what you liked."</p>
+            <SearchBox value=String::new()/>
         </section>
         <Suspense fallback=|| view! { <p>"Loading categories…"</p> }>
             {move || Suspend::new(async move {
@@ -19,10 +24,12 @@ pub fn HomePage() -> impl IntoView {
                     Ok(types) => view! {
                         <ul class="type-grid">
                             {types.into_iter().map(|t| view! {
-                                <li class="type-tile" data-type-id=t.id>
-                                    <span class="icon">{t.icon}</span>
-                                    <span class="name">{t.name}</span>
-                                    <span class="count">{format!("{} shops", t.shop_count)}</span>
+                                <li>
+                                    <a class="type-tile" href=format!("/types/{}", t.id) data-type-id=t.id>
+                                        <span class="icon">{t.icon}</span>
+                                        <span class="name">{t.name}</span>
+                                        <span class="count">{format!("{} shops", t.shop_count)}</span>
+                                    </a>
                                 </li>
                             }).collect_view()}
                         </ul>
@@ -31,5 +38,288 @@ pub fn HomePage() -> impl IntoView {
                 }
             })}
         </Suspense>
+    }
+}
+
+#[component]
+fn SearchBox(value: String) -> impl IntoView {
+    view! {
+        <form class="search-box" action="/search" method="get" role="search">
+            <input name="q" type="search" placeholder="Search shops by name, e.g. 火锅" value=value maxlength="50"/>
+            <button type="submit" class="primary">"Search"</button>
+        </form>
+    }
+}
+
+fn score_text(score: i16) -> String {
+    format!("{:.1}", f64::from(score) / 10.0)
+}
+
+#[component]
+fn ShopList(items: Vec<ShopSummary>) -> impl IntoView {
+    if items.is_empty() {
+        return view! { <p class="muted">"No shops here."</p> }.into_any();
+    }
+    view! {
+        <ul class="shop-list">
+            {items.into_iter().map(|s| view! {
+                <li class="shop-row">
+                    <img src=s.image.unwrap_or_default() alt="" loading="lazy"/>
+                    <div>
+                        <a class="shop-name" href=format!("/shops/{}", s.id)>{s.name}</a>
+                        <p class="muted">
+                            {format!("★ {} · {} / person · {} · {} sold", score_text(s.score), yuan(s.avg_price_cents), s.area, s.sold)}
+                        </p>
+                    </div>
+                </li>
+            }).collect_view()}
+        </ul>
+    }
+    .into_any()
+}
+
+/// Previous/next links that keep the rest of the query (`base` already holds it).
+#[component]
+fn Pager(base: String, page: u32, has_next: bool) -> impl IntoView {
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let prev = (page > 1).then(|| format!("{base}{sep}page={}", page - 1));
+    let next = has_next.then(|| format!("{base}{sep}page={}", page + 1));
+    view! {
+        <nav class="pager">
+            {prev.map(|href| view! { <a rel="prev" href=href>"← Previous"</a> })}
+            <span class="muted">{format!("Page {page}")}</span>
+            {next.map(|href| view! { <a rel="next" href=href>"Next →"</a> })}
+        </nav>
+    }
+}
+
+fn error_view(e: AppError) -> AnyView {
+    match e {
+        AppError::NotFound(what) => view! { <NotFound message=format!("{what} not found.")/> }.into_any(),
+        other => view! { <p class="form-error">{other.to_string()}</p> }.into_any(),
+    }
+}
+
+/// `/types/:id?sort=&page=`: one category, 20 shops a page.
+#[component]
+pub fn CategoryPage() -> impl IntoView {
+    let params = use_params_map();
+    let query = use_query_map();
+    let key = move || {
+        let id = params.read().get("id").and_then(|s| s.parse::<i64>().ok());
+        let q = query.read();
+        (id, ShopSort::from_query(q.get("sort").as_deref()), page_from_query(q.get("page").as_deref()))
+    };
+    let data = Resource::new(key, |(id, sort, page)| async move {
+        match id {
+            Some(id) => list_shops(id, sort.as_query().to_string(), page).await,
+            None => Err(AppError::NotFound("Category".into())),
+        }
+    });
+    view! {
+        <Suspense fallback=|| view! { <p>"Loading shops…"</p> }>
+            {move || Suspend::new(async move {
+                let (_, sort, _) = key();
+                match data.await {
+                    Ok((ty, page)) => {
+                        let tid = ty.id;
+                        view! {
+                            <h1>{ty.icon}" "{ty.name}</h1>
+                            <nav class="sort-links">
+                                {ShopSort::ALL.iter().map(|(s, v, label)| view! {
+                                    <a href=format!("/types/{tid}?sort={v}") class:active=*s == sort>{*label}</a>
+                                }).collect_view()}
+                            </nav>
+                            <ShopList items=page.items/>
+                            <Pager base=format!("/types/{tid}?sort={}", sort.as_query()) page=page.page has_next=page.has_next/>
+                        }
+                        .into_any()
+                    }
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// `/search?q=&page=`.
+#[component]
+pub fn SearchPage() -> impl IntoView {
+    let query = use_query_map();
+    let key = move || {
+        let q = query.read();
+        (q.get("q").unwrap_or_default(), page_from_query(q.get("page").as_deref()))
+    };
+    let data = Resource::new(key, |(q, page)| search_shops(q, page));
+    view! {
+        <SearchBox value=key().0/>
+        <Suspense fallback=|| view! { <p>"Searching…"</p> }>
+            {move || Suspend::new(async move {
+                let (q, _) = key();
+                match data.await {
+                    Ok(Page { items, page, has_next }) => view! {
+                        <h1>{format!("Shops matching “{q}”")}</h1>
+                        <ShopList items/>
+                        <Pager base=format!("/search?q={}", urlencode(&q)) page has_next/>
+                    }
+                    .into_any(),
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn shop_id() -> impl Fn() -> Option<i64> + Copy + Send + Sync + 'static {
+    let params = use_params_map();
+    move || params.read().get("id").and_then(|s| s.parse::<i64>().ok())
+}
+
+/// `/shops/:id`.
+#[component]
+pub fn ShopDetailPage() -> impl IntoView {
+    let id = shop_id();
+    let data = Resource::new(id, |id| async move {
+        match id {
+            Some(id) => get_shop_page(id).await,
+            None => Err(AppError::NotFound("Shop".into())),
+        }
+    });
+    view! {
+        <Suspense fallback=|| view! { <p>"Loading shop…"</p> }>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(page) => view! { <ShopDetails page/> }.into_any(),
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn ShopDetails(page: ShopPage) -> impl IntoView {
+    let ShopPage { shop, vouchers, visitors_today, is_owner, visitors_week } = page;
+    let id = shop.id;
+    view! {
+        <article class="shop">
+            <div class="gallery">
+                {shop.images.iter().map(|src| view! { <img src=src.clone() alt=shop.name.clone()/> }).collect_view()}
+            </div>
+            <h1 class="shop-title">{shop.name.clone()}</h1>
+            <p class="muted">{format!("{} · {}", shop.type_name, shop.area)}</p>
+            <dl class="facts">
+                <dt>"Score"</dt><dd>{format!("★ {}", score_text(shop.score))}</dd>
+                <dt>"Per person"</dt><dd class="shop-price">{yuan(shop.avg_price_cents)}</dd>
+                <dt>"Address"</dt><dd class="shop-address">{shop.address.clone()}</dd>
+                <dt>"Hours"</dt><dd>{shop.open_hours.clone()}</dd>
+                <dt>"Sold"</dt><dd>{shop.sold}</dd>
+            </dl>
+            <p class="uv"><strong class="uv-today">{visitors_today}</strong>" visitors today"</p>
+            {is_owner.then(|| view! {
+                <section class="owner-panel">
+                    <a class="edit-link" href=format!("/shops/{id}/edit")>"Edit this shop"</a>
+                    <h2>"Visitors, last 7 days"</h2>
+                    <table class="uv-week">
+                        {visitors_week.into_iter().map(|(day, n)| view! { <tr><td>{day}</td><td>{n}</td></tr> }).collect_view()}
+                    </table>
+                </section>
+            })}
+            <h2>"Coupons"</h2>
+            <ul class="vouchers">
+                {vouchers.into_iter().map(|v| view! { <VoucherCard v/> }).collect_view()}
+            </ul>
+        </article>
+    }
+}
+
+#[component]
+fn VoucherCard(v: VoucherView) -> impl IntoView {
+    let flash = v.kind == "flash";
+    view! {
+        <li class="voucher" class:flash=flash data-voucher-id=v.id>
+            <div class="price">
+                <strong>{yuan(v.pay_value_cents)}</strong>
+                <s class="muted">{yuan(v.actual_value_cents)}</s>
+            </div>
+            <div>
+                <p class="voucher-title">{v.title}</p>
+                <p class="muted">{v.sub_title}" · "{v.rules}</p>
+                {flash.then(|| view! { <p class="muted">{format!("Flash sale · {} left", v.stock.unwrap_or(0))}</p> })}
+            </div>
+        </li>
+    }
+}
+
+/// `/shops/:id/edit`: the owner's edit form.
+#[component]
+pub fn EditShopPage() -> impl IntoView {
+    let id = shop_id();
+    let data = Resource::new(id, |id| async move {
+        match id {
+            Some(id) => shop_for_edit(id).await,
+            None => Err(AppError::NotFound("Shop".into())),
+        }
+    });
+    let action = ServerAction::<UpdateShop>::new();
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    view! {
+        <section class="auth-card wide">
+            <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match data.await {
+                        Ok(shop) => view! {
+                            <h1>"Edit shop"</h1>
+                            <ActionForm action=action>
+                                <input type="hidden" name="id" value=shop.id/>
+                                <label for="name">"Name"</label>
+                                <input id="name" name="name" value=shop.name.clone()/>
+                                <FieldError error field="name"/>
+                                <label for="address">"Address"</label>
+                                <input id="address" name="address" value=shop.address.clone()/>
+                                <FieldError error field="address"/>
+                                <label for="longitude">"Longitude"</label>
+                                <input id="longitude" name="longitude" value=shop.longitude.to_string()/>
+                                <FieldError error field="longitude"/>
+                                <label for="latitude">"Latitude"</label>
+                                <input id="latitude" name="latitude" value=shop.latitude.to_string()/>
+                                <FieldError error field="latitude"/>
+                                <label for="avg_price">"Average price per person (yuan)"</label>
+                                <input id="avg_price" name="avg_price" value=format!("{:.2}", shop.avg_price_cents as f64 / 100.0)/>
+                                <FieldError error field="avg_price"/>
+                                <label for="open_hours">"Opening hours"</label>
+                                <input id="open_hours" name="open_hours" value=shop.open_hours.clone()/>
+                                <FieldError error field="open_hours"/>
+                                <label for="images">"Images (one address per line)"</label>
+                                <textarea id="images" name="images" rows="3">{shop.images.join("\n")}</textarea>
+                                <FieldError error field="images"/>
+                                <FormError error fields=&["name", "address", "longitude", "latitude", "avg_price", "open_hours", "images"]/>
+                                <button type="submit" class="primary" disabled=move || action.pending().get()>"Save"</button>
+                            </ActionForm>
+                            {move || matches!(action.value().get(), Some(Ok(_))).then(|| view! {
+                                <p class="saved" role="status">"Saved. " <a href=format!("/shops/{}", shop.id)>"View the shop"</a></p>
+                            })}
+                        }
+                        .into_any(),
+                        Err(AppError::LoginRequired) => view! {
+                            <p>"Log in to edit your shop. "
+                                <a href=format!("/login?next=/shops/{}/edit", id().unwrap_or_default())>"Log in"</a></p>
+                        }
+                        .into_any(),
+                        Err(AppError::Forbidden) => view! { <p class="form-error">"You can only edit your own shops."</p> }.into_any(),
+                        Err(e) => error_view(e),
+                    }
+                })}
+            </Suspense>
+        </section>
     }
 }

@@ -1,8 +1,9 @@
-//! All SQL of the catalog capability.
+//! All SQL and Redis commands of the catalog capability.
 
+use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
-use super::model::ShopType;
+use super::model::{PAGE_SIZE, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView};
 
 /// Every shop type in display order, with its shop count.
 pub async fn shop_types(db: &PgPool) -> Result<Vec<ShopType>, sqlx::Error> {
@@ -13,4 +14,192 @@ pub async fn shop_types(db: &PgPool) -> Result<Vec<ShopType>, sqlx::Error> {
     )
     .fetch_all(db)
     .await
+}
+
+/// One shop type by id.
+pub async fn shop_type(db: &PgPool, id: i64) -> Result<Option<ShopType>, sqlx::Error> {
+    sqlx::query_as::<_, ShopType>(
+        "SELECT t.id, t.name, t.icon, (SELECT count(*) FROM shops s WHERE s.type_id = t.id) AS shop_count
+         FROM shop_types t WHERE t.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await
+}
+
+/// The full shop row (the cache's source of truth).
+pub async fn shop_by_id(db: &PgPool, id: i64) -> Result<Option<Shop>, sqlx::Error> {
+    sqlx::query_as::<_, Shop>(
+        "SELECT s.id, s.name, s.type_id, t.name AS type_name, s.owner_id, s.images, s.area, s.address,
+                s.longitude, s.latitude, s.avg_price_cents, s.score, s.sold, s.comments, s.open_hours
+         FROM shops s JOIN shop_types t ON t.id = s.type_id WHERE s.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await
+}
+
+const SUMMARY: &str = "SELECT id, name, area, images[1] AS image, avg_price_cents, score, sold FROM shops";
+
+/// Queries fetch one row more than a page: its presence says whether a next page exists.
+fn paged(mut rows: Vec<ShopSummary>) -> (Vec<ShopSummary>, bool) {
+    let has_next = rows.len() > PAGE_SIZE as usize;
+    rows.truncate(PAGE_SIZE as usize);
+    (rows, has_next)
+}
+
+/// Shops of one type, ordered, one page (ties broken by id so pages never overlap).
+pub async fn shops_by_type(
+    db: &PgPool,
+    type_id: i64,
+    sort: ShopSort,
+    page: u32,
+) -> Result<(Vec<ShopSummary>, bool), sqlx::Error> {
+    let order = match sort {
+        ShopSort::Score => "score DESC, id",
+        ShopSort::PriceAsc => "avg_price_cents ASC, id",
+        ShopSort::PriceDesc => "avg_price_cents DESC, id",
+        ShopSort::Popular => "sold DESC, id",
+    };
+    let sql = format!("{SUMMARY} WHERE type_id = $1 ORDER BY {order} LIMIT $2 OFFSET $3");
+    let rows = sqlx::query_as::<_, ShopSummary>(&sql)
+        .bind(type_id)
+        .bind(i64::from(PAGE_SIZE) + 1)
+        .bind(i64::from(page - 1) * i64::from(PAGE_SIZE))
+        .fetch_all(db)
+        .await?;
+    Ok(paged(rows))
+}
+
+/// Shops whose name contains `q` (case-insensitive), best first.
+pub async fn search_shops(db: &PgPool, q: &str, page: u32) -> Result<(Vec<ShopSummary>, bool), sqlx::Error> {
+    let pattern = format!("%{}%", q.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+    let sql = format!("{SUMMARY} WHERE name ILIKE $1 ORDER BY score DESC, id LIMIT $2 OFFSET $3");
+    let rows = sqlx::query_as::<_, ShopSummary>(&sql)
+        .bind(pattern)
+        .bind(i64::from(PAGE_SIZE) + 1)
+        .bind(i64::from(page - 1) * i64::from(PAGE_SIZE))
+        .fetch_all(db)
+        .await?;
+    Ok(paged(rows))
+}
+
+/// Coupons on sale at a shop, flash sales first.
+pub async fn vouchers_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<VoucherView>, sqlx::Error> {
+    sqlx::query_as::<_, VoucherView>(
+        "SELECT id, title, sub_title, rules, pay_value_cents, actual_value_cents, kind, stock,
+                (extract(epoch FROM begin_at) * 1000)::bigint AS begin_ms,
+                (extract(epoch FROM end_at) * 1000)::bigint AS end_ms
+         FROM vouchers WHERE shop_id = $1 AND status = 'on'
+         ORDER BY kind = 'flash' DESC, begin_at NULLS LAST, id",
+    )
+    .bind(shop_id)
+    .fetch_all(db)
+    .await
+}
+
+/// Applies a merchant's edit; returns false if the shop does not exist.
+pub async fn update_shop(db: &PgPool, id: i64, edit: &ShopEdit) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE shops SET name = $2, address = $3, longitude = $4, latitude = $5, avg_price_cents = $6,
+                          open_hours = $7, images = $8, updated_at = now()
+         WHERE id = $1",
+    )
+    .bind(id)
+    .bind(&edit.name)
+    .bind(&edit.address)
+    .bind(edit.longitude)
+    .bind(edit.latitude)
+    .bind(edit.avg_price_cents)
+    .bind(&edit.open_hours)
+    .bind(&edit.images)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Owner of a shop: `None` if the shop does not exist, `Some(None)` if it has no owner.
+pub async fn shop_owner(db: &PgPool, id: i64) -> Result<Option<Option<i64>>, sqlx::Error> {
+    sqlx::query_scalar::<_, Option<i64>>("SELECT owner_id FROM shops WHERE id = $1").bind(id).fetch_optional(db).await
+}
+
+/// Raw L2 entry at `key`.
+pub async fn l2_get(redis: &ConnectionManager, key: &str) -> Result<Option<String>, redis::RedisError> {
+    redis::cmd("GET").arg(key).query_async(&mut redis.clone()).await
+}
+
+/// Writes an L2 entry; `ttl_ms` = `None` for logically-expiring entries (no Redis TTL).
+pub async fn l2_set(
+    redis: &ConnectionManager,
+    key: &str,
+    value: &str,
+    ttl_ms: Option<u64>,
+) -> Result<(), redis::RedisError> {
+    let mut cmd = redis::cmd("SET");
+    cmd.arg(key).arg(value);
+    if let Some(ms) = ttl_ms {
+        cmd.arg("PX").arg(ms);
+    }
+    cmd.query_async(&mut redis.clone()).await
+}
+
+/// Deletes an L2 entry and tells every instance to drop it from L1.
+pub async fn l2_invalidate(
+    redis: &ConnectionManager,
+    key: &str,
+    channel: &str,
+    id: i64,
+) -> Result<(), redis::RedisError> {
+    redis::pipe().cmd("DEL").arg(key).ignore().cmd("PUBLISH").arg(channel).arg(id).ignore()
+        .query_async(&mut redis.clone())
+        .await
+}
+
+/// Tries to take the rebuild lock; true if this caller now owns it.
+pub async fn try_lock(redis: &ConnectionManager, key: &str, token: &str, ttl_ms: u64) -> Result<bool, redis::RedisError> {
+    let reply: Option<String> = redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("NX")
+        .arg("PX")
+        .arg(ttl_ms)
+        .query_async(&mut redis.clone())
+        .await?;
+    Ok(reply.is_some())
+}
+
+/// Releases the lock if `token` still owns it (`lua/unlock.lua`).
+pub async fn unlock(redis: &ConnectionManager, key: &str, token: &str) -> Result<bool, redis::RedisError> {
+    static SCRIPT: std::sync::LazyLock<redis::Script> =
+        std::sync::LazyLock::new(|| redis::Script::new(include_str!("../../../lua/unlock.lua")));
+    let released: i64 = SCRIPT.key(key).arg(token).invoke_async(&mut redis.clone()).await?;
+    Ok(released == 1)
+}
+
+/// Records a visitor in the shop's and the site's daily HyperLogLogs (kept 35 days), returns today's count.
+pub async fn record_visit(
+    redis: &ConnectionManager,
+    shop_key: &str,
+    site_key: &str,
+    visitor: &str,
+) -> Result<u64, redis::RedisError> {
+    const KEEP_SECS: u64 = 35 * 24 * 3600;
+    let (count,): (u64,) = redis::pipe()
+        .cmd("PFADD").arg(shop_key).arg(visitor).ignore()
+        .cmd("EXPIRE").arg(shop_key).arg(KEEP_SECS).ignore()
+        .cmd("PFADD").arg(site_key).arg(visitor).ignore()
+        .cmd("EXPIRE").arg(site_key).arg(KEEP_SECS).ignore()
+        .cmd("PFCOUNT").arg(shop_key)
+        .query_async(&mut redis.clone())
+        .await?;
+    Ok(count)
+}
+
+/// PFCOUNT of each key, in order.
+pub async fn visitor_counts(redis: &ConnectionManager, keys: &[String]) -> Result<Vec<u64>, redis::RedisError> {
+    let mut pipe = redis::pipe();
+    for k in keys {
+        pipe.cmd("PFCOUNT").arg(k);
+    }
+    pipe.query_async(&mut redis.clone()).await
 }

@@ -1,0 +1,217 @@
+//! The shop cache and catalog rules against real Redis and Postgres, with several instances in one process.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use app::auth::model::{CurrentUser, Role};
+use app::catalog::cache::L2Entry;
+use app::catalog::model::ShopEdit;
+use app::catalog::service::{self, CatalogError};
+use app::catalog::store;
+use app::state::AppState;
+use app::testing::test_instances;
+use futures::StreamExt;
+use futures::future::join_all;
+use sqlx::PgPool;
+
+const SHOP: i64 = 1;
+
+struct People {
+    owner: CurrentUser,
+    other_merchant: CurrentUser,
+    shopper: CurrentUser,
+}
+
+async fn user(db: &PgPool, phone: &str, role: Role) -> CurrentUser {
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO users (phone, nickname, password_hash, role) VALUES ($1, 'n', 'x', $2) RETURNING id",
+    )
+    .bind(phone)
+    .bind(role.as_str())
+    .fetch_one(db)
+    .await
+    .unwrap();
+    CurrentUser { id, nickname: "n".into(), role, masked_account: String::new() }
+}
+
+async fn fixture(db: &PgPool) -> People {
+    sqlx::query("INSERT INTO shop_types (id, name, icon) VALUES (1, '火锅 Hotpot', '🍲')").execute(db).await.unwrap();
+    let owner = user(db, "13900000101", Role::Merchant).await;
+    let other_merchant = user(db, "13900000102", Role::Merchant).await;
+    let shopper = user(db, "13900000103", Role::Shopper).await;
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, owner_id, address, longitude, latitude, avg_price_cents)
+         VALUES ($1, '老张火锅', 1, $2, '杭州市延安路1号', 120.16, 30.25, 9900)",
+    )
+    .bind(SHOP)
+    .bind(owner.id)
+    .execute(db)
+    .await
+    .unwrap();
+    People { owner, other_merchant, shopper }
+}
+
+fn total(states: &[AppState], pick: fn(&app::catalog::cache::CacheMetrics) -> &std::sync::atomic::AtomicU64) -> u64 {
+    states.iter().map(|s| pick(&s.shops.metrics).load(Ordering::Relaxed)).sum()
+}
+
+fn now_ms() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp_nanos() as i64 / 1_000_000
+}
+
+/// 1,000 reads at once, spread over the instances.
+async fn read_all(states: &[AppState], id: i64, n: usize) -> Vec<Option<String>> {
+    let reads = (0..n).map(|i| {
+        let st = states[i % states.len()].clone();
+        async move { st.shops.get(&st, id).await.expect("read succeeds").map(|s| s.name.clone()) }
+    });
+    join_all(reads).await
+}
+
+async fn l2_entry(state: &AppState, id: i64) -> Option<L2Entry> {
+    store::l2_get(&state.redis, &state.keys.shop(id)).await.unwrap().map(|raw| serde_json::from_str(&raw).unwrap())
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn expired_hot_key_serves_stale_to_everyone_and_rebuilds_once(db: PgPool) {
+    fixture(&db).await;
+    let states = test_instances(db.clone(), 4, &[]).await;
+    let mut stale = store::shop_by_id(&db, SHOP).await.unwrap().unwrap();
+    stale.name = "旧名字".into();
+    let entry = L2Entry { data: Some(stale), expires_at: now_ms() - 1_000 };
+    store::l2_set(&states[0].redis, &states[0].keys.shop(SHOP), &serde_json::to_string(&entry).unwrap(), None)
+        .await
+        .unwrap();
+
+    let names = read_all(&states, SHOP, 1_000).await;
+    assert!(names.iter().all(|n| n.as_deref() == Some("旧名字")), "every reader got the stale value at once");
+
+    // The one background rebuild replaces the entry with fresh data.
+    let mut fresh = None;
+    for _ in 0..100 {
+        if let Some(e) = l2_entry(&states[0], SHOP).await.filter(|e| e.expires_at > now_ms()) {
+            fresh = e.data;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(fresh.map(|s| s.name).as_deref(), Some("老张火锅"));
+    tokio::time::sleep(Duration::from_millis(200)).await; // let any straggling rebuild task finish
+    assert_eq!(total(&states, |m| &m.db_loads), 1, "Postgres queried exactly once");
+    assert_eq!(total(&states, |m| &m.rebuilds), 1);
+    assert!(total(&states, |m| &m.l2_stale_hits) >= 1);
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn cold_key_is_loaded_once(db: PgPool) {
+    fixture(&db).await;
+    let states = test_instances(db, 4, &[]).await;
+    let names = read_all(&states, SHOP, 1_000).await;
+    assert!(names.iter().all(|n| n.as_deref() == Some("老张火锅")), "no reader was told the shop is missing");
+    assert_eq!(total(&states, |m| &m.db_loads), 1, "exactly one Postgres load");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn missing_ids_are_null_cached_until_the_null_ttl(db: PgPool) {
+    fixture(&db).await;
+    let states = test_instances(db.clone(), 4, &[("SHOP_CACHE_NULL_TTL_SECS", "2"), ("SHOP_CACHE_L1_TTL_SECS", "1")]).await;
+    let reads = (0..10_000_usize).map(|i| {
+        let st = states[i % 4].clone();
+        let id = 1_001 + (i % 100) as i64;
+        async move { st.shops.get(&st, id).await.expect("read succeeds").is_none() }
+    });
+    let missing: Vec<bool> = futures::stream::iter(reads).buffer_unordered(500).collect().await;
+    assert!(missing.iter().all(|m| *m));
+    let loads = total(&states, |m| &m.db_loads);
+    assert!(loads <= 100, "{loads} Postgres queries for 100 bogus ids");
+    assert!(total(&states, |m| &m.null_hits) > 0);
+
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, address, longitude, latitude) VALUES (1050, '新开的店', 1, '杭州市平海路2号', 120.16, 30.25)",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    // Null TTL 2 s (+ up to 20 % jitter) and L1 1 s (+20 %): after 3 s the shop must be visible.
+    tokio::time::sleep(Duration::from_millis(3_000)).await;
+    let shop = states[1].shops.get(&states[1], 1_050).await.unwrap();
+    assert_eq!(shop.map(|s| s.name.clone()).as_deref(), Some("新开的店"));
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn an_edit_on_one_instance_is_seen_by_another_before_any_ttl(db: PgPool) {
+    let people = fixture(&db).await;
+    let ttl = [("SHOP_CACHE_L1_TTL_SECS", "600"), ("SHOP_CACHE_L2_TTL_SECS", "3600")];
+    let states = test_instances(db, 2, &ttl).await;
+    let (a, b) = (&states[0], &states[1]);
+    tokio::time::sleep(Duration::from_millis(300)).await; // both listeners subscribed
+    assert_eq!(a.shops.get(a, SHOP).await.unwrap().unwrap().name, "老张火锅");
+
+    let edit = ShopEdit::parse("老张火锅(新)", "杭州市延安路9号", "120.17", "30.26", "120", "10:00-23:00", "/images/types/1.svg")
+        .unwrap();
+    service::edit_shop(b, Some(&people.owner), SHOP, edit).await.expect("owner may edit");
+
+    let mut seen = String::new();
+    for _ in 0..40 {
+        seen = a.shops.get(a, SHOP).await.unwrap().unwrap().name.clone();
+        if seen == "老张火锅(新)" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(seen, "老张火锅(新)", "instance A dropped its L1 copy on the invalidation message");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn unique_visitors_are_counted_by_hyperloglog(db: PgPool) {
+    fixture(&db).await;
+    let state = test_instances(db, 1, &[]).await.remove(0);
+    let visits = (0..10_000).map(|i| {
+        let st = state.clone();
+        async move { service::record_visit(&st, SHOP, &format!("a:visitor-{i}")).await.unwrap() }
+    });
+    let _: Vec<u64> = futures::stream::iter(visits).buffer_unordered(64).collect().await;
+    let count = service::record_visit(&state, SHOP, "a:visitor-0").await.unwrap();
+    let error = (count as f64 - 10_000.0).abs() / 10_000.0;
+    assert!(error <= 0.02, "{count} is {:.2} % off", error * 100.0);
+
+    for _ in 0..100 {
+        service::record_visit(&state, 2, "u:42").await.unwrap();
+    }
+    assert_eq!(service::record_visit(&state, 2, "u:42").await.unwrap(), 1, "one visitor counts once");
+    let week = service::visitors_last_week(&state, SHOP).await.unwrap();
+    assert_eq!(week.len(), 7);
+    assert_eq!(week.last().unwrap().1, count, "today is the last day of the week view");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn only_the_owner_may_edit(db: PgPool) {
+    let people = fixture(&db).await;
+    let state = test_instances(db.clone(), 1, &[]).await.remove(0);
+    let edit = || ShopEdit::parse("改名", "杭州市延安路1号", "120.16", "30.25", "99", "", "").unwrap();
+
+    let anonymous = service::edit_shop(&state, None, SHOP, edit()).await.expect_err("anonymous");
+    assert!(matches!(anonymous, CatalogError::LoginRequired), "{anonymous:?}");
+    for who in [&people.shopper, &people.other_merchant] {
+        let e = service::edit_shop(&state, Some(who), SHOP, edit()).await.expect_err("not the owner");
+        assert!(matches!(e, CatalogError::Forbidden(SHOP)), "{e:?}");
+    }
+    let name: String = sqlx::query_scalar("SELECT name FROM shops WHERE id = 1").fetch_one(&db).await.unwrap();
+    assert_eq!(name, "老张火锅", "refused edits wrote nothing");
+
+    let saved = service::edit_shop(&state, Some(&people.owner), SHOP, edit()).await.expect("owner");
+    assert_eq!(saved.name, "改名");
+    let missing = service::edit_shop(&state, Some(&people.owner), 999, edit()).await.expect_err("no such shop");
+    assert!(matches!(missing, CatalogError::ShopNotFound(999)), "{missing:?}");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn unknown_shop_page_is_not_found(db: PgPool) {
+    fixture(&db).await;
+    let state = test_instances(db, 1, &[]).await.remove(0);
+    let e = service::shop_page(&state, 424_242, None, "a:x").await.expect_err("missing");
+    assert!(matches!(e, CatalogError::ShopNotFound(424_242)));
+    let page = service::shop_page(&state, SHOP, None, "a:x").await.expect("exists");
+    assert_eq!(page.visitors_today, 1);
+    assert!(!page.is_owner);
+}

@@ -1,0 +1,62 @@
+// Catalog end to end: home → category → page 2 → shop; unknown id → 404; the merchant edits his shop.
+import { test } from '@playwright/test';
+import { expect, logIn, waitForHydration } from './helpers';
+
+test('browse from home through a category to a shop', async ({ page }) => {
+  await page.goto('/');
+  await page.locator('.type-tile').first().click();
+  await expect(page).toHaveURL(/\/types\/1/);
+  await expect(page.locator('.shop-row')).toHaveCount(20);
+
+  await page.getByRole('link', { name: 'Price ↑' }).click();
+  await expect(page).toHaveURL(/sort=price_asc/);
+  const firstPage = await page.locator('.shop-name').allTextContents();
+  await page.getByRole('link', { name: 'Next →' }).click();
+  await expect(page).toHaveURL(/sort=price_asc.*page=2|page=2.*sort=price_asc/);
+  await expect(page.locator('.pager')).toContainText('Page 2');
+  const secondPage = await page.locator('.shop-name').allTextContents();
+  expect(secondPage.filter((n) => firstPage.includes(n))).toHaveLength(0);
+
+  const name = (await page.locator('.shop-name').first().textContent())!.trim();
+  await page.locator('.shop-name').first().click();
+  await expect(page.locator('.shop-title')).toHaveText(name);
+  await expect(page.locator('.shop-address')).not.toBeEmpty();
+  await expect(page.locator('.uv')).toContainText('visitors today');
+  await expect(page.locator('.voucher').first()).toBeVisible();
+});
+
+test('an unknown shop id shows the 404 page', async ({ page }) => {
+  const response = await page.goto('/shops/987654321');
+  expect(response?.status()).toBe(404);
+  await expect(page.locator('.not-found')).toContainText('Shop not found.');
+});
+
+test('search finds shops by name', async ({ page }) => {
+  await page.goto('/');
+  await page.fill('input[name=q]', '火锅');
+  await page.click('.search-box button');
+  await expect(page).toHaveURL(/\/search\?q=/);
+  await expect(page.locator('.shop-row').first()).toContainText('火锅');
+});
+
+test('the merchant edits his shop name and sees it', async ({ page }) => {
+  await logIn(page, '13800000001', 'haodian2026');
+  await expect(page.locator('.account-button')).toBeVisible();
+  await page.goto('/shops/2');
+  await expect(page.locator('.uv-week tr')).toHaveCount(7);
+  await page.getByRole('link', { name: 'Edit this shop' }).click();
+  await waitForHydration(page);
+  const newName = `王老板的店 ${Date.now() % 100000}`;
+  await page.fill('#name', newName);
+  await page.click('button[type=submit]');
+  await expect(page.locator('.saved')).toBeVisible();
+  await page.goto('/shops/2');
+  await expect(page.locator('.shop-title')).toHaveText(newName);
+});
+
+test('a shopper cannot edit a shop', async ({ page }) => {
+  await logIn(page, '13800000002', 'haodian2026');
+  await expect(page.locator('.account-button')).toBeVisible();
+  await page.goto('/shops/2/edit');
+  await expect(page.locator('.form-error')).toContainText('only edit your own shops');
+});
