@@ -241,6 +241,11 @@ async fn with_lock(state: &AppState, id: i64, purpose: LockPurpose) -> Result<Op
             (None, _) => false,
         };
         if let (true, Some(entry)) = (done_already, current) {
+            if purpose == LockPurpose::Fill {
+                // Someone filled it between our miss and our lock: that is a cache hit, not a load.
+                let m = &state.shops.metrics;
+                CacheMetrics::inc(if entry.data.is_some() { &m.l2_hits } else { &m.null_hits });
+            }
             return Ok(entry.data);
         }
         if purpose == LockPurpose::Rebuild {
