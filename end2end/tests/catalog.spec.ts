@@ -7,6 +7,8 @@ test('browse from home through a category to a shop', async ({ page }) => {
   await page.locator('.type-tile').first().click();
   await expect(page).toHaveURL(/\/types\/1/);
   await expect(page.locator('.shop-row')).toHaveCount(20);
+  await page.reload();
+  await waitForHydration(page); // the server-rendered category page hydrates without a mismatch
 
   await page.getByRole('link', { name: 'Price ↑' }).click();
   await expect(page).toHaveURL(/sort=price_asc/);
@@ -20,6 +22,8 @@ test('browse from home through a category to a shop', async ({ page }) => {
   const name = (await page.locator('.shop-name').first().textContent())!.trim();
   await page.locator('.shop-name').first().click();
   await expect(page.locator('.shop-title')).toHaveText(name);
+  await page.reload();
+  await waitForHydration(page);
   await expect(page.locator('.shop-address')).not.toBeEmpty();
   await expect(page.locator('.uv')).toContainText('visitors today');
   await expect(page.locator('.voucher').first()).toBeVisible();
@@ -43,8 +47,11 @@ test('the merchant edits his shop name and sees it', async ({ page }) => {
   await logIn(page, '13800000001', 'haodian2026');
   await expect(page.locator('.account-button')).toBeVisible();
   await page.goto('/shops/2');
+  await waitForHydration(page);
   await expect(page.locator('.uv-week tr')).toHaveCount(7);
+  // A client-side navigation: only works if the shop page hydrated cleanly.
   await page.getByRole('link', { name: 'Edit this shop' }).click();
+  await expect(page).toHaveURL(/\/shops\/2\/edit$/);
   await waitForHydration(page);
   const newName = `王老板的店 ${Date.now() % 100000}`;
   await page.fill('#name', newName);

@@ -229,8 +229,11 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
                 <section class="owner-panel">
                     <a class="edit-link" href=format!("/shops/{id}/edit")>"Edit this shop"</a>
                     <h2>"Visitors, last 7 days"</h2>
+                    // Explicit <tbody>: the HTML parser inserts one anyway, and hydration must match the DOM.
                     <table class="uv-week">
-                        {visitors_week.into_iter().map(|(day, n)| view! { <tr><td>{day}</td><td>{n}</td></tr> }).collect_view()}
+                        <tbody>
+                            {visitors_week.into_iter().map(|(day, n)| view! { <tr><td>{day}</td><td>{n}</td></tr> }).collect_view()}
+                        </tbody>
                     </table>
                 </section>
             })}
