@@ -19,8 +19,10 @@ pub fn build(state: AppState) -> Router {
     let routes = generate_route_list(App);
     let sessions = session_layer(&state);
     Router::new()
+        .route("/livez", get(|| async { "ok" }))
         .route("/healthz", get(crate::health::healthz))
         .route("/metrics", get(crate::metrics::metrics))
+        .route("/api/v1/shops/{id}", get(app::catalog::rest::get_shop))
         .leptos_routes(&state, routes, {
             let options = state.leptos_options.clone();
             move || shell(options.clone())

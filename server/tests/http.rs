@@ -124,3 +124,20 @@ async fn metrics_expose_shop_cache_counters(db: PgPool) {
     assert!(text.contains("haodian_cache_events_total{cache=\"shop\",event=\"db_loads\"} 2"), "{text}");
     assert!(text.contains("haodian_cache_events_total{cache=\"shop\",event=\"l1_hits\"} 2"), "{text}");
 }
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn json_shop_route_reads_through_the_cache(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    server::seed::run(&db, &state.redis, &state.keys, false).await.unwrap();
+    let router = server::router::build(state);
+    let get = |path: &str| Request::get(path).body(Body::empty()).unwrap();
+    let resp = router.clone().oneshot(get("/api/v1/shops/1")).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let json: serde_json::Value = serde_json::from_str(&body(resp).await).unwrap();
+    assert_eq!(json["id"], 1);
+    let resp = router.clone().oneshot(get("/api/v1/shops/999999")).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    assert!(body(resp).await.contains("Shop"));
+    let resp = router.oneshot(get("/api/v1/shops/abc")).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST, "a non-numeric id is the client's error");
+}

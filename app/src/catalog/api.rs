@@ -28,6 +28,13 @@ pub async fn search_shops(q: String, page: u32) -> Result<Page<ShopSummary>, App
     super::service::search(&state, &q, page.clamp(1, 10_000)).await.map_err(|e| AppError::from(e).respond())
 }
 
+/// One shop through the cache, nothing else (a GET, so HTTP caches and load generators can use it).
+#[server(endpoint = "catalog/shop-cached", input = leptos::server_fn::codec::GetUrl)]
+pub async fn get_shop(id: i64) -> Result<Shop, AppError> {
+    let state = crate::edge::state()?;
+    super::service::shop(&state, id).await.map(|s| (*s).clone()).map_err(|e| AppError::from(e).respond())
+}
+
 /// The shop page (records the visit).
 #[server(endpoint = "catalog/shop")]
 pub async fn get_shop_page(id: i64) -> Result<ShopPage, AppError> {

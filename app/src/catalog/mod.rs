@@ -6,6 +6,8 @@ pub mod cache;
 pub mod model;
 pub mod pages;
 #[cfg(feature = "ssr")]
+pub mod rest;
+#[cfg(feature = "ssr")]
 pub mod service;
 #[cfg(feature = "ssr")]
 pub mod store;

@@ -1,0 +1,127 @@
+//! Catalog benchmark against a running server (prints figures; not a test):
+//! (a) throughput of the cached shop read (an L1 hit) vs (b) a trivial route of the same server at the
+//! same concurrency, and their ratio; (c) Postgres loads when 1,000 readers hit a logically-expired key.
+//!
+//! `BENCH_URL` (default http://127.0.0.1:3000), `BENCH_CONCURRENCY` (64), `BENCH_SECONDS` (5),
+//! `REDIS_URL` / `REDIS_KEY_PREFIX` as the server uses them.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use app::catalog::cache::L2Entry;
+use app::keys::Keys;
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Bytes;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+
+type HttpClient = Client<HttpConnector, Empty<Bytes>>;
+
+fn env(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
+
+async fn get(client: &HttpClient, url: &str) -> Result<(u16, Bytes), String> {
+    let uri: hyper::Uri = url.parse().map_err(|e| format!("{url}: {e}"))?;
+    let resp = client.get(uri).await.map_err(|e| e.to_string())?;
+    let status = resp.status().as_u16();
+    let body = resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
+    Ok((status, body))
+}
+
+/// Requests per second of `url` with `concurrency` workers for `seconds`; errors are counted apart.
+async fn throughput(client: &HttpClient, url: &str, concurrency: usize, seconds: u64) -> (f64, u64) {
+    let ok = Arc::new(AtomicU64::new(0));
+    let failed = Arc::new(AtomicU64::new(0));
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let start = Instant::now();
+    let workers: Vec<_> = (0..concurrency)
+        .map(|_| {
+            let (client, url, ok, failed) = (client.clone(), url.to_string(), ok.clone(), failed.clone());
+            tokio::spawn(async move {
+                while Instant::now() < deadline {
+                    match get(&client, &url).await {
+                        Ok((200, _)) => ok.fetch_add(1, Ordering::Relaxed),
+                        _ => failed.fetch_add(1, Ordering::Relaxed),
+                    };
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        let _ = w.await;
+    }
+    (ok.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64(), failed.load(Ordering::Relaxed))
+}
+
+async fn db_loads(client: &HttpClient, base: &str) -> Result<u64, String> {
+    let (_, body) = get(client, &format!("{base}/metrics")).await?;
+    let text = String::from_utf8_lossy(&body);
+    text.lines()
+        .find(|l| l.starts_with("haodian_cache_events_total{cache=\"shop\",event=\"db_loads\"}"))
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+        .ok_or_else(|| "no db_loads counter in /metrics".to_string())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), String> {
+    let base = env("BENCH_URL", "http://127.0.0.1:3000");
+    let concurrency: usize = env("BENCH_CONCURRENCY", "64").parse().map_err(|e| format!("BENCH_CONCURRENCY: {e}"))?;
+    let seconds: u64 = env("BENCH_SECONDS", "5").parse().map_err(|e| format!("BENCH_SECONDS: {e}"))?;
+    let client: HttpClient = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(concurrency).build_http();
+
+    let shop_url = format!("{base}/api/catalog/shop-cached?id=1");
+    let (status, _) = get(&client, &shop_url).await?;
+    if status != 200 {
+        return Err(format!("{shop_url} answered {status}: is the server running with demo data?"));
+    }
+    // Warm both paths, then measure them back to back at the same concurrency.
+    throughput(&client, &shop_url, concurrency, 1).await;
+    throughput(&client, &format!("{base}/livez"), concurrency, 1).await;
+    let rest_url = format!("{base}/api/v1/shops/1");
+    throughput(&client, &rest_url, concurrency, 1).await;
+    let (rest, rest_err) = throughput(&client, &rest_url, concurrency, seconds).await;
+    let (cached, cached_err) = throughput(&client, &shop_url, concurrency, seconds).await;
+    let (trivial, trivial_err) = throughput(&client, &format!("{base}/livez"), concurrency, seconds).await;
+    println!("concurrency {concurrency}, {seconds} s each");
+    println!("(a)  cached shop read, JSON route /api/v1/shops/1   {rest:>9.0} req/s  ({rest_err} errors)");
+    println!("(a') cached shop read, server fn (GET)              {cached:>9.0} req/s  ({cached_err} errors)");
+    println!("(b)  trivial route /livez                          {trivial:>9.0} req/s  ({trivial_err} errors)");
+    println!("     ratio a/b  {:.2}   ratio a'/b  {:.2}   (target >= 0.70)", rest / trivial, cached / trivial);
+
+    // (c) Make one shop's L2 entry logically expired (and absent from L1: an id not read before), then
+    // fire 1,000 concurrent readers and count Postgres loads through the server's own counter.
+    let redis = redis::Client::open(env("REDIS_URL", "redis://127.0.0.1:6379/0")).map_err(|e| e.to_string())?;
+    let mut con = redis.get_multiplexed_async_connection().await.map_err(|e| e.to_string())?;
+    let keys = Keys::new(env("REDIS_KEY_PREFIX", ""));
+    let id = 1_000 + (std::process::id() as i64 % 1_000);
+    let url = format!("{base}/api/catalog/shop-cached?id={id}");
+    let (_, body) = get(&client, &shop_url).await?;
+    let donor: app::catalog::model::Shop = serde_json::from_slice(&body).map_err(|e| format!("shop json: {e}"))?;
+    let stale = app::catalog::model::Shop { id, name: format!("{} (stale)", donor.name), ..donor };
+    let entry = serde_json::to_string(&L2Entry { data: Some(stale), expires_at: 0 }).map_err(|e| e.to_string())?;
+    let _: () = redis::cmd("SET").arg(keys.shop(id)).arg(entry).query_async(&mut con).await.map_err(|e| e.to_string())?;
+    let before = db_loads(&client, &base).await?;
+    let started = Instant::now();
+    let readers: Vec<_> = (0..1_000)
+        .map(|_| {
+            let (client, url) = (client.clone(), url.clone());
+            tokio::spawn(async move { get(&client, &url).await.map(|(s, _)| s == 200).unwrap_or(false) })
+        })
+        .collect();
+    let mut served = 0;
+    for r in readers {
+        served += usize::from(r.await.unwrap_or(false));
+    }
+    let elapsed = started.elapsed();
+    tokio::time::sleep(Duration::from_millis(500)).await; // let the background rebuild finish
+    let after = db_loads(&client, &base).await?;
+    println!(
+        "(c) 1,000 readers of expired shop {id}: {served} served in {:.0} ms, Postgres loads = {} (target exactly 1)",
+        elapsed.as_secs_f64() * 1000.0,
+        after - before
+    );
+    Ok(())
+}
