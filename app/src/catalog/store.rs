@@ -41,11 +41,21 @@ pub async fn shop_by_id(db: &PgPool, id: i64) -> Result<Option<Shop>, sqlx::Erro
 
 const SUMMARY: &str = "SELECT id, name, area, images[1] AS image, avg_price_cents, score, sold FROM shops";
 
-/// Queries fetch one row more than a page: its presence says whether a next page exists.
-fn paged(mut rows: Vec<ShopSummary>) -> (Vec<ShopSummary>, bool) {
+/// Runs a summary query whose `$1` is `filter`, one page of it. It fetches one row more than a page:
+/// that row's presence says whether a next page exists.
+async fn fetch_page<'q, T>(db: &PgPool, sql: &'q str, filter: T, page: u32) -> Result<(Vec<ShopSummary>, bool), sqlx::Error>
+where
+    T: 'q + Send + sqlx::Encode<'q, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>,
+{
+    let mut rows = sqlx::query_as::<_, ShopSummary>(sql)
+        .bind(filter)
+        .bind(i64::from(PAGE_SIZE) + 1)
+        .bind(i64::from(page.max(1) - 1) * i64::from(PAGE_SIZE))
+        .fetch_all(db)
+        .await?;
     let has_next = rows.len() > PAGE_SIZE as usize;
     rows.truncate(PAGE_SIZE as usize);
-    (rows, has_next)
+    Ok((rows, has_next))
 }
 
 /// Shops of one type, ordered, one page (ties broken by id so pages never overlap).
@@ -62,26 +72,14 @@ pub async fn shops_by_type(
         ShopSort::Popular => "sold DESC, id",
     };
     let sql = format!("{SUMMARY} WHERE type_id = $1 ORDER BY {order} LIMIT $2 OFFSET $3");
-    let rows = sqlx::query_as::<_, ShopSummary>(&sql)
-        .bind(type_id)
-        .bind(i64::from(PAGE_SIZE) + 1)
-        .bind(i64::from(page - 1) * i64::from(PAGE_SIZE))
-        .fetch_all(db)
-        .await?;
-    Ok(paged(rows))
+    fetch_page(db, &sql, type_id, page).await
 }
 
 /// Shops whose name contains `q` (case-insensitive), best first.
 pub async fn search_shops(db: &PgPool, q: &str, page: u32) -> Result<(Vec<ShopSummary>, bool), sqlx::Error> {
     let pattern = format!("%{}%", q.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
     let sql = format!("{SUMMARY} WHERE name ILIKE $1 ORDER BY score DESC, id LIMIT $2 OFFSET $3");
-    let rows = sqlx::query_as::<_, ShopSummary>(&sql)
-        .bind(pattern)
-        .bind(i64::from(PAGE_SIZE) + 1)
-        .bind(i64::from(page - 1) * i64::from(PAGE_SIZE))
-        .fetch_all(db)
-        .await?;
-    Ok(paged(rows))
+    fetch_page(db, &sql, pattern, page).await
 }
 
 /// Coupons on sale at a shop, flash sales first.
