@@ -69,6 +69,31 @@ impl Keys {
         format!("{}uv:site:{day}", self.prefix)
     }
 
+    /// `seckill:{vid}:stock`: remaining stock of one sale (the `{vid}` hash tag keeps a sale on one slot).
+    pub fn seckill_stock(&self, voucher_id: i64) -> String {
+        format!("{}seckill:{{{voucher_id}}}:stock", self.prefix)
+    }
+
+    /// `seckill:{vid}:buyers`: users who hold one of the sale's coupons.
+    pub fn seckill_buyers(&self, voucher_id: i64) -> String {
+        format!("{}seckill:{{{voucher_id}}}:buyers", self.prefix)
+    }
+
+    /// `seckill:{vid}:window`: hash with `begin` and `end` in unix ms.
+    pub fn seckill_window(&self, voucher_id: i64) -> String {
+        format!("{}seckill:{{{voucher_id}}}:window", self.prefix)
+    }
+
+    /// `seckill:{vid}:released`: order ids whose grab was already given back (release once only).
+    pub fn seckill_released(&self, voucher_id: i64) -> String {
+        format!("{}seckill:{{{voucher_id}}}:released", self.prefix)
+    }
+
+    /// `rl:{scope}:{who}`: sliding-window rate-limit log.
+    pub fn rate_limit(&self, scope: &str, who: &str) -> String {
+        format!("{}rl:{scope}:{who}", self.prefix)
+    }
+
     /// `idgen:worker`: counter that hands each server instance its order-id worker number.
     pub fn id_worker_counter(&self) -> String {
         format!("{}idgen:worker", self.prefix)

@@ -1,0 +1,12 @@
+-- Gives one grab back (broker refused the order, or the unpaid order was closed), at most once per order.
+-- KEYS[1] = seckill:{vid}:stock   KEYS[2] = seckill:{vid}:buyers   KEYS[3] = seckill:{vid}:released
+-- ARGV[1] = user id   ARGV[2] = order id
+-- Returns 1 if stock was returned, 0 if this order was already released (or its buyer is not recorded).
+if redis.call('SADD', KEYS[3], ARGV[2]) == 0 then
+  return 0
+end
+if redis.call('SREM', KEYS[2], ARGV[1]) == 1 then
+  redis.call('INCR', KEYS[1])
+  return 1
+end
+return 0

@@ -1,0 +1,28 @@
+-- One flash-sale grab, atomically: sale window, one per user, stock, then deduct and record the buyer.
+-- Nil-safe: a sale whose keys are missing answers 1 instead of erroring on tonumber(nil).
+-- Uses Redis' own clock so every app instance agrees on when a sale starts and ends.
+-- KEYS[1] = seckill:{vid}:stock   KEYS[2] = seckill:{vid}:buyers   KEYS[3] = seckill:{vid}:window
+-- ARGV[1] = user id
+-- Returns 0 ok, 1 no such sale, 2 not started, 3 ended, 4 sold out, 5 already bought.
+local window = redis.call('HMGET', KEYS[3], 'begin', 'end')
+local stock = redis.call('GET', KEYS[1])
+if (not window[1]) or (not window[2]) or (not stock) then
+  return 1
+end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if now < tonumber(window[1]) then
+  return 2
+end
+if now >= tonumber(window[2]) then
+  return 3
+end
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then
+  return 5
+end
+if tonumber(stock) <= 0 then
+  return 4
+end
+redis.call('DECR', KEYS[1])
+redis.call('SADD', KEYS[2], ARGV[1])
+return 0
