@@ -11,6 +11,8 @@ pub mod config;
 #[cfg(feature = "ssr")]
 pub mod edge;
 #[cfg(feature = "ssr")]
+pub mod ids;
+#[cfg(feature = "ssr")]
 pub mod kafka;
 #[cfg(feature = "ssr")]
 pub mod keys;

@@ -10,6 +10,7 @@ use sqlx::PgPool;
 
 use crate::catalog::cache::ShopCache;
 use crate::config::Config;
+use crate::ids::IdGenerator;
 use crate::keys::Keys;
 
 /// Everything a request handler or worker needs. Stateless apart from caches: instances can scale out.
@@ -23,6 +24,8 @@ pub struct AppState {
     pub kafka: FutureProducer,
     /// Redis key builder.
     pub keys: Keys,
+    /// Order-id generator with this instance's leased worker number.
+    pub ids: Arc<IdGenerator>,
     /// This instance's shop cache (L1) and its counters.
     pub shops: Arc<ShopCache>,
     /// Settings.
@@ -78,11 +81,14 @@ impl AppState {
     ) -> Result<Self, StartupError> {
         let redis = redis_connection(&config.redis_url).await?;
         let kafka = crate::kafka::producer(&config)?;
+        let keys = Keys::new(config.redis_key_prefix.clone());
+        let worker = crate::ids::lease_worker(&redis, &keys.id_worker_counter()).await?;
         let state = Self {
             db,
             redis,
             kafka,
-            keys: Keys::new(config.redis_key_prefix.clone()),
+            ids: Arc::new(IdGenerator::new(worker)),
+            keys,
             shops: Arc::new(ShopCache::new(config.shop_cache_l1_ttl)),
             config: Arc::new(config),
             leptos_options,

@@ -93,3 +93,13 @@ async fn the_sliding_window_limits_and_says_how_long_to_wait() {
     tokio::time::sleep(Duration::from_millis(wait + 50)).await;
     assert_eq!(store::rate_limit(&redis, &key, 1_000, 3).await.unwrap(), None, "a slot freed up");
 }
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn instances_lease_different_worker_numbers(db: sqlx::PgPool) {
+    let states = app::testing::test_instances(db, 3, &[]).await;
+    let workers: std::collections::HashSet<u64> = states.iter().map(|s| s.ids.worker()).collect();
+    assert_eq!(workers.len(), 3, "each instance mints ids in its own space");
+    let a = states[0].ids.next_id();
+    let b = states[1].ids.next_id();
+    assert_ne!(a, b);
+}
