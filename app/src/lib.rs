@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod catalog;
 pub mod error;
+pub mod orders;
 pub mod seckill;
 pub mod ui;
 

@@ -1,0 +1,5 @@
+//! Orders: the message a grab produces and the idempotent writer that persists it.
+
+pub mod model;
+#[cfg(feature = "ssr")]
+pub mod store;

@@ -1,0 +1,79 @@
+//! The order writer against real Postgres: redelivery writes nothing twice, the stock guard never oversells.
+
+use app::orders::model::OrderCreated;
+use app::orders::store::write_batch;
+use sqlx::PgPool;
+
+async fn fixture(db: &PgPool, stock: i32) -> Vec<i64> {
+    sqlx::query("INSERT INTO shop_types (id, name) VALUES (1, 'T')").execute(db).await.unwrap();
+    sqlx::query("INSERT INTO shops (id, name, type_id, address, longitude, latitude) VALUES (1, 'S', 1, '杭州市某路1号', 120.1, 30.2)")
+        .execute(db)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO vouchers (id, shop_id, title, pay_value_cents, actual_value_cents, kind, stock, begin_at, end_at)
+         VALUES (42, 1, 'V', 990, 5000, 'flash', $1, now() - interval '1 hour', now() + interval '1 hour')",
+    )
+    .bind(stock)
+    .execute(db)
+    .await
+    .unwrap();
+    let mut users = Vec::new();
+    for i in 0..20 {
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO users (phone, nickname, password_hash) VALUES ($1, 'n', 'x') RETURNING id",
+        )
+        .bind(format!("1390000{i:04}"))
+        .fetch_one(db)
+        .await
+        .unwrap();
+        users.push(id);
+    }
+    users
+}
+
+fn msg(order_id: i64, user_id: i64) -> OrderCreated {
+    OrderCreated { order_id, user_id, voucher_id: 42, ts: 1_764_400_000_000 }
+}
+
+async fn counts(db: &PgPool) -> (i64, i32) {
+    sqlx::query_as("SELECT (SELECT count(*) FROM orders), (SELECT stock FROM vouchers WHERE id = 42)")
+        .fetch_one(db)
+        .await
+        .unwrap()
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_redelivered_batch_writes_nothing_twice(db: PgPool) {
+    let users = fixture(&db, 100).await;
+    let batch: Vec<OrderCreated> = users.iter().take(10).enumerate().map(|(i, u)| msg(1_000 + i as i64, *u)).collect();
+    let first = write_batch(&db, &batch).await.unwrap();
+    assert_eq!(first.inserted.len(), 10);
+    assert_eq!(counts(&db).await, (10, 90));
+
+    let again = write_batch(&db, &batch).await.unwrap();
+    assert!(again.inserted.is_empty());
+    assert_eq!(again.duplicates.len(), 10);
+    assert!(again.rejected.is_empty());
+    assert_eq!(counts(&db).await, (10, 90), "no duplicate rows, no double deduction");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn postgres_never_oversells_even_if_redis_disagrees(db: PgPool) {
+    let users = fixture(&db, 2).await;
+    let batch: Vec<OrderCreated> = users.iter().take(3).enumerate().map(|(i, u)| msg(2_000 + i as i64, *u)).collect();
+    let out = write_batch(&db, &batch).await.unwrap();
+    assert_eq!(out.inserted, vec![2_000, 2_001]);
+    assert_eq!(out.rejected.len(), 1);
+    assert_eq!(out.rejected[0].0.order_id, 2_002);
+    assert_eq!(counts(&db).await, (2, 0));
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_second_live_order_of_the_same_user_is_rejected_not_written(db: PgPool) {
+    let users = fixture(&db, 10).await;
+    let out = write_batch(&db, &[msg(3_000, users[0]), msg(3_001, users[0])]).await.unwrap();
+    assert_eq!(out.inserted, vec![3_000]);
+    assert_eq!(out.rejected.len(), 1);
+    assert_eq!(counts(&db).await, (1, 9), "the stock was not touched for the refused order");
+}
