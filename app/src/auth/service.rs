@@ -88,10 +88,12 @@ pub async fn hash_password(password: Password) -> Result<String, AuthError> {
     .map_err(|e| AuthError::Hash(e.to_string()))?
 }
 
-/// Verifies on the blocking pool; a malformed stored hash counts as a mismatch.
-async fn verify_password(password: String, hash: String) -> Result<bool, AuthError> {
+/// Verifies on the blocking pool; a malformed stored hash counts as a mismatch. `None` (unknown account)
+/// verifies against the dummy hash — also on the blocking pool, where it is built the first time.
+async fn verify_password(password: String, hash: Option<String>) -> Result<bool, AuthError> {
     tokio::task::spawn_blocking(move || {
-        PasswordHash::new(&hash).is_ok_and(|parsed| argon2().verify_password(password.as_bytes(), &parsed).is_ok())
+        let hash = hash.as_deref().unwrap_or_else(|| dummy_hash());
+        PasswordHash::new(hash).is_ok_and(|parsed| argon2().verify_password(password.as_bytes(), &parsed).is_ok())
     })
     .await
     .map_err(|e| AuthError::Hash(e.to_string()))
@@ -164,7 +166,7 @@ pub async fn login(
     }
 
     let row = store::find_by_account(&state.db, &account).await?;
-    let hash = row.as_ref().map_or_else(|| dummy_hash().to_string(), |r| r.password_hash.clone());
+    let hash = row.as_ref().map(|r| r.password_hash.clone());
     let matches = verify_password(password.to_string(), hash).await? && row.is_some();
 
     match row {
