@@ -63,7 +63,7 @@ pub async fn ensure_topics(config: &Config) -> Result<(), KafkaError> {
     let names: Vec<String> = TOPICS.iter().map(|t| topic(config, t)).collect();
     let new: Vec<NewTopic<'_>> = names
         .iter()
-        .map(|n| NewTopic::new(n, config.kafka_partitions, TopicReplication::Fixed(1)))
+        .map(|n| NewTopic::new(n, config.kafka_partitions, TopicReplication::Fixed(config.kafka_replication)))
         .collect();
     let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(10)));
     for result in admin.create_topics(&new, &opts).await? {
