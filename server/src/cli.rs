@@ -72,11 +72,14 @@ async fn serve(config: Config) -> Result<(), CliError> {
     let addr: SocketAddr = config.listen_addr;
     let state = connect(config).await?;
     let router = crate::router::build(state.clone());
+    // Background workers. Aborting one mid-batch is safe: offsets are committed after the DB commit.
+    let order_writer = app::orders::writer::spawn(state.clone());
     let listener = tokio::net::TcpListener::bind(addr).await?;
     tracing::info!("listening on http://{addr}");
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown_signal())
         .await?;
+    order_writer.abort();
     // Hand any queued messages to the broker before exiting.
     let _ = state.kafka.flush(std::time::Duration::from_secs(5));
     tracing::info!("shut down cleanly");

@@ -3,3 +3,5 @@
 pub mod model;
 #[cfg(feature = "ssr")]
 pub mod store;
+#[cfg(feature = "ssr")]
+pub mod writer;

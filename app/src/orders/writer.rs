@@ -1,0 +1,124 @@
+//! The order writer: consumes `orders.created` in batches, writes each batch in one transaction, sends
+//! what Postgres refuses (and what cannot be decoded) to `orders.dlq` with the reason, gives refused grabs
+//! back in Redis, and only then commits the offsets — so a crash redelivers, and redelivery writes nothing twice.
+
+use std::time::Duration;
+
+use rdkafka::Message;
+use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
+use rdkafka::error::KafkaError;
+use rdkafka::message::{Header, OwnedHeaders, OwnedMessage};
+use rdkafka::producer::FutureRecord;
+
+use super::model::OrderCreated;
+use super::store::{self, BatchOutcome};
+use crate::kafka::{self, ORDERS_CREATED, ORDERS_DLQ};
+use crate::state::AppState;
+
+/// Consumer group of the writer.
+pub const GROUP: &str = "order-writer";
+/// Most messages written in one transaction.
+pub const MAX_BATCH: usize = 500;
+/// How long a batch waits for more messages once it has one.
+const LINGER: Duration = Duration::from_millis(20);
+
+/// The writer stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum WriterError {
+    /// Kafka failed.
+    #[error("kafka: {0}")]
+    Kafka(#[from] KafkaError),
+    /// Postgres failed (the batch was not committed; it will be redelivered).
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+    /// A dead-letter send failed (offsets not committed; the batch will be redelivered).
+    #[error("dead-letter queue: {0}")]
+    Dlq(KafkaError),
+}
+
+/// What one batch came to, for logs and tests.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct BatchReport {
+    /// New orders written.
+    pub inserted: usize,
+    /// Redeliveries skipped.
+    pub duplicates: usize,
+    /// Sent to the dead-letter topic.
+    pub dead_lettered: usize,
+}
+
+/// Waits for one message, then gathers more until `MAX_BATCH` or `LINGER` passes without one.
+async fn next_batch(consumer: &StreamConsumer) -> Result<Vec<OwnedMessage>, KafkaError> {
+    let first = consumer.recv().await?.detach();
+    let mut batch = vec![first];
+    while batch.len() < MAX_BATCH {
+        match tokio::time::timeout(LINGER, consumer.recv()).await {
+            Ok(msg) => batch.push(msg?.detach()),
+            Err(_) => break,
+        }
+    }
+    Ok(batch)
+}
+
+async fn dead_letter(state: &AppState, payload: &[u8], reason: &str) -> Result<(), WriterError> {
+    let topic = kafka::topic(&state.config, ORDERS_DLQ);
+    let headers = OwnedHeaders::new().insert(Header { key: "reason", value: Some(reason) });
+    let record: FutureRecord<'_, (), [u8]> = FutureRecord::to(&topic).payload(payload).headers(headers);
+    state.kafka.send(record, Duration::from_secs(10)).await.map(|_| ()).map_err(|(e, _)| WriterError::Dlq(e))
+}
+
+/// Decodes, writes and dead-letters one batch. Idempotent: running it twice on the same messages
+/// writes nothing twice (the give-back in Redis is once-only per order too).
+pub async fn process_batch(state: &AppState, messages: &[OwnedMessage]) -> Result<BatchReport, WriterError> {
+    let mut orders = Vec::with_capacity(messages.len());
+    let mut report = BatchReport::default();
+    for m in messages {
+        let payload = m.payload().unwrap_or_default();
+        match serde_json::from_slice::<OrderCreated>(payload) {
+            Ok(order) => orders.push(order),
+            Err(e) => {
+                dead_letter(state, payload, &format!("undecodable order message: {e}")).await?;
+                report.dead_lettered += 1;
+            }
+        }
+    }
+    let BatchOutcome { inserted, duplicates, rejected } = store::write_batch(&state.db, &orders).await?;
+    for (order, reason) in &rejected {
+        let payload = serde_json::to_vec(order).unwrap_or_default();
+        dead_letter(state, &payload, reason).await?;
+        // Redis counted this grab; Postgres refused it: give the coupon back so the sale stays honest.
+        if let Err(e) =
+            crate::seckill::store::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await
+        {
+            tracing::error!(order = order.order_id, "could not release a refused grab in Redis: {e}");
+        }
+    }
+    report.inserted = inserted.len();
+    report.duplicates = duplicates.len();
+    report.dead_lettered += rejected.len();
+    Ok(report)
+}
+
+/// Runs the writer until an error; the caller restarts it (offsets are committed only after the DB commit).
+pub async fn run(state: AppState) -> Result<(), WriterError> {
+    let consumer = kafka::consumer(&state.config, &format!("{}{GROUP}", state.config.kafka_topic_prefix))?;
+    consumer.subscribe(&[&kafka::topic(&state.config, ORDERS_CREATED)])?;
+    loop {
+        let batch = next_batch(&consumer).await?;
+        let report = process_batch(&state, &batch).await?;
+        consumer.commit_consumer_state(CommitMode::Sync)?;
+        tracing::debug!(?report, "order batch written");
+    }
+}
+
+/// Keeps the writer running for the life of the process, restarting it after a failure.
+pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = run(state.clone()).await {
+                tracing::error!("order writer stopped, restarting in 1 s: {e}");
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    })
+}

@@ -1,0 +1,84 @@
+//! The order writer end to end through the real broker: produced orders land in Postgres once, garbage
+//! and refused orders go to the dead-letter topic with a reason.
+
+use std::time::Duration;
+
+use app::kafka::{self, ORDERS_CREATED, ORDERS_DLQ};
+use app::orders::model::OrderCreated;
+use app::testing::test_state;
+use rdkafka::Message;
+use rdkafka::consumer::Consumer;
+use rdkafka::message::Headers;
+use rdkafka::producer::FutureRecord;
+use sqlx::PgPool;
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn produced_orders_are_written_once_and_refusals_dead_lettered(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    kafka::ensure_topics(&state.config).await.unwrap();
+    sqlx::query("INSERT INTO shop_types (id, name) VALUES (1, 'T')").execute(&db).await.unwrap();
+    sqlx::query("INSERT INTO shops (id, name, type_id, address, longitude, latitude) VALUES (1, 'S', 1, '杭州市某路1号', 120.1, 30.2)")
+        .execute(&db)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO vouchers (id, shop_id, title, pay_value_cents, actual_value_cents, kind, stock, begin_at, end_at)
+         VALUES (42, 1, 'V', 990, 5000, 'flash', 5, now() - interval '1 hour', now() + interval '1 hour')",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let mut users = Vec::new();
+    for i in 0..6 {
+        let id: i64 = sqlx::query_scalar("INSERT INTO users (phone, nickname, password_hash) VALUES ($1, 'n', 'x') RETURNING id")
+            .bind(format!("1390001{i:04}"))
+            .fetch_one(&db)
+            .await
+            .unwrap();
+        users.push(id);
+    }
+
+    let topic = kafka::topic(&state.config, ORDERS_CREATED);
+    let send = |payload: Vec<u8>| {
+        let (producer, topic) = (state.kafka.clone(), topic.clone());
+        async move {
+            producer.send(FutureRecord::<(), _>::to(&topic).payload(&payload), Duration::from_secs(10)).await.expect("acked");
+        }
+    };
+    // Six distinct buyers on a stock of five, one of them delivered twice, plus garbage.
+    for (i, user) in users.iter().enumerate() {
+        let order = OrderCreated { order_id: 10 + i as i64, user_id: *user, voucher_id: 42, ts: 1_764_400_000_000 };
+        send(serde_json::to_vec(&order).unwrap()).await;
+        if i == 0 {
+            send(serde_json::to_vec(&order).unwrap()).await;
+        }
+    }
+    send(b"not json".to_vec()).await;
+
+    let writer = app::orders::writer::spawn(state.clone());
+    let mut written = 0_i64;
+    for _ in 0..150 {
+        written = sqlx::query_scalar("SELECT count(*) FROM orders").fetch_one(&db).await.unwrap();
+        if written == 5 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(written, 5, "stock 5: five orders, the redelivery written once");
+    let stock: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = 42").fetch_one(&db).await.unwrap();
+    assert_eq!(stock, 0);
+
+    let dlq = kafka::consumer(&state.config, "dlq-reader").unwrap();
+    dlq.subscribe(&[&kafka::topic(&state.config, ORDERS_DLQ)]).unwrap();
+    let mut reasons = Vec::new();
+    while reasons.len() < 2 {
+        let msg = tokio::time::timeout(Duration::from_secs(30), dlq.recv()).await.expect("dead letters").unwrap();
+        let headers = msg.headers().expect("reason header");
+        let reason = headers.iter().find(|h| h.key == "reason").and_then(|h| h.value).unwrap();
+        reasons.push(String::from_utf8_lossy(reason).to_string());
+    }
+    reasons.sort();
+    assert!(reasons[0].contains("no stock left"), "{reasons:?}");
+    assert!(reasons[1].contains("undecodable"), "{reasons:?}");
+    writer.abort();
+}
