@@ -184,16 +184,24 @@ fn shop_id() -> impl Fn() -> Option<i64> + Copy + Send + Sync + 'static {
     move || params.read().get("id").and_then(|s| s.parse::<i64>().ok())
 }
 
+/// A resource keyed on the shop id in the URL; a non-numeric id is a 404 without asking the server.
+fn shop_resource<T, Fut>(fetch: fn(i64) -> Fut) -> Resource<Result<T, AppError>>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+    Fut: Future<Output = Result<T, AppError>> + Send + 'static,
+{
+    Resource::new(shop_id(), move |id| async move {
+        match id {
+            Some(id) => fetch(id).await,
+            None => Err(AppError::NotFound("Shop".into())),
+        }
+    })
+}
+
 /// `/shops/:id`.
 #[component]
 pub fn ShopDetailPage() -> impl IntoView {
-    let id = shop_id();
-    let data = Resource::new(id, |id| async move {
-        match id {
-            Some(id) => get_shop_page(id).await,
-            None => Err(AppError::NotFound("Shop".into())),
-        }
-    });
+    let data = shop_resource(get_shop_page);
     view! {
         <Suspense fallback=|| view! { <p>"Loading shop…"</p> }>
             {move || Suspend::new(async move {
@@ -267,12 +275,7 @@ fn VoucherCard(v: VoucherView) -> impl IntoView {
 #[component]
 pub fn EditShopPage() -> impl IntoView {
     let id = shop_id();
-    let data = Resource::new(id, |id| async move {
-        match id {
-            Some(id) => shop_for_edit(id).await,
-            None => Err(AppError::NotFound("Shop".into())),
-        }
-    });
+    let data = shop_resource(shop_for_edit);
     let action = ServerAction::<UpdateShop>::new();
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
     view! {
