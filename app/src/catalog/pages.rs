@@ -271,6 +271,16 @@ fn VoucherCard(v: VoucherView) -> impl IntoView {
     }
 }
 
+/// A labelled text input with its inline error.
+#[component]
+fn TextField(name: &'static str, label: &'static str, value: String, error: Signal<Option<AppError>>) -> impl IntoView {
+    view! {
+        <label for=name>{label}</label>
+        <input id=name name=name value=value/>
+        <FieldError error field=name/>
+    }
+}
+
 /// `/shops/:id/edit`: the owner's edit form.
 #[component]
 pub fn EditShopPage() -> impl IntoView {
@@ -287,24 +297,13 @@ pub fn EditShopPage() -> impl IntoView {
                             <h1>"Edit shop"</h1>
                             <ActionForm action=action>
                                 <input type="hidden" name="id" value=shop.id/>
-                                <label for="name">"Name"</label>
-                                <input id="name" name="name" value=shop.name.clone()/>
-                                <FieldError error field="name"/>
-                                <label for="address">"Address"</label>
-                                <input id="address" name="address" value=shop.address.clone()/>
-                                <FieldError error field="address"/>
-                                <label for="longitude">"Longitude"</label>
-                                <input id="longitude" name="longitude" value=shop.longitude.to_string()/>
-                                <FieldError error field="longitude"/>
-                                <label for="latitude">"Latitude"</label>
-                                <input id="latitude" name="latitude" value=shop.latitude.to_string()/>
-                                <FieldError error field="latitude"/>
-                                <label for="avg_price">"Average price per person (yuan)"</label>
-                                <input id="avg_price" name="avg_price" value=format!("{:.2}", shop.avg_price_cents as f64 / 100.0)/>
-                                <FieldError error field="avg_price"/>
-                                <label for="open_hours">"Opening hours"</label>
-                                <input id="open_hours" name="open_hours" value=shop.open_hours.clone()/>
-                                <FieldError error field="open_hours"/>
+                                <TextField name="name" label="Name" value=shop.name.clone() error/>
+                                <TextField name="address" label="Address" value=shop.address.clone() error/>
+                                <TextField name="longitude" label="Longitude" value=shop.longitude.to_string() error/>
+                                <TextField name="latitude" label="Latitude" value=shop.latitude.to_string() error/>
+                                <TextField name="avg_price" label="Average price per person (yuan)"
+                                    value=format!("{:.2}", shop.avg_price_cents as f64 / 100.0) error/>
+                                <TextField name="open_hours" label="Opening hours" value=shop.open_hours.clone() error/>
                                 <label for="images">"Images (one address per line)"</label>
                                 <textarea id="images" name="images" rows="3">{shop.images.join("\n")}</textarea>
                                 <FieldError error field="images"/>
