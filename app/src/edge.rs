@@ -81,8 +81,3 @@ pub async fn visitor_id(user: Option<&CurrentUser>) -> String {
     });
     format!("a:{id}")
 }
-
-/// The logged-in user, or a 401 `LoginRequired`.
-pub async fn require_user() -> Result<CurrentUser, AppError> {
-    current_user().await?.ok_or_else(|| AppError::LoginRequired.respond())
-}

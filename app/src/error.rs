@@ -10,9 +10,6 @@ pub enum AppError {
     /// One form field is invalid; `field` names it so the form can show the message inline.
     #[error("{message}")]
     Validation { field: String, message: String },
-    /// The request makes sense but conflicts with existing data (e.g. an account already exists).
-    #[error("{0}")]
-    Conflict(String),
     /// Credentials did not match.
     #[error("{0}")]
     Unauthenticated(String),
@@ -57,7 +54,6 @@ impl AppError {
             Self::Unauthenticated(_) | Self::LoginRequired => 401,
             Self::Forbidden => 403,
             Self::NotFound(_) => 404,
-            Self::Conflict(_) => 409,
             Self::TooManyRequests { .. } => 429,
             Self::Internal => 500,
             Self::Transport(_) => 502,

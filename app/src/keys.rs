@@ -14,11 +14,6 @@ impl Keys {
         Self { prefix: prefix.into() }
     }
 
-    /// The namespace prefix itself (for SCAN patterns when resetting demo state).
-    pub fn prefix(&self) -> &str {
-        &self.prefix
-    }
-
     /// `session:{id}`: one tower-sessions record.
     pub fn session(&self, id: &str) -> String {
         format!("{}session:{id}", self.prefix)

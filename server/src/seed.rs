@@ -20,6 +20,9 @@ pub enum SeedError {
     /// Hashing a demo password.
     #[error("hashing demo passwords: {0}")]
     Hash(String),
+    /// The demo data defined in this file does not pass the app's own rules (a programming error).
+    #[error("invalid demo data: {0}")]
+    Demo(String),
 }
 
 /// Row counts after seeding.
@@ -263,7 +266,7 @@ async fn seed_types(tx: &mut sqlx::PgConnection) -> Result<(), SeedError> {
 async fn seed_users(tx: &mut sqlx::PgConnection) -> Result<i64, SeedError> {
     let mut merchant_id = None;
     for (account, nickname, role) in DEMO_USERS {
-        let account = Account::parse(account).map_err(|e| SeedError::Hash(e.to_string()))?;
+        let account = Account::parse(account).map_err(|e| SeedError::Demo(e.to_string()))?;
         let existing = sqlx::query_scalar::<_, i64>("SELECT id FROM users WHERE phone = $1 OR email = $1")
             .bind(account.as_str())
             .fetch_optional(&mut *tx)
@@ -271,7 +274,7 @@ async fn seed_users(tx: &mut sqlx::PgConnection) -> Result<i64, SeedError> {
         let id = match existing {
             Some(id) => id,
             None => {
-                let password = Password::parse(DEMO_PASSWORD).map_err(|e| SeedError::Hash(e.to_string()))?;
+                let password = Password::parse(DEMO_PASSWORD).map_err(|e| SeedError::Demo(e.to_string()))?;
                 let hash = app::auth::service::hash_password(password)
                     .await
                     .map_err(|e| SeedError::Hash(e.to_string()))?;
@@ -296,7 +299,7 @@ async fn seed_users(tx: &mut sqlx::PgConnection) -> Result<i64, SeedError> {
             merchant_id = Some(id);
         }
     }
-    merchant_id.ok_or_else(|| SeedError::Hash("no demo merchant defined".into()))
+    merchant_id.ok_or_else(|| SeedError::Demo("no demo merchant defined".into()))
 }
 
 async fn seed_shops(tx: &mut sqlx::PgConnection, merchant_id: i64) -> Result<(), SeedError> {
