@@ -34,6 +34,8 @@ pub struct Config {
     pub kafka_partitions: i32,
     /// `KAFKA_REPLICATION_FACTOR`: replicas per partition when the app creates its topics (3 on a real cluster).
     pub kafka_replication: i32,
+    /// `KAFKA_PRODUCE_TIMEOUT_MS`: how long a grab waits for the broker before the outcome counts as unknown.
+    pub kafka_produce_timeout: Duration,
     /// `LISTEN_ADDR`: where the HTTP server binds (overrides Leptos' site address).
     pub listen_addr: SocketAddr,
     /// `PAY_TIMEOUT_SECS`: unpaid orders close after this long.
@@ -80,6 +82,7 @@ impl Config {
             kafka_topic_prefix: r.string("KAFKA_TOPIC_PREFIX", ""),
             kafka_partitions: r.parse("KAFKA_PARTITIONS", 4)?,
             kafka_replication: r.parse("KAFKA_REPLICATION_FACTOR", 1)?,
+            kafka_produce_timeout: Duration::from_millis(r.parse("KAFKA_PRODUCE_TIMEOUT_MS", 5000u64)?.max(100)),
             listen_addr: r.parse("LISTEN_ADDR", SocketAddr::from(([127, 0, 0, 1], 3000)))?,
             pay_timeout: r.secs("PAY_TIMEOUT_SECS", 15 * 60)?,
             shop_cache_l1_ttl: r.secs("SHOP_CACHE_L1_TTL_SECS", 5)?,

@@ -25,6 +25,9 @@ pub enum AppError {
     /// Slowed down: too many attempts.
     #[error("{message}")]
     TooManyRequests { message: String, retry_after_secs: u64 },
+    /// A backing service is down; nothing was changed, so trying again is safe.
+    #[error("{0}")]
+    Unavailable(String),
     /// Our fault; details are in the server log.
     #[error("Something went wrong on our side. Please try again in a moment.")]
     Internal,
@@ -56,6 +59,7 @@ impl AppError {
             Self::NotFound(_) => 404,
             Self::TooManyRequests { .. } => 429,
             Self::Internal => 500,
+            Self::Unavailable(_) => 503,
             Self::Transport(_) => 502,
         }
     }

@@ -7,7 +7,11 @@ use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::StreamConsumer;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::producer::FutureProducer;
+use rdkafka::message::Message;
+use rdkafka::producer::{BaseRecord, DeliveryResult, FutureProducer, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::bindings::rd_kafka_msg_status_t as RDKafkaMsgStatus;
+use rdkafka::ClientContext;
+use tokio::sync::oneshot;
 
 use crate::config::Config;
 
@@ -46,15 +50,129 @@ pub fn producer(config: &Config) -> Result<FutureProducer, KafkaError> {
         .create()
 }
 
+/// Where a produced message ended up, as far as the client can tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// Written to the log and acknowledged by all in-sync replicas.
+    Persisted,
+    /// Certainly not written (never sent, or refused): the caller may undo its side effects.
+    NotPersisted(String),
+    /// Sent but not acknowledged in time: it may be in the log; only a resend (idempotent consumer) settles it.
+    Unknown(String),
+}
+
+/// Hands each delivery report, with librdkafka's persistence status, to the task awaiting it.
+pub struct DeliveryContext;
+
+impl ClientContext for DeliveryContext {}
+
+impl ProducerContext for DeliveryContext {
+    type DeliveryOpaque = Box<oneshot::Sender<Delivery>>;
+
+    fn delivery(&self, result: &DeliveryResult<'_>, reply: Self::DeliveryOpaque) {
+        let outcome = match result {
+            Ok(_) => Delivery::Persisted,
+            Err((err, msg)) => {
+                // SAFETY: `msg` is the live message librdkafka hands to this callback; the call only reads it.
+                let status = unsafe { rdkafka::bindings::rd_kafka_message_status(msg.ptr()) };
+                match status {
+                    RDKafkaMsgStatus::RD_KAFKA_MSG_STATUS_NOT_PERSISTED => Delivery::NotPersisted(err.to_string()),
+                    RDKafkaMsgStatus::RD_KAFKA_MSG_STATUS_PERSISTED => Delivery::Persisted,
+                    _ => Delivery::Unknown(format!("{err} (partition {}, possibly persisted)", msg.partition())),
+                }
+            }
+        };
+        // The waiter may have given up (its own deadline); the report is then only logged by the caller's fallback.
+        let _ = reply.send(outcome);
+    }
+}
+
+/// The producer of `orders.created`: idempotent, acks=all, and able to tell "certainly lost" from "maybe
+/// written", which decides between giving the stock back and queueing a resend.
+#[derive(Clone)]
+pub struct Publisher {
+    producer: ThreadedProducer<DeliveryContext>,
+    deadline: Duration,
+}
+
+impl Publisher {
+    /// Connects with the same guarantees as [`producer`]; `message_timeout` bounds every send.
+    pub fn new(config: &Config) -> Result<Self, KafkaError> {
+        let producer = base_config(config)
+            .set("enable.idempotence", "true")
+            .set("acks", "all")
+            .set("linger.ms", "1")
+            .set("message.timeout.ms", config.kafka_produce_timeout.as_millis().to_string())
+            .set("request.timeout.ms", (config.kafka_produce_timeout.as_millis() * 4 / 5).max(1).to_string())
+            .create_with_context(DeliveryContext)?;
+        // librdkafka reports every message by its timeout; the extra second only guards against a lost callback.
+        Ok(Self { producer, deadline: config.kafka_produce_timeout + Duration::from_secs(1) })
+    }
+
+    /// Sends one message and waits for its delivery report.
+    pub async fn send(&self, topic: &str, key: &str, payload: &[u8]) -> Delivery {
+        let (tx, rx) = oneshot::channel();
+        let record = BaseRecord::with_opaque_to(topic, Box::new(tx)).key(key).payload(payload);
+        if let Err((e, _)) = self.producer.send(record) {
+            // Refused before entering the queue (queue full, unknown topic): nothing was sent.
+            return Delivery::NotPersisted(e.to_string());
+        }
+        match tokio::time::timeout(self.deadline, rx).await {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(_)) => Delivery::Unknown("delivery report dropped".into()),
+            Err(_) => Delivery::Unknown("no delivery report in time".into()),
+        }
+    }
+
+    /// Waits for queued messages to be delivered (shutdown).
+    pub fn flush(&self, timeout: Duration) {
+        if let Err(e) = self.producer.flush(timeout) {
+            tracing::warn!("producer flush: {e}");
+        }
+    }
+}
+
 /// A consumer in `group` that commits offsets only when told to (after its work is durable).
 pub fn consumer(config: &Config, group: &str) -> Result<StreamConsumer, KafkaError> {
-    base_config(config)
+    consumer_config(config, group).create()
+}
+
+/// Keeps a consumer's total lag (messages behind the partitions' ends) from librdkafka's statistics.
+#[derive(Clone, Default)]
+pub struct LagContext {
+    /// Latest total over the assigned partitions; -1 until the first report.
+    pub lag: std::sync::Arc<std::sync::atomic::AtomicI64>,
+}
+
+impl ClientContext for LagContext {
+    fn stats(&self, statistics: rdkafka::Statistics) {
+        let total: i64 = statistics
+            .topics
+            .values()
+            .flat_map(|t| t.partitions.values())
+            .filter(|p| p.partition >= 0 && p.consumer_lag >= 0)
+            .map(|p| p.consumer_lag)
+            .sum();
+        self.lag.store(total, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl rdkafka::consumer::ConsumerContext for LagContext {}
+
+/// Like [`consumer`], reporting its lag into `context` every few seconds (for `/metrics`).
+pub fn consumer_with_lag(config: &Config, group: &str, context: LagContext) -> Result<StreamConsumer<LagContext>, KafkaError> {
+    consumer_config(config, group).set("statistics.interval.ms", "5000").create_with_context(context)
+}
+
+fn consumer_config(config: &Config, group: &str) -> ClientConfig {
+    let mut c = base_config(config);
+    c
         .set("group.id", group)
         .set("enable.auto.commit", "false")
         .set("auto.offset.reset", "earliest")
         .set("session.timeout.ms", "10000")
-        .set("enable.partition.eof", "false")
-        .create()
+        .set("enable.partition.eof", "false");
+    c
 }
 
 /// Creates every project topic that does not exist yet; existing ones are left alone.

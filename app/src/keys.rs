@@ -84,6 +84,11 @@ impl Keys {
         format!("{}seckill:{{{voucher_id}}}:released", self.prefix)
     }
 
+    /// `seckill:compensation`: order messages whose produce outcome was unknown, re-sent by a worker.
+    pub fn seckill_compensation(&self) -> String {
+        format!("{}seckill:compensation", self.prefix)
+    }
+
     /// `rl:{scope}:{who}`: sliding-window rate-limit log.
     pub fn rate_limit(&self, scope: &str, who: &str) -> String {
         format!("{}rl:{scope}:{who}", self.prefix)

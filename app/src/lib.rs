@@ -31,6 +31,8 @@ use leptos_router::components::{A, Route, Router, Routes};
 
 use auth::pages::{AccountMenu, AuthContext, LoginPage, MePage, RegisterPage};
 use catalog::pages::{CategoryPage, EditShopPage, HomePage, SearchPage, ShopDetailPage};
+use orders::pages::MyOrdersPage;
+use seckill::pages::ShopSalesPage;
 use ui::NotFound;
 
 /// The HTML document around the app (server rendering only).
@@ -77,11 +79,13 @@ pub fn App() -> impl IntoView {
                     <Route path=StaticSegment("login") view=LoginPage/>
                     <Route path=StaticSegment("register") view=RegisterPage/>
                     <Route path=StaticSegment("me") view=MePage/>
+                    <Route path=StaticSegment("orders") view=MyOrdersPage/>
                     // Async SSR: these pages wait for their data so an unknown id can answer a real 404.
                     <Route path=(StaticSegment("types"), ParamSegment("id")) view=CategoryPage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("shops"), ParamSegment("id")) view=ShopDetailPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("shops"), ParamSegment("id"), StaticSegment("edit")) view=EditShopPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("shops"), ParamSegment("id"), StaticSegment("sales")) view=ShopSalesPage/>
                 </Routes>
             </main>
         </Router>

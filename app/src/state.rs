@@ -20,8 +20,12 @@ pub struct AppState {
     pub db: PgPool,
     /// Self-reconnecting multiplexed Redis connection (clone per use; never held across unrelated awaits).
     pub redis: ConnectionManager,
-    /// Idempotent Kafka producer (acks=all).
+    /// Idempotent Kafka producer (acks=all) for workers' sends.
     pub kafka: FutureProducer,
+    /// The `orders.created` producer that reports whether a message was persisted.
+    pub publisher: crate::kafka::Publisher,
+    /// This instance's flash-sale flags and counters.
+    pub seckill: Arc<crate::seckill::service::SeckillLocal>,
     /// Redis key builder.
     pub keys: Keys,
     /// Order-id generator with this instance's leased worker number.
@@ -87,6 +91,8 @@ impl AppState {
             db,
             redis,
             kafka,
+            publisher: crate::kafka::Publisher::new(&config)?,
+            seckill: Arc::default(),
             ids: Arc::new(IdGenerator::new(worker)),
             keys,
             shops: Arc::new(ShopCache::new(config.shop_cache_l1_ttl)),

@@ -47,3 +47,45 @@ pub async fn test_instances(db: PgPool, n: usize, overrides: &[(&str, &str)]) ->
     }
     states
 }
+
+/// Inserts shop type 1 and shop 1 (idempotent), the parents every test coupon hangs off.
+pub async fn seed_shop(db: &PgPool) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO shop_types (id, name) VALUES (1, 'T') ON CONFLICT DO NOTHING").execute(db).await?;
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, owner_id, address, longitude, latitude)
+         VALUES (1, 'S', 1, NULL, '杭州市某路1号', 120.1, 30.2) ON CONFLICT DO NOTHING",
+    )
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Inserts flash sale `voucher_id` on shop 1 with `stock`, running from `begin_secs` to `end_secs` relative
+/// to now (negative = in the past).
+pub async fn seed_flash_sale(db: &PgPool, voucher_id: i64, stock: i32, begin_secs: i64, end_secs: i64) -> Result<(), sqlx::Error> {
+    seed_shop(db).await?;
+    sqlx::query(
+        "INSERT INTO vouchers (id, shop_id, title, pay_value_cents, actual_value_cents, kind, stock, begin_at, end_at)
+         VALUES ($1, 1, 'V', 990, 5000, 'flash', $2, now() + make_interval(secs => $3), now() + make_interval(secs => $4))",
+    )
+    .bind(voucher_id)
+    .bind(stock)
+    .bind(begin_secs as f64)
+    .bind(end_secs as f64)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Inserts `n` shoppers with distinct phone numbers (by `tag`); returns their ids in order.
+pub async fn seed_users(db: &PgPool, tag: u32, n: u32) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "INSERT INTO users (phone, nickname, password_hash)
+         SELECT '1' || lpad($1::TEXT, 3, '0') || lpad(g::TEXT, 7, '0'), 'n' || g, 'x' FROM generate_series(1, $2) AS g
+         ORDER BY g RETURNING id",
+    )
+    .bind(tag as i32)
+    .bind(n as i32)
+    .fetch_all(db)
+    .await
+}

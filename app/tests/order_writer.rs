@@ -5,31 +5,8 @@ use app::orders::store::write_batch;
 use sqlx::PgPool;
 
 async fn fixture(db: &PgPool, stock: i32) -> Vec<i64> {
-    sqlx::query("INSERT INTO shop_types (id, name) VALUES (1, 'T')").execute(db).await.unwrap();
-    sqlx::query("INSERT INTO shops (id, name, type_id, address, longitude, latitude) VALUES (1, 'S', 1, '杭州市某路1号', 120.1, 30.2)")
-        .execute(db)
-        .await
-        .unwrap();
-    sqlx::query(
-        "INSERT INTO vouchers (id, shop_id, title, pay_value_cents, actual_value_cents, kind, stock, begin_at, end_at)
-         VALUES (42, 1, 'V', 990, 5000, 'flash', $1, now() - interval '1 hour', now() + interval '1 hour')",
-    )
-    .bind(stock)
-    .execute(db)
-    .await
-    .unwrap();
-    let mut users = Vec::new();
-    for i in 0..20 {
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO users (phone, nickname, password_hash) VALUES ($1, 'n', 'x') RETURNING id",
-        )
-        .bind(format!("1390000{i:04}"))
-        .fetch_one(db)
-        .await
-        .unwrap();
-        users.push(id);
-    }
-    users
+    app::testing::seed_flash_sale(db, 42, stock, -3600, 3600).await.unwrap();
+    app::testing::seed_users(db, 390, 20).await.unwrap()
 }
 
 fn msg(order_id: i64, user_id: i64) -> OrderCreated {

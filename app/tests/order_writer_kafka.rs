@@ -16,27 +16,8 @@ use sqlx::PgPool;
 async fn produced_orders_are_written_once_and_refusals_dead_lettered(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     kafka::ensure_topics(&state.config).await.unwrap();
-    sqlx::query("INSERT INTO shop_types (id, name) VALUES (1, 'T')").execute(&db).await.unwrap();
-    sqlx::query("INSERT INTO shops (id, name, type_id, address, longitude, latitude) VALUES (1, 'S', 1, '杭州市某路1号', 120.1, 30.2)")
-        .execute(&db)
-        .await
-        .unwrap();
-    sqlx::query(
-        "INSERT INTO vouchers (id, shop_id, title, pay_value_cents, actual_value_cents, kind, stock, begin_at, end_at)
-         VALUES (42, 1, 'V', 990, 5000, 'flash', 5, now() - interval '1 hour', now() + interval '1 hour')",
-    )
-    .execute(&db)
-    .await
-    .unwrap();
-    let mut users = Vec::new();
-    for i in 0..6 {
-        let id: i64 = sqlx::query_scalar("INSERT INTO users (phone, nickname, password_hash) VALUES ($1, 'n', 'x') RETURNING id")
-            .bind(format!("1390001{i:04}"))
-            .fetch_one(&db)
-            .await
-            .unwrap();
-        users.push(id);
-    }
+    app::testing::seed_flash_sale(&db, 42, 5, -3600, 3600).await.unwrap();
+    let users = app::testing::seed_users(&db, 391, 6).await.unwrap();
 
     let topic = kafka::topic(&state.config, ORDERS_CREATED);
     let send = |payload: Vec<u8>| {

@@ -12,7 +12,7 @@ use app::state::AppState;
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// Unknown subcommand or flag.
-    #[error("{0}\nusage: server [serve | seed [--reset] | migrate | topics]")]
+    #[error("{0}\nusage: server [serve | seed [--reset] | migrate | topics | reconcile]")]
     Usage(String),
     /// Bad environment setting.
     #[error(transparent)]
@@ -29,6 +29,12 @@ pub enum CliError {
     /// Kafka topic creation failed.
     #[error("creating Kafka topics: {0}")]
     Topics(rdkafka::error::KafkaError),
+    /// Flash-sale state could not be loaded or checked.
+    #[error("flash sales: {0}")]
+    Seckill(app::seckill::service::SeckillError),
+    /// Reconciliation found flash sales whose Redis and Postgres totals disagree.
+    #[error("{0} flash sale(s) drifted between Redis and Postgres")]
+    Drift(usize),
     /// Binding or serving failed.
     #[error("http server: {0}")]
     Io(#[from] std::io::Error),
@@ -44,6 +50,7 @@ pub async fn run(args: &[String]) -> Result<(), CliError> {
         ["seed", "--reset"] => seed(config, true).await,
         ["migrate"] => connect(config).await.map(|_| tracing::info!("migrations applied")),
         ["topics"] => topics(&config).await,
+        ["reconcile"] => reconcile(config).await,
         other => Err(CliError::Usage(format!("unknown arguments: {other:?}"))),
     }
 }
@@ -63,25 +70,53 @@ async fn topics(config: &Config) -> Result<(), CliError> {
 async fn seed(config: Config, reset: bool) -> Result<(), CliError> {
     let state = connect(config).await?;
     let report = crate::seed::run(&state.db, &state.redis, &state.keys, reset).await?;
-    tracing::info!(?report, reset, "demo data in place");
+    let sales = app::seckill::service::restore_sales(&state).await.map_err(CliError::Seckill)?;
+    tracing::info!(?report, reset, sales, "demo data in place");
     Ok(())
+}
+
+/// Prints every flash sale's Postgres and Redis figures; fails if any drifted.
+async fn reconcile(config: Config) -> Result<(), CliError> {
+    let state = connect(config).await?;
+    let sales = app::seckill::service::audit(&state, None).await.map_err(CliError::Seckill)?;
+    println!("{:>8} {:>9} {:>9} {:>11} {:>13} {:>9} {:>6}  title", "voucher", "pg_stock", "pg_orders", "redis_stock", "redis_buyers", "in_flight", "drift");
+    for s in &sales {
+        let redis_stock = s.redis_stock.map_or("-".to_string(), |v| v.to_string());
+        println!(
+            "{:>8} {:>9} {:>9} {:>11} {:>13} {:>9} {:>6}  {}",
+            s.voucher_id, s.pg_stock, s.pg_orders, redis_stock, s.redis_buyers, s.in_flight(), s.drift(), s.title
+        );
+    }
+    match sales.iter().filter(|s| s.drift() != 0).count() {
+        0 => Ok(()),
+        n => Err(CliError::Drift(n)),
+    }
 }
 
 async fn serve(config: Config) -> Result<(), CliError> {
     topics(&config).await?;
     let addr: SocketAddr = config.listen_addr;
     let state = connect(config).await?;
+    // Sales Redis does not know (first start, or Redis lost its data) are loaded from Postgres.
+    let sales = app::seckill::service::restore_sales(&state).await.map_err(CliError::Seckill)?;
+    tracing::info!(sales, "flash-sale state restored into Redis");
     let router = crate::router::build(state.clone());
-    // Background workers. Aborting one mid-batch is safe: offsets are committed after the DB commit.
-    let order_writer = app::orders::writer::spawn(state.clone());
+    // Background workers. Aborting one mid-batch is safe: offsets are committed after the DB commit,
+    // and a compensation entry leaves its list only after the broker acknowledged the resend.
+    let workers = [
+        app::orders::writer::spawn(state.clone()),
+        app::seckill::service::spawn_compensation(state.clone()),
+        app::seckill::service::spawn_reconciliation(state.clone(), std::time::Duration::from_secs(60)),
+    ];
     let listener = tokio::net::TcpListener::bind(addr).await?;
     tracing::info!("listening on http://{addr}");
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown_signal())
         .await?;
-    order_writer.abort();
+    workers.iter().for_each(|w| w.abort());
     // Hand any queued messages to the broker before exiting.
     let _ = state.kafka.flush(std::time::Duration::from_secs(5));
+    state.publisher.flush(std::time::Duration::from_secs(5));
     tracing::info!("shut down cleanly");
     Ok(())
 }

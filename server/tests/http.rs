@@ -141,3 +141,83 @@ async fn json_shop_route_reads_through_the_cache(db: PgPool) {
     let resp = router.oneshot(get("/api/v1/shops/abc")).await.unwrap();
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST, "a non-numeric id is the client's error");
 }
+
+/// Registers an account over HTTP and returns its session id and user id.
+async fn register(router: &Router, db: &PgPool, phone: &str) -> (String, i64) {
+    let form = format!("account={phone}&nickname=Buyer&password=secret2026&password_confirm=secret2026");
+    let resp = post(router, "/api/auth/register", &form, None).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let sid = session_cookie(&resp).expect("register logs in");
+    let id = sqlx::query_scalar("SELECT id FROM users WHERE phone = $1").bind(phone).fetch_one(db).await.unwrap();
+    (sid, id)
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn grab_over_http_needs_a_login_and_answers_statuses(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    app::kafka::ensure_topics(&state.config).await.unwrap();
+    let router = server::router::build(state.clone());
+    app::testing::seed_flash_sale(&db, 77, 3, -60, 3600).await.unwrap();
+    app::seckill::service::restore_sales(&state).await.unwrap();
+
+    let resp = post(&router, "/api/seckill/grab", "voucher_id=77", None).await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    assert!(body(resp).await.contains("LoginRequired"));
+    assert_eq!(app::seckill::store::sale_state(&state.redis, &state.keys, 77).await.unwrap(), (Some(3), 0), "nothing taken");
+
+    let (sid, _) = register(&router, &db, "13900000031").await;
+    let resp = post(&router, "/api/seckill/grab", "voucher_id=77", Some(&sid)).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let order_id: i64 = body(resp).await.parse().expect("the order id");
+    let resp = post(&router, "/api/seckill/grab", "voucher_id=77", Some(&sid)).await;
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    assert!(body(resp).await.contains("You already have this coupon."));
+    assert_eq!(post(&router, "/api/seckill/grab", "voucher_id=999", Some(&sid)).await.status(), StatusCode::NOT_FOUND);
+    assert_eq!(post(&router, "/api/seckill/grab", "voucher_id=abc", Some(&sid)).await.status(), StatusCode::BAD_REQUEST);
+
+    // Not written yet (no writer running here): the status is "queued"; a stranger sees nothing more.
+    let status = body(post(&router, "/api/orders/status", &format!("order_id={order_id}"), Some(&sid)).await).await;
+    assert_eq!(status, "\"Queued\"");
+    assert_eq!(post(&router, "/api/orders/mine", "", None).await.status(), StatusCode::UNAUTHORIZED);
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let router = server::router::build(state.clone());
+    app::testing::seed_shop(&db).await.unwrap();
+    let (owner, owner_id) = register(&router, &db, "13900000032").await;
+    let (stranger, _) = register(&router, &db, "13900000033").await;
+    sqlx::query("UPDATE users SET role = 'merchant' WHERE id = $1").bind(owner_id).execute(&db).await.unwrap();
+    sqlx::query("UPDATE shops SET owner_id = $1 WHERE id = 1").bind(owner_id).execute(&db).await.unwrap();
+
+    let form = "shop_id=1&title=T&rules=&pay=9.9&actual=100&stock=20&begin=2099-01-01T10:00&end=2099-01-01T12:00";
+    assert_eq!(post(&router, "/api/seckill/create-sale", form, None).await.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(post(&router, "/api/seckill/create-sale", form, Some(&stranger)).await.status(), StatusCode::FORBIDDEN);
+    let bad = form.replace("stock=20", "stock=0");
+    let resp = post(&router, "/api/seckill/create-sale", &bad, Some(&owner)).await;
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    assert!(body(resp).await.contains("stock"));
+    let vouchers: i64 = sqlx::query_scalar("SELECT count(*) FROM vouchers").fetch_one(&db).await.unwrap();
+    assert_eq!(vouchers, 0, "refusals write nothing");
+
+    let resp = post(&router, "/api/seckill/create-sale", form, Some(&owner)).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let id: i64 = body(resp).await.parse().unwrap();
+    let (stock, buyers) = app::seckill::store::sale_state(&state.redis, &state.keys, id).await.unwrap();
+    assert_eq!((stock, buyers), (Some(20), 0), "creation loads the Redis state in the same step");
+
+    let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=35"), Some(&owner)).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert_eq!(app::seckill::store::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
+    let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=5"), Some(&stranger)).await;
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+
+    sqlx::query("UPDATE vouchers SET begin_at = now() - interval '1 minute' WHERE id = $1").bind(id).execute(&db).await.unwrap();
+    let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=50"), Some(&owner)).await;
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    assert!(body(resp).await.contains("can no longer change"));
+    let pg: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = $1").bind(id).fetch_one(&db).await.unwrap();
+    assert_eq!(pg, 35);
+    assert_eq!(app::seckill::store::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
+}

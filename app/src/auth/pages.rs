@@ -184,6 +184,7 @@ pub fn AccountMenu() -> impl IntoView {
                                     <div class="account-dropdown" role="menu">
                                         <p class="muted">{masked.clone()}</p>
                                         <A href="/me">"My account"</A>
+                                        <A href="/orders">"My orders"</A>
                                         <ActionForm action=logout>
                                             <button type="submit" class="link">"Log out"</button>
                                         </ActionForm>

@@ -167,6 +167,9 @@ pub struct ShopPage {
     pub is_owner: bool,
     /// For the owner: (yyyy-mm-dd, visitors) for the last 7 days, oldest first.
     pub visitors_week: Vec<(String, u64)>,
+    /// The sale clock (Redis' time, which `lua/seckill.lua` judges by) when the page was built, unix ms:
+    /// countdowns run on this, not on the browser's clock.
+    pub server_now_ms: i64,
 }
 
 /// A merchant's edit of a shop, parsed and checked.

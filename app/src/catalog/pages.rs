@@ -6,6 +6,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use super::api::{UpdateShop, get_shop_page, list_shop_types, list_shops, search_shops, shop_for_edit};
 use super::model::{Page, ShopPage, ShopSort, ShopSummary, VoucherView, page_from_query};
 use crate::error::AppError;
+use crate::seckill::pages::FlashSaleCard;
 use crate::ui::{FieldError, FormError, NotFound, yuan};
 
 /// `/`: greeting, search box and the shop-type tiles.
@@ -216,7 +217,7 @@ pub fn ShopDetailPage() -> impl IntoView {
 
 #[component]
 fn ShopDetails(page: ShopPage) -> impl IntoView {
-    let ShopPage { shop, vouchers, visitors_today, is_owner, visitors_week } = page;
+    let ShopPage { shop, vouchers, visitors_today, is_owner, visitors_week, server_now_ms } = page;
     let id = shop.id;
     view! {
         <article class="shop">
@@ -236,6 +237,8 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
             {is_owner.then(|| view! {
                 <section class="owner-panel">
                     <a class="edit-link" href=format!("/shops/{id}/edit")>"Edit this shop"</a>
+                    " · "
+                    <a class="sales-link" href=format!("/shops/{id}/sales")>"Flash sales"</a>
                     <h2>"Visitors, last 7 days"</h2>
                     // Explicit <tbody>: the HTML parser inserts one anyway, and hydration must match the DOM.
                     <table class="uv-week">
@@ -247,7 +250,11 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
             })}
             <h2>"Coupons"</h2>
             <ul class="vouchers">
-                {vouchers.into_iter().map(|v| view! { <VoucherCard v/> }).collect_view()}
+                {vouchers.into_iter().map(|v| if v.kind == "flash" {
+                    view! { <FlashSaleCard v server_now_ms shop_id=id/> }.into_any()
+                } else {
+                    view! { <VoucherCard v/> }.into_any()
+                }).collect_view()}
             </ul>
         </article>
     }
@@ -255,9 +262,8 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
 
 #[component]
 fn VoucherCard(v: VoucherView) -> impl IntoView {
-    let flash = v.kind == "flash";
     view! {
-        <li class="voucher" class:flash=flash data-voucher-id=v.id>
+        <li class="voucher" data-voucher-id=v.id>
             <div class="price">
                 <strong>{yuan(v.pay_value_cents)}</strong>
                 <s class="muted">{yuan(v.actual_value_cents)}</s>
@@ -265,7 +271,6 @@ fn VoucherCard(v: VoucherView) -> impl IntoView {
             <div>
                 <p class="voucher-title">{v.title}</p>
                 <p class="muted">{v.sub_title}" · "{v.rules}</p>
-                {flash.then(|| view! { <p class="muted">{format!("Flash sale · {} left", v.stock.unwrap_or(0))}</p> })}
             </div>
         </li>
     }

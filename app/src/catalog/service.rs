@@ -93,11 +93,19 @@ pub async fn shop_page(
     visitor: &str,
 ) -> Result<ShopPage, CatalogError> {
     let shop = shop(state, id).await?;
-    let (vouchers, visitors_today) =
+    let (mut vouchers, visitors_today) =
         tokio::try_join!(async { Ok(store::vouchers_of_shop(&state.db, id).await?) }, record_visit(state, id, visitor))?;
+    // Flash-sale stock comes from Redis, which is ahead of Postgres while orders are still in Kafka.
+    let flash: Vec<i64> = vouchers.iter().filter(|v| v.kind == "flash").map(|v| v.id).collect();
+    let (server_now_ms, stocks) = crate::seckill::store::live_stocks(&state.redis, &state.keys, &flash).await?;
+    for v in vouchers.iter_mut().filter(|v| v.kind == "flash") {
+        if let Some((_, Some(stock))) = stocks.iter().find(|(id, _)| *id == v.id) {
+            v.stock = Some((*stock).max(0) as i32);
+        }
+    }
     let is_owner = viewer.is_some_and(|u| shop.owner_id == Some(u.id));
     let visitors_week = if is_owner { visitors_last_week(state, id).await? } else { Vec::new() };
-    Ok(ShopPage { shop: (*shop).clone(), vouchers, visitors_today, is_owner, visitors_week })
+    Ok(ShopPage { shop: (*shop).clone(), vouchers, visitors_today, is_owner, visitors_week, server_now_ms })
 }
 
 /// One page of a category.

@@ -1,6 +1,8 @@
-//! Orders: the message a grab produces and the idempotent writer that persists it.
+//! Orders: the message a grab produces, the idempotent writer that persists it, and the buyer's views.
 
+pub mod api;
 pub mod model;
+pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod store;
 #[cfg(feature = "ssr")]

@@ -2,7 +2,7 @@
 
 use sqlx::PgPool;
 
-use super::model::OrderCreated;
+use super::model::{OrderCreated, OrderStatus, OrderView};
 
 /// What one batch did.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -15,15 +15,87 @@ pub struct BatchOutcome {
     pub rejected: Vec<(OrderCreated, String)>,
 }
 
-/// Writes a batch in one transaction: each order is inserted (`ON CONFLICT DO NOTHING`: a redelivered
-/// order is a no-op) and, only if it was new, the voucher's stock is decremented under a `stock >= 1`
-/// guard. An order the stock cannot cover — Redis and Postgres disagree — is rolled back to its savepoint
-/// and reported as rejected instead of overselling.
+/// Writes a batch in one transaction. Each order is inserted with `ON CONFLICT DO NOTHING` (a redelivered
+/// order is a no-op) and only new orders take stock, under a `stock >= n` guard. The common case is one
+/// multi-row insert plus one guarded update per voucher; if a guard fails — Redis and Postgres disagree —
+/// that attempt is rolled back and the batch is written order by order, so exactly the orders the stock
+/// cannot cover are refused instead of overselling.
 pub async fn write_batch(db: &PgPool, batch: &[OrderCreated]) -> Result<BatchOutcome, sqlx::Error> {
-    let mut out = BatchOutcome::default();
     let mut tx = db.begin().await?;
+    let out = match write_bulk(&mut tx, batch).await? {
+        Some(out) => out,
+        None => write_one_by_one(&mut tx, batch).await?,
+    };
+    tx.commit().await?;
+    Ok(out)
+}
+
+/// The fast path inside a savepoint; `None` (rolled back) when some voucher lacks the stock.
+async fn write_bulk(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -> Result<Option<BatchOutcome>, sqlx::Error> {
+    let mut sp = sqlx::Acquire::begin(&mut *tx).await?;
+    let ids: Vec<i64> = batch.iter().map(|m| m.order_id).collect();
+    let users: Vec<i64> = batch.iter().map(|m| m.user_id).collect();
+    let vouchers: Vec<i64> = batch.iter().map(|m| m.voucher_id).collect();
+    let stamps: Vec<i64> = batch.iter().map(|m| m.ts).collect();
+    let inserted: Vec<(i64, i64)> = sqlx::query_as(
+        "INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents, created_at)
+         SELECT m.id, m.user_id, v.id, 'flash', 'unpaid', v.pay_value_cents, to_timestamp(m.ts / 1000.0)
+         FROM unnest($1::BIGINT[], $2::BIGINT[], $3::BIGINT[], $4::BIGINT[]) WITH ORDINALITY AS m(id, user_id, voucher_id, ts, n)
+         JOIN vouchers v ON v.id = m.voucher_id AND v.kind = 'flash'
+         ORDER BY m.n
+         ON CONFLICT DO NOTHING RETURNING id, voucher_id",
+    )
+    .bind(&ids)
+    .bind(&users)
+    .bind(&vouchers)
+    .bind(&stamps)
+    .fetch_all(&mut *sp)
+    .await?;
+    let mut per_voucher: std::collections::BTreeMap<i64, i32> = std::collections::BTreeMap::new();
+    for (_, voucher) in &inserted {
+        *per_voucher.entry(*voucher).or_default() += 1;
+    }
+    for (voucher, n) in &per_voucher {
+        let ok = sqlx::query("UPDATE vouchers SET stock = stock - $2, updated_at = now() WHERE id = $1 AND stock >= $2")
+            .bind(voucher)
+            .bind(n)
+            .execute(&mut *sp)
+            .await?
+            .rows_affected();
+        if ok != 1 {
+            sp.rollback().await?;
+            return Ok(None);
+        }
+    }
+    let new: std::collections::HashSet<i64> = inserted.iter().map(|(id, _)| *id).collect();
+    let rest: Vec<i64> = ids.iter().copied().filter(|id| !new.contains(id)).collect();
+    let existing: std::collections::HashSet<i64> = if rest.is_empty() {
+        Default::default()
+    } else {
+        sqlx::query_scalar::<_, i64>("SELECT id FROM orders WHERE id = ANY($1)").bind(&rest).fetch_all(&mut *sp).await?.into_iter().collect()
+    };
+    sp.commit().await?;
+    let mut out = BatchOutcome::default();
+    // A message twice in one batch is inserted once; its second copy counts as a redelivery.
+    let mut fresh = new.clone();
     for msg in batch {
-        // A savepoint per order: one refused order rolls back alone, the batch commits.
+        if fresh.remove(&msg.order_id) {
+            out.inserted.push(msg.order_id);
+        } else if new.contains(&msg.order_id) || existing.contains(&msg.order_id) {
+            out.duplicates.push(msg.order_id);
+        } else {
+            out.rejected.push((msg.clone(), REFUSED_HOLDER.into()));
+        }
+    }
+    Ok(Some(out))
+}
+
+const REFUSED_HOLDER: &str = "user already holds this coupon, or no such flash sale";
+
+/// The careful path: a savepoint per order, so one refused order rolls back alone.
+async fn write_one_by_one(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -> Result<BatchOutcome, sqlx::Error> {
+    let mut out = BatchOutcome::default();
+    for msg in batch {
         let mut sp = sqlx::Acquire::begin(&mut *tx).await?;
         let inserted: Option<i64> = sqlx::query_scalar(
             "INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents, created_at)
@@ -47,7 +119,7 @@ pub async fn write_batch(db: &PgPool, batch: &[OrderCreated]) -> Result<BatchOut
                 out.duplicates.push(msg.order_id);
             } else {
                 // Not a redelivery: the user already holds a live order for this sale, or no such sale.
-                out.rejected.push((msg.clone(), "user already holds this coupon, or no such flash sale".into()));
+                out.rejected.push((msg.clone(), REFUSED_HOLDER.into()));
             }
             continue;
         }
@@ -64,6 +136,59 @@ pub async fn write_batch(db: &PgPool, batch: &[OrderCreated]) -> Result<BatchOut
             out.rejected.push((msg.clone(), "no stock left in Postgres".into()));
         }
     }
-    tx.commit().await?;
     Ok(out)
+}
+
+#[derive(sqlx::FromRow)]
+struct OrderRow {
+    id: i64,
+    voucher_id: i64,
+    title: String,
+    shop_id: i64,
+    shop_name: String,
+    amount_cents: i64,
+    kind: String,
+    status: String,
+    created_ms: i64,
+}
+
+impl From<OrderRow> for OrderView {
+    fn from(r: OrderRow) -> Self {
+        Self {
+            id: r.id,
+            voucher_id: r.voucher_id,
+            title: r.title,
+            shop_id: r.shop_id,
+            shop_name: r.shop_name,
+            amount_cents: r.amount_cents,
+            kind: r.kind,
+            status: OrderStatus::from_db(&r.status),
+            created_ms: r.created_ms,
+        }
+    }
+}
+
+const ORDER_VIEW: &str = "SELECT o.id, o.voucher_id, v.title, s.id AS shop_id, s.name AS shop_name, o.amount_cents, o.kind, \
+     o.status, (extract(epoch FROM o.created_at) * 1000)::BIGINT AS created_ms \
+     FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = v.shop_id";
+
+/// One order of `user_id` (someone else's order is as absent as a missing one).
+pub async fn order_of_user(db: &PgPool, user_id: i64, order_id: i64) -> Result<Option<OrderView>, sqlx::Error> {
+    let row: Option<OrderRow> = sqlx::query_as(&format!("{ORDER_VIEW} WHERE o.id = $1 AND o.user_id = $2"))
+        .bind(order_id)
+        .bind(user_id)
+        .fetch_optional(db)
+        .await?;
+    Ok(row.map(Into::into))
+}
+
+/// The user's most recent orders, newest first.
+pub async fn orders_of_user(db: &PgPool, user_id: i64, limit: i64) -> Result<Vec<OrderView>, sqlx::Error> {
+    let rows: Vec<OrderRow> =
+        sqlx::query_as(&format!("{ORDER_VIEW} WHERE o.user_id = $1 ORDER BY o.created_at DESC, o.id DESC LIMIT $2"))
+            .bind(user_id)
+            .bind(limit)
+            .fetch_all(db)
+            .await?;
+    Ok(rows.into_iter().map(Into::into).collect())
 }

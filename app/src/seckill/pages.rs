@@ -1,0 +1,309 @@
+//! The flash-sale card of a shop page: state from the sale clock, countdown, throttled grab button,
+//! and the order it produced, followed until the order writer has stored it.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+use super::api::{ChangeSaleStock, CreateFlashSale, grab_coupon, shop_sales};
+use crate::catalog::model::VoucherView;
+use crate::error::AppError;
+use crate::orders::api::get_order_status;
+use crate::orders::model::OrderStatus;
+use crate::ui::{FieldError, FormError, yuan};
+
+/// Where a sale stands at one instant of the sale clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SalePhase {
+    /// Starts in this many ms.
+    Upcoming(i64),
+    /// On sale.
+    Live,
+    /// No stock left.
+    SoldOut,
+    /// Over.
+    Ended,
+}
+
+impl SalePhase {
+    /// The phase at `now_ms` of a sale over `[begin_ms, end_ms)` with `stock` left.
+    pub fn at(now_ms: i64, begin_ms: i64, end_ms: i64, stock: i64) -> Self {
+        if now_ms < begin_ms {
+            Self::Upcoming(begin_ms - now_ms)
+        } else if now_ms >= end_ms {
+            Self::Ended
+        } else if stock <= 0 {
+            Self::SoldOut
+        } else {
+            Self::Live
+        }
+    }
+}
+
+/// "2d 03:04:05", "03:04:05" or "04:05" for a remaining time in ms (rounded up to the second).
+pub fn countdown_text(ms: i64) -> String {
+    let secs = (ms.max(0) + 999) / 1000;
+    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    match (d, h) {
+        (0, 0) => format!("{m:02}:{s:02}"),
+        (0, _) => format!("{h:02}:{m:02}:{s:02}"),
+        _ => format!("{d}d {h:02}:{m:02}:{s:02}"),
+    }
+}
+
+/// The browser's clock in unix ms (only ever called in the browser).
+#[cfg(feature = "hydrate")]
+fn browser_now_ms() -> i64 {
+    js_sys::Date::now() as i64
+}
+
+/// A signal with the sale clock: the server's time at render, then advanced by the browser's clock with
+/// the offset fixed once, so a wrong browser clock does not move the start.
+fn sale_clock(server_now_ms: i64) -> ReadSignal<i64> {
+    let (now, set_now) = signal(server_now_ms);
+    Effect::new(move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            let offset = server_now_ms - browser_now_ms();
+            if let Ok(handle) =
+                set_interval_with_handle(move || set_now.set(browser_now_ms() + offset), Duration::from_millis(250))
+            {
+                on_cleanup(move || handle.clear());
+            }
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = set_now;
+    });
+    now
+}
+
+/// One flash-sale coupon with its live state and grab button.
+#[component]
+pub fn FlashSaleCard(v: VoucherView, server_now_ms: i64, shop_id: i64) -> impl IntoView {
+    let (begin, end, stock) = (v.begin_ms.unwrap_or(0), v.end_ms.unwrap_or(0), i64::from(v.stock.unwrap_or(0)));
+    let now = sale_clock(server_now_ms);
+    let phase = Memo::new(move |_| SalePhase::at(now.get(), begin, end, stock));
+    let voucher_id = v.id;
+    view! {
+        <li class="voucher flash" data-voucher-id=voucher_id>
+            <div class="price">
+                <strong>{yuan(v.pay_value_cents)}</strong>
+                <s class="muted">{yuan(v.actual_value_cents)}</s>
+            </div>
+            <div class="flash-body">
+                <p class="voucher-title">{v.title}</p>
+                <p class="muted">{v.sub_title}" · "{v.rules}</p>
+                {move || match phase.get() {
+                    SalePhase::Upcoming(ms) => view! {
+                        <p class="sale-state upcoming" data-state="upcoming">
+                            "Starts in " <span class="countdown">{countdown_text(ms)}</span>
+                        </p>
+                    }.into_any(),
+                    SalePhase::Live => view! {
+                        <p class="sale-state live" data-state="live">{format!("Flash sale · {stock} left")}</p>
+                        <GrabButton voucher_id shop_id/>
+                    }.into_any(),
+                    SalePhase::SoldOut => view! { <p class="sale-state sold-out" data-state="sold-out">"Sold out"</p> }.into_any(),
+                    SalePhase::Ended => view! { <p class="sale-state ended" data-state="ended">"This sale has ended"</p> }.into_any(),
+                }}
+            </div>
+        </li>
+    }
+}
+
+/// The grab button: one request at a time (disabled while pending, further clicks ignored), replaced by
+/// the outcome; a grabbed order is then polled until the order writer has stored it.
+#[component]
+fn GrabButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
+    let grab = Action::new(move |vid: &i64| grab_coupon(*vid));
+    let pending = grab.pending();
+    let on_click = move |_| {
+        // Double clicks: the second lands while the first is pending (or done) and is dropped here.
+        if !pending.get_untracked() && !matches!(grab.value().get_untracked(), Some(Ok(_))) {
+            grab.dispatch(voucher_id);
+        }
+    };
+    let retryable = |e: &AppError| {
+        matches!(e, AppError::TooManyRequests { .. } | AppError::Unavailable(_) | AppError::Transport(_) | AppError::Internal)
+    };
+    view! {
+        {move || match grab.value().get() {
+            Some(Ok(order_id)) => view! { <OrderFollower order_id/> }.into_any(),
+            Some(Err(AppError::LoginRequired)) => view! {
+                <p class="grab-result" role="status">
+                    "Log in first. " <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>
+                </p>
+            }.into_any(),
+            Some(Err(e)) if !retryable(&e) => view! { <p class="grab-result" role="status">{e.to_string()}</p> }.into_any(),
+            other => {
+                let error = other.and_then(Result::err).map(|e| e.to_string());
+                view! {
+                    <button class="primary grab-button" on:click=on_click disabled=move || pending.get()>
+                        {move || if pending.get() { "Grabbing…" } else { "Grab" }}
+                    </button>
+                    {error.map(|m| view! { <p class="grab-result" role="status">{m}</p> })}
+                }.into_any()
+            }
+        }}
+    }
+}
+
+/// Shows "Got it — order #… (status)" and re-asks the status while it is still queued.
+#[component]
+fn OrderFollower(order_id: i64) -> impl IntoView {
+    let (tick, set_tick) = signal(0u32);
+    let status = LocalResource::new(move || {
+        tick.track();
+        get_order_status(order_id)
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(OrderStatus::Queued)) = status.get() {
+            if tick.get_untracked() < 120 {
+                set_timeout(move || set_tick.update(|t| *t += 1), Duration::from_millis(500));
+            }
+        }
+    });
+    let label = move || match status.get() {
+        Some(Ok(s)) => s.label().to_string(),
+        Some(Err(e)) => e.to_string(),
+        None => OrderStatus::Queued.label().to_string(),
+    };
+    view! {
+        <p class="grab-result ok" role="status">
+            {format!("Got it — order #{order_id} (")}
+            <span class="order-status">{label}</span>
+            ") · " <a href="/orders">"My orders"</a>
+        </p>
+    }
+}
+
+/// Formats unix ms as China Standard Time, `YYYY-MM-DD HH:MM`.
+pub fn cst_text(ms: i64) -> String {
+    let secs = ms.div_euclid(1000) + 8 * 3600;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", rem / 3600, rem / 60 % 60)
+}
+
+/// `/shops/:id/sales`: the owner's flash sales — create one, change stock before the start, and see
+/// Postgres and Redis side by side (in flight = grabbed but not yet stored; drift should always be 0).
+#[component]
+pub fn ShopSalesPage() -> impl IntoView {
+    let params = leptos_router::hooks::use_params_map();
+    let shop_id = move || params.read().get("id").and_then(|s| s.parse::<i64>().ok()).unwrap_or_default();
+    let create = ServerAction::<CreateFlashSale>::new();
+    let restock = ServerAction::<ChangeSaleStock>::new();
+    let sales = Resource::new(
+        move || (shop_id(), create.version().get(), restock.version().get()),
+        |(id, _, _)| shop_sales(id),
+    );
+    let create_error = Signal::derive(move || create.value().get().and_then(Result::err));
+    let restock_error = Signal::derive(move || restock.value().get().and_then(Result::err));
+    let field = move |name: &'static str, label: &'static str, kind: &'static str, placeholder: &'static str| {
+        view! {
+            <label for=name>{label}</label>
+            <input id=name name=name type=kind placeholder=placeholder/>
+            <FieldError error=create_error field=name/>
+        }
+    };
+    view! {
+        <section class="sales-admin">
+            <h1>"Flash sales"</h1>
+            <p><a href=move || format!("/shops/{}", shop_id())>"Back to the shop"</a></p>
+            <Transition fallback=|| view! { <p>"Loading sales…"</p> }>
+                {move || Suspend::new(async move {
+                    match sales.await {
+                        Ok(list) => view! {
+                            <table class="sale-audit">
+                                <thead><tr>
+                                    <th>"Coupon"</th><th>"Window (CST)"</th><th>"Stock (Postgres)"</th><th>"Orders"</th>
+                                    <th>"Stock (Redis)"</th><th>"Buyers (Redis)"</th><th>"In flight"</th><th>"Drift"</th><th></th>
+                                </tr></thead>
+                                <tbody>
+                                    {list.into_iter().map(|s| view! {
+                                        <tr data-voucher-id=s.voucher_id>
+                                            <td>{s.title.clone()}</td>
+                                            <td>{format!("{} – {}", cst_text(s.begin_ms), cst_text(s.end_ms))}</td>
+                                            <td>{s.pg_stock}</td>
+                                            <td>{s.pg_orders}</td>
+                                            <td>{s.redis_stock.map_or("—".to_string(), |v| v.to_string())}</td>
+                                            <td>{s.redis_buyers}</td>
+                                            <td>{s.in_flight()}</td>
+                                            <td class="drift" class:bad=s.drift() != 0>{s.drift()}</td>
+                                            <td>
+                                                <ActionForm action=restock attr:class="inline">
+                                                    <input type="hidden" name="voucher_id" value=s.voucher_id/>
+                                                    <input name="stock" size="6" aria-label="New stock" value=s.pg_stock/>
+                                                    <button type="submit">"Set stock"</button>
+                                                </ActionForm>
+                                            </td>
+                                        </tr>
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                            <FormError error=restock_error fields=&[]/>
+                        }.into_any(),
+                        Err(AppError::LoginRequired) => view! {
+                            <p>"Log in to manage your sales. "
+                                <a href=format!("/login?next=/shops/{}/sales", shop_id())>"Log in"</a></p>
+                        }.into_any(),
+                        Err(AppError::Forbidden) => view! { <p class="form-error">"You can only manage your own shops."</p> }.into_any(),
+                        Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <h2>"New flash sale"</h2>
+            <ActionForm action=create attr:class="auth-card wide">
+                <input type="hidden" name="shop_id" value=shop_id/>
+                {field("title", "Title", "text", "¥100 voucher")}
+                {field("rules", "Rules", "text", "One per person")}
+                {field("pay", "Price (yuan)", "text", "9.90")}
+                {field("actual", "Face value (yuan)", "text", "100")}
+                {field("stock", "Stock", "number", "100")}
+                {field("begin", "Starts (China Standard Time)", "datetime-local", "")}
+                {field("end", "Ends (China Standard Time)", "datetime-local", "")}
+                <FormError error=create_error fields=&["title", "rules", "pay", "actual", "stock", "begin", "end"]/>
+                <button type="submit" class="primary" disabled=move || create.pending().get()>"Create flash sale"</button>
+            </ActionForm>
+            {move || create.value().get().and_then(Result::ok).map(|id| view! {
+                <p class="saved" role="status">{format!("Flash sale #{id} created and loaded.")}</p>
+            })}
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phase_follows_the_window_and_stock() {
+        assert_eq!(SalePhase::at(900, 1000, 2000, 5), SalePhase::Upcoming(100));
+        assert_eq!(SalePhase::at(1000, 1000, 2000, 5), SalePhase::Live);
+        assert_eq!(SalePhase::at(1500, 1000, 2000, 0), SalePhase::SoldOut);
+        assert_eq!(SalePhase::at(2000, 1000, 2000, 5), SalePhase::Ended);
+    }
+
+    #[test]
+    fn times_show_in_china_standard_time() {
+        assert_eq!(cst_text(1_796_083_200_000), "2026-12-01 08:00");
+        assert_eq!(cst_text(1_709_164_830_000), "2024-02-29 08:00");
+    }
+
+    #[test]
+    fn countdown_rounds_up_to_the_second() {
+        assert_eq!(countdown_text(1), "00:01");
+        assert_eq!(countdown_text(61_000), "01:01");
+        assert_eq!(countdown_text(3_600_000), "01:00:00");
+        assert_eq!(countdown_text(90_061_000), "1d 01:01:01");
+    }
+}

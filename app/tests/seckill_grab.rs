@@ -1,0 +1,175 @@
+//! The grab end to end on real Redis, Postgres and Kafka (Nisshi): no oversell, one order per user, each
+//! refusal its own clear answer with nothing written, and every success persisted by the order writer.
+
+use std::time::Duration;
+
+use app::error::AppError;
+use app::seckill::model::GrabCode;
+use app::seckill::service::{self, SeckillError};
+use app::seckill::store;
+use app::state::AppState;
+use app::testing::{seed_flash_sale, seed_users, test_state};
+use sqlx::PgPool;
+
+/// The sale in Postgres and its Redis state, loaded the way start-up loads it.
+async fn open_sale(state: &AppState, voucher_id: i64, stock: i32, begin_secs: i64, end_secs: i64) {
+    seed_flash_sale(&state.db, voucher_id, stock, begin_secs, end_secs).await.unwrap();
+    service::restore_sales(state).await.unwrap();
+    assert_eq!(store::sale_state(&state.redis, &state.keys, voucher_id).await.unwrap(), (Some(i64::from(stock)), 0));
+}
+
+/// Waits until `n` orders of `voucher_id` are in Postgres (or fails after 60 s).
+async fn drained(db: &PgPool, voucher_id: i64, n: i64) -> Duration {
+    let started = std::time::Instant::now();
+    loop {
+        let written: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM orders WHERE voucher_id = $1").bind(voucher_id).fetch_one(db).await.unwrap();
+        if written >= n {
+            return started.elapsed();
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "only {written} of {n} orders written after 60 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Fires one grab per user, all at once; returns the order ids of the successes and the refusals.
+async fn grab_all(state: &AppState, voucher_id: i64, users: &[i64]) -> (Vec<i64>, Vec<SeckillError>) {
+    let tasks: Vec<_> = users
+        .iter()
+        .map(|&u| {
+            let state = state.clone();
+            tokio::spawn(async move { service::grab(&state, u, voucher_id, "10.0.0.1").await })
+        })
+        .collect();
+    let mut ok = Vec::new();
+    let mut refused = Vec::new();
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(id) => ok.push(id),
+            Err(e) => refused.push(e),
+        }
+    }
+    (ok, refused)
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_thousand_buyers_on_a_hundred_coupons_three_times_no_oversell(db: PgPool) {
+    let state = test_state(db.clone(), &[("IP_RATE_LIMIT", "1000000")]).await;
+    app::kafka::ensure_topics(&state.config).await.unwrap();
+    let writer = app::orders::writer::spawn(state.clone());
+    let users = seed_users(&db, 400, 1000).await.unwrap();
+    for round in 0..3 {
+        let vid = 100 + round;
+        open_sale(&state, vid, 100, -60, 3600).await;
+        let (ok, refused) = grab_all(&state, vid, &users).await;
+        assert_eq!(ok.len(), 100, "round {round}: exactly the stock is sold");
+        assert!(refused.iter().all(|e| matches!(e, SeckillError::Refused(GrabCode::SoldOut))), "round {round}: {refused:?}");
+        drained(&db, vid, 100).await;
+        tokio::time::sleep(Duration::from_millis(300)).await; // a late duplicate would show up now
+        let (rows, distinct_users, pg_stock): (i64, i64, i32) = sqlx::query_as(
+            "SELECT count(*), count(DISTINCT user_id), (SELECT stock FROM vouchers WHERE id = $1) FROM orders WHERE voucher_id = $1",
+        )
+        .bind(vid)
+        .fetch_one(&db)
+        .await
+        .unwrap();
+        assert_eq!((rows, distinct_users, pg_stock), (100, 100, 0), "round {round}");
+        let (redis_stock, buyers) = store::sale_state(&state.redis, &state.keys, vid).await.unwrap();
+        assert_eq!((redis_stock, buyers), (Some(0), 100), "round {round}");
+        let mut ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM orders WHERE voucher_id = $1").bind(vid).fetch_all(&db).await.unwrap();
+        let mut acked = ok.clone();
+        ids.sort_unstable();
+        acked.sort_unstable();
+        assert_eq!(ids, acked, "round {round}: every acknowledged order id is the one written");
+    }
+    writer.abort();
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn fifty_concurrent_grabs_of_one_user_make_one_order(db: PgPool) {
+    let state = test_state(db.clone(), &[("IP_RATE_LIMIT", "1000000")]).await;
+    app::kafka::ensure_topics(&state.config).await.unwrap();
+    let writer = app::orders::writer::spawn(state.clone());
+    let user = seed_users(&db, 401, 1).await.unwrap()[0];
+    open_sale(&state, 7, 10, -60, 3600).await;
+    let (ok, refused) = grab_all(&state, 7, &[user; 50]).await;
+    assert_eq!(ok.len(), 1, "one order per user");
+    // The per-user limit (5 per window) stops most; those that reach Redis are told they already have one.
+    assert!(refused.iter().all(|e| matches!(e, SeckillError::RateLimited(_) | SeckillError::Refused(GrabCode::AlreadyBought))));
+    assert!(refused.iter().any(|e| matches!(e, SeckillError::Refused(GrabCode::AlreadyBought))));
+    drained(&db, 7, 1).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM orders WHERE user_id = $1").bind(user).fetch_one(&db).await.unwrap();
+    assert_eq!(rows, 1);
+    assert_eq!(store::sale_state(&state.redis, &state.keys, 7).await.unwrap(), (Some(9), 1));
+    writer.abort();
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn before_start_after_end_and_unknown_sale_each_answer_clearly_and_write_nothing(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let user = seed_users(&db, 402, 1).await.unwrap()[0];
+    open_sale(&state, 1, 5, 600, 3600).await;
+    // An ended sale is not restored at start-up; load it the way the merchant's creation would.
+    seed_flash_sale(&db, 2, 5, -7200, -3600).await.unwrap();
+    let now = service::now_ms();
+    store::load_sale(&state.redis, &state.keys, 2, 5, now - 7_200_000, now - 3_600_000).await.unwrap();
+
+    let answers = [
+        (1, GrabCode::NotStarted, "The sale has not started yet."),
+        (2, GrabCode::Ended, "The sale has ended."),
+        (999, GrabCode::NoSuchSale, "Flash sale not found."),
+    ];
+    for (vid, code, message) in answers {
+        let err = service::grab(&state, user, vid, "10.0.0.2").await.expect_err("refused");
+        assert!(matches!(err, SeckillError::Refused(c) if c == code), "voucher {vid}: {err:?}");
+        assert_eq!(AppError::from(err).to_string(), message);
+    }
+    assert_eq!(AppError::from(SeckillError::Refused(GrabCode::NoSuchSale)).status_code(), 404);
+    assert_eq!(AppError::from(SeckillError::Refused(GrabCode::NotStarted)).status_code(), 400);
+    assert_eq!(store::sale_state(&state.redis, &state.keys, 1).await.unwrap(), (Some(5), 0));
+    assert_eq!(store::sale_state(&state.redis, &state.keys, 2).await.unwrap(), (Some(5), 0));
+    assert_eq!(store::sale_state(&state.redis, &state.keys, 999).await.unwrap(), (None, 0), "no keys made up");
+    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM orders").fetch_one(&db).await.unwrap();
+    assert_eq!(rows, 0);
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn the_rate_limit_answers_with_the_wait(db: PgPool) {
+    let state = test_state(db.clone(), &[("SECKILL_RATE_LIMIT", "2"), ("SECKILL_RATE_WINDOW_SECS", "30")]).await;
+    let user = seed_users(&db, 403, 1).await.unwrap()[0];
+    open_sale(&state, 3, 5, 600, 3600).await;
+    for _ in 0..2 {
+        assert!(matches!(service::grab(&state, user, 3, "10.0.0.3").await, Err(SeckillError::Refused(GrabCode::NotStarted))));
+    }
+    let err = service::grab(&state, user, 3, "10.0.0.3").await.expect_err("throttled");
+    let SeckillError::RateLimited(wait) = err else { panic!("expected a rate limit, got {err:?}") };
+    assert!(wait > 25_000 && wait <= 30_000, "wait {wait} ms");
+    match AppError::from(SeckillError::RateLimited(wait)) {
+        AppError::TooManyRequests { message, retry_after_secs } => {
+            assert_eq!(retry_after_secs, wait.div_ceil(1000));
+            assert_eq!(message, format!("Too many tries, wait {retry_after_secs} s."));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn start_up_restores_sales_redis_lost_but_never_overwrites_a_live_one(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let users = seed_users(&db, 404, 2).await.unwrap();
+    seed_flash_sale(&db, 5, 10, -60, 3600).await.unwrap();
+    sqlx::query("INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents) VALUES (1, $1, 5, 'flash', 'unpaid', 990)")
+        .bind(users[0])
+        .execute(&db)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE vouchers SET stock = 9 WHERE id = 5").execute(&db).await.unwrap();
+    assert_eq!(service::restore_sales(&state).await.unwrap(), 1);
+    assert_eq!(store::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(9), 1));
+    assert_eq!(store::try_grab(&state.redis, &state.keys, 5, users[0]).await.unwrap(), GrabCode::AlreadyBought);
+    assert_eq!(store::try_grab(&state.redis, &state.keys, 5, users[1]).await.unwrap(), GrabCode::Ok);
+    // Redis is now ahead of Postgres (an order in flight): a restart must not reset it.
+    assert_eq!(service::restore_sales(&state).await.unwrap(), 0);
+    assert_eq!(store::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(8), 2));
+}

@@ -1,0 +1,91 @@
+// Flash sale end to end: the merchant creates a sale starting in a few seconds; a shopper sees the
+// countdown turn into a button without a reload, grabs once (the button is disabled while pending and a
+// double click sends one request), and follows the order from "queued" to "awaiting payment".
+import { test } from '@playwright/test';
+import { expect, logIn, waitForHydration } from './helpers';
+
+/** `YYYY-MM-DDTHH:MM:SS` in China Standard Time, `ms` from now. */
+function cstIn(ms: number): string {
+  return new Date(Date.now() + ms + 8 * 3600 * 1000).toISOString().slice(0, 19);
+}
+
+test('countdown → grab → queued → awaiting payment, one request per double click', async ({ browser }) => {
+  test.setTimeout(90_000);
+  // The merchant creates a sale that starts 12 s from now.
+  const merchant = await browser.newPage();
+  await logIn(merchant, '13800000001', 'haodian2026');
+  await expect(merchant.locator('.account-button')).toBeVisible();
+  await merchant.goto('/shops/1/sales');
+  await waitForHydration(merchant);
+  const title = `E2E 秒杀 ${Date.now()}`;
+  await merchant.fill('#title', title);
+  await merchant.fill('#rules', 'One per person');
+  await merchant.fill('#pay', '9.9');
+  await merchant.fill('#actual', '50');
+  await merchant.fill('#stock', '3');
+  await merchant.fill('#begin', cstIn(12_000));
+  await merchant.fill('#end', cstIn(3_600_000));
+  await merchant.getByRole('button', { name: 'Create flash sale' }).click();
+  const created = merchant.locator('.saved');
+  await expect(created).toContainText('created and loaded');
+  const voucherId = (await created.textContent())!.match(/#(\d+)/)![1];
+  const row = merchant.locator(`.sale-audit tr[data-voucher-id="${voucherId}"]`);
+  await expect(row).toContainText(title);
+  await expect(row.locator('td').nth(4)).toHaveText('3'); // Redis stock loaded with the row
+
+  const page = await browser.newPage();
+  await logIn(page, '13800000002', 'haodian2026');
+  await expect(page.locator('.account-button')).toBeVisible();
+  await page.goto('/shops/1');
+  await waitForHydration(page);
+  const card = page.locator(`li.flash[data-voucher-id="${voucherId}"]`);
+  await expect(card.locator('[data-state="upcoming"]')).toBeVisible();
+  await expect(card.locator('.countdown')).toHaveText(/^00:\d\d$/);
+  const first = await card.locator('.countdown').textContent();
+  await expect(card.locator('.countdown')).not.toHaveText(first!, { timeout: 3_000 }); // it ticks
+
+  // Hold the grab for a second so the pending state is observable, and count the requests.
+  let grabs = 0;
+  await page.route('**/api/seckill/grab', async (route) => {
+    grabs += 1;
+    await new Promise((r) => setTimeout(r, 1_000));
+    await route.continue();
+  });
+  // And the first status poll, so "queued" is on screen before the writer's answer.
+  let polls = 0;
+  await page.route('**/api/orders/status', async (route) => {
+    polls += 1;
+    if (polls === 1) await new Promise((r) => setTimeout(r, 1_000));
+    await route.continue();
+  });
+
+  const button = card.locator('.grab-button');
+  await expect(button).toBeVisible({ timeout: 20_000 }); // the countdown became a button, no reload
+  await expect(card.locator('[data-state="live"]')).toContainText('3 left');
+  await button.dblclick();
+  await expect(button).toBeDisabled();
+  const status = card.locator('.order-status');
+  await expect(status).toHaveText('queued');
+  await expect(card.locator('.grab-result')).toContainText('Got it — order #');
+  await expect(status).toHaveText('awaiting payment', { timeout: 20_000 });
+  expect(grabs).toBe(1);
+
+  await page.goto('/orders');
+  await waitForHydration(page);
+  await expect(page.locator('.order-list')).toContainText(title);
+  await expect(page.locator('.order-list tr', { hasText: title }).locator('.order-status')).toHaveText('awaiting payment');
+
+  // The merchant's page now shows the order stored, Redis and Postgres in agreement.
+  await merchant.reload();
+  await expect(row.locator('td').nth(3)).toHaveText('1');
+  await expect(row.locator('.drift')).toHaveText('0');
+});
+
+test('grabbing while logged out says to log in, with a way back', async ({ page }) => {
+  await page.goto('/shops/1');
+  await waitForHydration(page);
+  const live = page.locator('li.flash', { has: page.locator('[data-state="live"]') }).first();
+  await live.locator('.grab-button').click();
+  await expect(live.locator('.grab-result')).toContainText('Log in first.');
+  await expect(live.locator('.grab-result a')).toHaveAttribute('href', '/login?next=/shops/1');
+});
