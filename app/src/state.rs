@@ -26,6 +26,8 @@ pub struct AppState {
     pub publisher: crate::kafka::Publisher,
     /// This instance's flash-sale flags and counters.
     pub seckill: Arc<crate::seckill::service::SeckillLocal>,
+    /// This instance's order-lifecycle counters.
+    pub order_metrics: Arc<crate::orders::service::OrderMetrics>,
     /// Redis key builder.
     pub keys: Keys,
     /// Order-id generator with this instance's leased worker number.
@@ -93,6 +95,7 @@ impl AppState {
             kafka,
             publisher: crate::kafka::Publisher::new(&config)?,
             seckill: Arc::default(),
+            order_metrics: Arc::new(crate::orders::service::OrderMetrics::new()),
             ids: Arc::new(IdGenerator::new(worker)),
             keys,
             shops: Arc::new(ShopCache::new(config.shop_cache_l1_ttl)),

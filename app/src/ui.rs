@@ -1,6 +1,8 @@
 //! Small shared view pieces.
 
 use leptos::prelude::*;
+#[cfg(feature = "hydrate")]
+use std::time::Duration;
 
 use crate::error::AppError;
 
@@ -46,6 +48,43 @@ pub fn NotFound(#[prop(into, default = "That page does not exist.".to_string())]
     }
 }
 
+/// "2d 03:04:05", "03:04:05" or "04:05" for a remaining time in ms (rounded up to the second).
+pub fn countdown_text(ms: i64) -> String {
+    let secs = (ms.max(0) + 999) / 1000;
+    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    match (d, h) {
+        (0, 0) => format!("{m:02}:{s:02}"),
+        (0, _) => format!("{h:02}:{m:02}:{s:02}"),
+        _ => format!("{d}d {h:02}:{m:02}:{s:02}"),
+    }
+}
+
+/// The browser's clock in unix ms (only ever called in the browser).
+#[cfg(feature = "hydrate")]
+fn browser_now_ms() -> i64 {
+    js_sys::Date::now() as i64
+}
+
+/// A signal with the server's clock: the server's time at render, then advanced by the browser's clock with
+/// the offset fixed once, so a wrong browser clock does not move the start.
+pub fn server_clock(server_now_ms: i64) -> ReadSignal<i64> {
+    let (now, set_now) = signal(server_now_ms);
+    Effect::new(move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            let offset = server_now_ms - browser_now_ms();
+            if let Ok(handle) =
+                set_interval_with_handle(move || set_now.set(browser_now_ms() + offset), Duration::from_millis(250))
+            {
+                on_cleanup(move || handle.clear());
+            }
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = set_now;
+    });
+    now
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -53,5 +92,13 @@ mod tests {
         assert_eq!(super::yuan(12345), "¥123.45");
         assert_eq!(super::yuan(1200), "¥12");
         assert_eq!(super::yuan(5), "¥0.05");
+    }
+
+    #[test]
+    fn countdown_rounds_up_to_the_second() {
+        assert_eq!(super::countdown_text(1), "00:01");
+        assert_eq!(super::countdown_text(61_000), "01:01");
+        assert_eq!(super::countdown_text(3_600_000), "01:00:00");
+        assert_eq!(super::countdown_text(90_061_000), "1d 01:01:01");
     }
 }

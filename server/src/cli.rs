@@ -105,6 +105,12 @@ async fn serve(config: Config) -> Result<(), CliError> {
     // and a compensation entry leaves its list only after the broker acknowledged the resend.
     let workers = [
         app::orders::writer::spawn(state.clone()),
+        app::orders::closer::spawn(state.clone()),
+        // The backstop sweeps at half the pay timeout (1 s to 60 s), so a missed order is at most that late.
+        app::orders::service::spawn_sweeper(
+            state.clone(),
+            (state.config.pay_timeout / 2).clamp(std::time::Duration::from_secs(1), std::time::Duration::from_secs(60)),
+        ),
         app::seckill::service::spawn_compensation(state.clone()),
         app::seckill::service::spawn_reconciliation(state.clone(), std::time::Duration::from_secs(60)),
     ];

@@ -34,6 +34,20 @@ pub fn render(state: &AppState) -> String {
         let _ = writeln!(out, "# TYPE {name} counter");
         let _ = writeln!(out, "{name} {}", counter.load(Ordering::Relaxed));
     }
+    let o = &state.order_metrics;
+    for (name, help, counter) in [
+        ("haodian_orders_closed_total", "Unpaid orders closed (closer or sweeper).", &o.closed),
+        ("haodian_orders_paid_total", "Orders paid.", &o.paid),
+        ("haodian_orders_refunds_total", "Payments refunded because the order had closed first.", &o.refunds),
+        ("haodian_orders_sweeper_finds_total", "Overdue unpaid orders the sweeper found (non-zero: the closer missed them).", &o.sweeper_finds),
+    ] {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} counter");
+        let _ = writeln!(out, "{name} {}", counter.load(Ordering::Relaxed));
+    }
+    let _ = writeln!(out, "# HELP haodian_order_closer_lag Close checks on orders.close-delay not yet consumed (-1 until known).");
+    let _ = writeln!(out, "# TYPE haodian_order_closer_lag gauge");
+    let _ = writeln!(out, "haodian_order_closer_lag {}", o.closer_lag.load(Ordering::Relaxed));
     let _ = writeln!(out, "# HELP haodian_order_writer_lag Messages on orders.created not yet consumed (-1 until known).");
     let _ = writeln!(out, "# TYPE haodian_order_writer_lag gauge");
     let _ = writeln!(out, "haodian_order_writer_lag {}", m.writer_lag.load(Ordering::Relaxed));

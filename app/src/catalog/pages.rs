@@ -6,6 +6,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use super::api::{UpdateShop, get_shop_page, list_shop_types, list_shops, search_shops, shop_for_edit};
 use super::model::{Page, ShopPage, ShopSort, ShopSummary, VoucherView, page_from_query};
 use crate::error::AppError;
+use crate::orders::api::buy_voucher;
 use crate::seckill::pages::FlashSaleCard;
 use crate::ui::{FieldError, FormError, NotFound, yuan};
 
@@ -253,7 +254,7 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
                 {vouchers.into_iter().map(|v| if v.kind == "flash" {
                     view! { <FlashSaleCard v server_now_ms shop_id=id/> }.into_any()
                 } else {
-                    view! { <VoucherCard v/> }.into_any()
+                    view! { <VoucherCard v shop_id=id/> }.into_any()
                 }).collect_view()}
             </ul>
         </article>
@@ -261,16 +262,37 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
 }
 
 #[component]
-fn VoucherCard(v: VoucherView) -> impl IntoView {
+fn VoucherCard(v: VoucherView, shop_id: i64) -> impl IntoView {
+    let voucher_id = v.id;
+    let buy = Action::new(move |vid: &i64| buy_voucher(*vid));
     view! {
-        <li class="voucher" data-voucher-id=v.id>
+        <li class="voucher" data-voucher-id=voucher_id>
             <div class="price">
                 <strong>{yuan(v.pay_value_cents)}</strong>
                 <s class="muted">{yuan(v.actual_value_cents)}</s>
             </div>
-            <div>
+            <div class="flash-body">
                 <p class="voucher-title">{v.title}</p>
                 <p class="muted">{v.sub_title}" · "{v.rules}</p>
+                {move || match buy.value().get() {
+                    Some(Ok(order_id)) => view! {
+                        <p class="buy-result ok" role="status">
+                            {format!("Order #{order_id} created — ")} <a href="/orders">"pay in My orders"</a>
+                        </p>
+                    }.into_any(),
+                    Some(Err(AppError::LoginRequired)) => view! {
+                        <p class="buy-result" role="status">
+                            "Log in first. " <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>
+                        </p>
+                    }.into_any(),
+                    other => view! {
+                        <button class="buy-button" disabled=move || buy.pending().get()
+                            on:click=move |_| { if !buy.pending().get_untracked() { buy.dispatch(voucher_id); } }>
+                            "Buy"
+                        </button>
+                        {other.and_then(Result::err).map(|e| view! { <p class="buy-result" role="alert">{e.to_string()}</p> })}
+                    }.into_any(),
+                }}
             </div>
         </li>
     }

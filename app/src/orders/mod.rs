@@ -1,8 +1,13 @@
-//! Orders: the message a grab produces, the idempotent writer that persists it, and the buyer's views.
+//! Orders: the message a grab produces, the idempotent writer that persists it, the closer of unpaid
+//! orders, payment, and the buyer's views.
 
 pub mod api;
 pub mod model;
 pub mod pages;
+#[cfg(feature = "ssr")]
+pub mod closer;
+#[cfg(feature = "ssr")]
+pub mod service;
 #[cfg(feature = "ssr")]
 pub mod store;
 #[cfg(feature = "ssr")]

@@ -15,6 +15,37 @@ pub struct OrderCreated {
     pub ts: i64,
 }
 
+/// A close check on `orders.close-delay`: when `due_ms` passes and the order is still unpaid, close it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CloseCheck {
+    /// The order.
+    pub order_id: i64,
+    /// When the pay deadline passes, unix ms (creation + the pay timeout, so rising within a partition).
+    pub due_ms: i64,
+}
+
+/// What paying came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PayOutcome {
+    /// Paid now.
+    Paid,
+    /// It was paid before (a repeated click); nothing charged twice.
+    AlreadyPaid,
+    /// The order had expired and was closed a moment before: the payment was refunded.
+    Refunded,
+}
+
+impl PayOutcome {
+    /// The sentence shown to the buyer.
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::Paid => "Paid. Enjoy!",
+            Self::AlreadyPaid => "This order is already paid.",
+            Self::Refunded => "This order had expired and was closed before your payment arrived, so your payment was refunded.",
+        }
+    }
+}
+
 /// Where an order stands, as the buyer sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OrderStatus {
@@ -74,4 +105,15 @@ pub struct OrderView {
     pub status: OrderStatus,
     /// Creation, unix ms.
     pub created_ms: i64,
+}
+
+/// "My orders": the list plus what its countdowns need.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrdersPage {
+    /// Newest first.
+    pub orders: Vec<OrderView>,
+    /// The server's clock when the page was built, unix ms (countdowns run on it, not the browser's).
+    pub server_now_ms: i64,
+    /// Unpaid orders close this long after creation, ms.
+    pub pay_timeout_ms: i64,
 }

@@ -1,46 +1,93 @@
-//! "My orders": the buyer's orders with coupon, shop, price and status.
+//! "My orders": every order with coupon, shop, price and status; unpaid ones count down to their
+//! automatic closing (on the server's clock) and can be paid.
 
 use leptos::prelude::*;
 
-use super::api::my_orders;
+use super::api::{PayOrder, my_orders};
+use super::model::{OrderStatus, OrderView, OrdersPage};
 use crate::error::AppError;
-use crate::ui::yuan;
+use crate::ui::{countdown_text, server_clock, yuan};
 
 /// `/orders`.
 #[component]
 pub fn MyOrdersPage() -> impl IntoView {
-    let orders = Resource::new(|| (), |_| my_orders());
+    let pay = ServerAction::<PayOrder>::new();
+    let orders = Resource::new(move || pay.version().get(), |_| my_orders());
     view! {
         <section class="orders">
             <h1>"My orders"</h1>
-            <Suspense fallback=|| view! { <p>"Loading orders…"</p> }>
+            {move || pay.value().get().map(|r| match r {
+                Ok(outcome) => view! { <p class="pay-result" role="status">{outcome.message()}</p> }.into_any(),
+                Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
+            })}
+            <Transition fallback=|| view! { <p>"Loading orders…"</p> }>
                 {move || Suspend::new(async move {
                     match orders.await {
-                        Ok(list) if list.is_empty() => view! { <p class="muted">"No orders yet."</p> }.into_any(),
-                        Ok(list) => view! {
-                            // Explicit <tbody>: the HTML parser inserts one anyway, and hydration must match the DOM.
-                            <table class="order-list">
-                                <thead><tr><th>"Order"</th><th>"Coupon"</th><th>"Shop"</th><th>"Price"</th><th>"Status"</th></tr></thead>
-                                <tbody>
-                                    {list.into_iter().map(|o| view! {
-                                        <tr data-order-id=o.id>
-                                            <td>{format!("#{}", o.id)}</td>
-                                            <td>{o.title}</td>
-                                            <td><a href=format!("/shops/{}", o.shop_id)>{o.shop_name}</a></td>
-                                            <td>{yuan(o.amount_cents)}</td>
-                                            <td class="order-status">{o.status.label()}</td>
-                                        </tr>
-                                    }).collect_view()}
-                                </tbody>
-                            </table>
-                        }.into_any(),
+                        Ok(page) if page.orders.is_empty() => view! { <p class="muted">"No orders yet."</p> }.into_any(),
+                        Ok(page) => {
+                            let now = server_clock(page.server_now_ms);
+                            let timeout = page.pay_timeout_ms;
+                            view! {
+                                // Explicit <tbody>: the HTML parser inserts one anyway, and hydration must match the DOM.
+                                <table class="order-list">
+                                    <thead><tr>
+                                        <th>"Order"</th><th>"Coupon"</th><th>"Shop"</th><th>"Price"</th><th>"Status"</th><th></th>
+                                    </tr></thead>
+                                    <tbody>
+                                        {page.orders.into_iter().map(|o| view! { <OrderRow o now timeout pay orders/> }).collect_view()}
+                                    </tbody>
+                                </table>
+                            }.into_any()
+                        }
                         Err(AppError::LoginRequired) => view! {
                             <p>"Log in to see your orders. " <a href="/login?next=/orders">"Log in"</a></p>
                         }.into_any(),
                         Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
                     }
                 })}
-            </Suspense>
+            </Transition>
         </section>
+    }
+}
+
+/// One order; an unpaid one shows the time left to pay and a Pay button, and turns "closed" when the
+/// time is up (the closer has closed it on the server by then, give or take its poll).
+#[component]
+fn OrderRow(
+    o: OrderView,
+    now: ReadSignal<i64>,
+    timeout: i64,
+    pay: ServerAction<PayOrder>,
+    orders: Resource<Result<OrdersPage, AppError>>,
+) -> impl IntoView {
+    let deadline = o.created_ms + timeout;
+    let unpaid = o.status == OrderStatus::Unpaid;
+    let expired = move || unpaid && now.get() >= deadline;
+    // Once the time is up, ask the server again shortly after, so the list shows what the closer did.
+    Effect::new(move |done: Option<bool>| {
+        if expired() && done != Some(true) {
+            set_timeout(move || orders.refetch(), std::time::Duration::from_millis(1500));
+            return true;
+        }
+        done.unwrap_or(false)
+    });
+    let id = o.id;
+    view! {
+        <tr data-order-id=id>
+            <td>{format!("#{id}")}</td>
+            <td>{o.title}</td>
+            <td><a href=format!("/shops/{}", o.shop_id)>{o.shop_name}</a></td>
+            <td>{yuan(o.amount_cents)}</td>
+            <td class="order-status">{move || if expired() { OrderStatus::Closed.label() } else { o.status.label() }}</td>
+            <td>
+                {move || (unpaid && !expired()).then(|| view! {
+                    <span class="pay-countdown">"Closes in " {countdown_text(deadline - now.get())}</span>
+                    <ActionForm action=pay attr:class="inline">
+                        <input type="hidden" name="order_id" value=id/>
+                        <button type="submit" class="primary pay-button" disabled=move || pay.pending().get()>"Pay"</button>
+                    </ActionForm>
+                })}
+            </td>
+        </tr>
     }
 }

@@ -2,7 +2,7 @@
 
 use sqlx::PgPool;
 
-use super::model::{OrderCreated, OrderStatus, OrderView};
+use super::model::{OrderCreated, OrderStatus, OrderView, PayOutcome};
 
 /// What one batch did.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -191,4 +191,118 @@ pub async fn orders_of_user(db: &PgPool, user_id: i64, limit: i64) -> Result<Vec
             .fetch_all(db)
             .await?;
     Ok(rows.into_iter().map(Into::into).collect())
+}
+
+/// An order's kind, sale and buyer, as closing needs them.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct OrderKey {
+    /// Order id.
+    pub id: i64,
+    /// Buyer.
+    pub user_id: i64,
+    /// Coupon.
+    pub voucher_id: i64,
+    /// `flash` or `normal`.
+    pub kind: String,
+    /// Current status.
+    pub status: String,
+}
+
+/// Closes an unpaid order and, only if it changed now, returns its coupon to Postgres' stock — one
+/// transaction. Returns the order as it now stands (`None`: no such order).
+pub async fn close_if_unpaid(db: &PgPool, order_id: i64) -> Result<(bool, Option<OrderKey>), sqlx::Error> {
+    let mut tx = db.begin().await?;
+    let closed: Option<OrderKey> = sqlx::query_as(
+        "UPDATE orders SET status = 'closed', closed_at = now(), updated_at = now()
+         WHERE id = $1 AND status = 'unpaid' RETURNING id, user_id, voucher_id, kind, status",
+    )
+    .bind(order_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if let Some(order) = closed {
+        // Normal coupons have no stock (NULL); flash stock goes back up by one.
+        sqlx::query("UPDATE vouchers SET stock = stock + 1, updated_at = now() WHERE id = $1 AND stock IS NOT NULL")
+            .bind(order.voucher_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        return Ok((true, Some(order)));
+    }
+    tx.rollback().await?;
+    let current = sqlx::query_as("SELECT id, user_id, voucher_id, kind, status FROM orders WHERE id = $1")
+        .bind(order_id)
+        .fetch_optional(db)
+        .await?;
+    Ok((false, current))
+}
+
+/// Marks the user's unpaid order paid; if it was closed a moment before, records a refund instead (once)
+/// and marks it refunded. `None`: no such order of this user.
+pub async fn pay(db: &PgPool, user_id: i64, order_id: i64) -> Result<Option<PayOutcome>, sqlx::Error> {
+    let paid = sqlx::query(
+        "UPDATE orders SET status = 'paid', paid_at = now(), updated_at = now() WHERE id = $1 AND user_id = $2 AND status = 'unpaid'",
+    )
+    .bind(order_id)
+    .bind(user_id)
+    .execute(db)
+    .await?;
+    if paid.rows_affected() == 1 {
+        return Ok(Some(PayOutcome::Paid));
+    }
+    let status: Option<String> = sqlx::query_scalar("SELECT status FROM orders WHERE id = $1 AND user_id = $2")
+        .bind(order_id)
+        .bind(user_id)
+        .fetch_optional(db)
+        .await?;
+    match status.as_deref() {
+        None => Ok(None),
+        Some("paid") => Ok(Some(PayOutcome::AlreadyPaid)),
+        Some(_) => {
+            // Lost the race to the closer (or already refunded): the money goes back, the order stays closed.
+            let mut tx = db.begin().await?;
+            sqlx::query(
+                "INSERT INTO refunds (order_id, amount_cents, reason)
+                 SELECT id, amount_cents, 'paid after the order was closed' FROM orders WHERE id = $1
+                 ON CONFLICT (order_id) DO NOTHING",
+            )
+            .bind(order_id)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(
+                "UPDATE orders SET status = 'refunded', refunded_at = now(), updated_at = now() WHERE id = $1 AND status = 'closed'",
+            )
+            .bind(order_id)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(Some(PayOutcome::Refunded))
+        }
+    }
+}
+
+/// Unpaid orders older than `timeout` (the sweeper's backstop), oldest first.
+pub async fn overdue_unpaid(db: &PgPool, timeout: std::time::Duration, limit: i64) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT id FROM orders WHERE status = 'unpaid' AND created_at < now() - make_interval(secs => $1)
+         ORDER BY created_at LIMIT $2",
+    )
+    .bind(timeout.as_secs_f64())
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}
+
+/// Creates an unpaid order for a normal coupon on sale; `None` if there is no such coupon.
+pub async fn insert_normal_order(db: &PgPool, order_id: i64, user_id: i64, voucher_id: i64) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents)
+         SELECT $1, $2, v.id, 'normal', 'unpaid', v.pay_value_cents FROM vouchers v
+         WHERE v.id = $3 AND v.kind = 'normal' AND v.status = 'on'
+         RETURNING (extract(epoch FROM created_at) * 1000)::BIGINT",
+    )
+    .bind(order_id)
+    .bind(user_id)
+    .bind(voucher_id)
+    .fetch_optional(db)
+    .await
 }

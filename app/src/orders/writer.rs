@@ -34,6 +34,9 @@ pub enum WriterError {
     /// A dead-letter send failed (offsets not committed; the batch will be redelivered).
     #[error("dead-letter queue: {0}")]
     Dlq(KafkaError),
+    /// Close checks could not be queued (offsets not committed; the batch will be redelivered).
+    #[error("close checks: {0}")]
+    CloseChecks(#[from] super::service::OrderError),
 }
 
 /// What one batch came to, for logs and tests.
@@ -93,6 +96,11 @@ pub async fn process_batch(state: &AppState, messages: &[OwnedMessage]) -> Resul
             tracing::error!(order = order.order_id, "could not release a refused grab in Redis: {e}");
         }
     }
+    // Every stored order gets its close check — redeliveries too, in case the first attempt died before
+    // sending them (the closer is idempotent, so a second check is harmless).
+    let ids: std::collections::HashSet<i64> = inserted.iter().chain(&duplicates).copied().collect();
+    let stored: Vec<&OrderCreated> = orders.iter().filter(|o| ids.contains(&o.order_id)).collect();
+    super::service::close_checks_for(state, &stored).await?;
     report.inserted = inserted.len();
     report.duplicates = duplicates.len();
     report.dead_lettered += rejected.len();

@@ -10,7 +10,7 @@ use crate::catalog::model::VoucherView;
 use crate::error::AppError;
 use crate::orders::api::get_order_status;
 use crate::orders::model::OrderStatus;
-use crate::ui::{FieldError, FormError, yuan};
+use crate::ui::{FieldError, FormError, countdown_text, server_clock, yuan};
 
 /// Where a sale stands at one instant of the sale clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,48 +40,11 @@ impl SalePhase {
     }
 }
 
-/// "2d 03:04:05", "03:04:05" or "04:05" for a remaining time in ms (rounded up to the second).
-pub fn countdown_text(ms: i64) -> String {
-    let secs = (ms.max(0) + 999) / 1000;
-    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
-    match (d, h) {
-        (0, 0) => format!("{m:02}:{s:02}"),
-        (0, _) => format!("{h:02}:{m:02}:{s:02}"),
-        _ => format!("{d}d {h:02}:{m:02}:{s:02}"),
-    }
-}
-
-/// The browser's clock in unix ms (only ever called in the browser).
-#[cfg(feature = "hydrate")]
-fn browser_now_ms() -> i64 {
-    js_sys::Date::now() as i64
-}
-
-/// A signal with the sale clock: the server's time at render, then advanced by the browser's clock with
-/// the offset fixed once, so a wrong browser clock does not move the start.
-fn sale_clock(server_now_ms: i64) -> ReadSignal<i64> {
-    let (now, set_now) = signal(server_now_ms);
-    Effect::new(move |_| {
-        #[cfg(feature = "hydrate")]
-        {
-            let offset = server_now_ms - browser_now_ms();
-            if let Ok(handle) =
-                set_interval_with_handle(move || set_now.set(browser_now_ms() + offset), Duration::from_millis(250))
-            {
-                on_cleanup(move || handle.clear());
-            }
-        }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = set_now;
-    });
-    now
-}
-
 /// One flash-sale coupon with its live state and grab button.
 #[component]
 pub fn FlashSaleCard(v: VoucherView, server_now_ms: i64, shop_id: i64) -> impl IntoView {
     let (begin, end, stock) = (v.begin_ms.unwrap_or(0), v.end_ms.unwrap_or(0), i64::from(v.stock.unwrap_or(0)));
-    let now = sale_clock(server_now_ms);
+    let now = server_clock(server_now_ms);
     let phase = Memo::new(move |_| SalePhase::at(now.get(), begin, end, stock));
     let voucher_id = v.id;
     view! {
@@ -299,11 +262,4 @@ mod tests {
         assert_eq!(cst_text(1_709_164_830_000), "2024-02-29 08:00");
     }
 
-    #[test]
-    fn countdown_rounds_up_to_the_second() {
-        assert_eq!(countdown_text(1), "00:01");
-        assert_eq!(countdown_text(61_000), "01:01");
-        assert_eq!(countdown_text(3_600_000), "01:00:00");
-        assert_eq!(countdown_text(90_061_000), "1d 01:01:01");
-    }
 }

@@ -1,0 +1,104 @@
+//! The closer: consumes `orders.close-delay` (a fixed-delay topic, so due times rise within a partition).
+//! A message not yet due pauses its partition and rewinds to it; a timer resumes the partition when it is
+//! due — the poll loop never sleeps, other partitions keep flowing, and the group sees a live member.
+
+use std::time::Duration;
+
+use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
+use rdkafka::error::KafkaError;
+use rdkafka::message::{BorrowedMessage, Message};
+use rdkafka::{Offset, TopicPartitionList};
+use tokio::sync::mpsc;
+
+use super::model::CloseCheck;
+use super::service::{self, OrderError};
+use crate::kafka::{self, LagContext, ORDERS_CLOSE_DELAY};
+use crate::state::AppState;
+
+/// Consumer group of the closer.
+pub const GROUP: &str = "order-closer";
+
+/// The closer stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum CloserError {
+    /// Kafka failed.
+    #[error("kafka: {0}")]
+    Kafka(#[from] KafkaError),
+    /// Closing failed (the message was not committed; it will be redelivered).
+    #[error("closing: {0}")]
+    Order(#[from] OrderError),
+}
+
+fn partition_list(topic: &str, partition: i32) -> TopicPartitionList {
+    let mut tpl = TopicPartitionList::new();
+    tpl.add_partition(topic, partition);
+    tpl
+}
+
+/// Pauses `msg`'s partition, rewinds it to `msg` and schedules its resumption `wait` from now.
+fn defer(
+    consumer: &StreamConsumer<LagContext>,
+    msg: &BorrowedMessage<'_>,
+    wait: Duration,
+    resume: &mpsc::UnboundedSender<(String, i32)>,
+) -> Result<(), KafkaError> {
+    let (topic, partition) = (msg.topic().to_string(), msg.partition());
+    consumer.pause(&partition_list(&topic, partition))?;
+    // Non-blocking seek: already-fetched later messages of this partition are discarded, and it restarts here.
+    consumer.seek(&topic, partition, Offset::Offset(msg.offset()), Duration::ZERO)?;
+    let resume = resume.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(wait).await;
+        let _ = resume.send((topic, partition));
+    });
+    Ok(())
+}
+
+/// Runs the closer until an error; the caller restarts it (offsets are committed after each close).
+pub async fn run(state: AppState) -> Result<(), CloserError> {
+    let lag = LagContext { lag: state.order_metrics.closer_lag.clone() };
+    let group = format!("{}{GROUP}", state.config.kafka_topic_prefix);
+    let consumer = kafka::consumer_with_lag(&state.config, &group, lag)?;
+    consumer.subscribe(&[&kafka::topic(&state.config, ORDERS_CLOSE_DELAY)])?;
+    let (resume_tx, mut resume_rx) = mpsc::unbounded_channel::<(String, i32)>();
+    loop {
+        tokio::select! {
+            Some((topic, partition)) = resume_rx.recv() => {
+                // After a rebalance the partition may be gone or already flowing: nothing to do then.
+                if let Err(e) = consumer.resume(&partition_list(&topic, partition)) {
+                    tracing::debug!(%topic, partition, "resume skipped: {e}");
+                }
+            }
+            msg = consumer.recv() => {
+                let msg = msg?;
+                let check = match msg.payload().map(serde_json::from_slice::<CloseCheck>) {
+                    Some(Ok(check)) => check,
+                    other => {
+                        tracing::error!(offset = msg.offset(), ?other, "undecodable close check skipped");
+                        consumer.commit_message(&msg, CommitMode::Async)?;
+                        continue;
+                    }
+                };
+                let now = crate::seckill::service::now_ms();
+                if check.due_ms > now {
+                    defer(&consumer, &msg, Duration::from_millis((check.due_ms - now) as u64), &resume_tx)?;
+                    continue;
+                }
+                service::close(&state, check.order_id).await?;
+                consumer.commit_message(&msg, CommitMode::Async)?;
+            }
+        }
+    }
+}
+
+/// Keeps the closer running for the life of the process, restarting it after a failure.
+pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = run(state.clone()).await {
+                tracing::error!("order closer stopped, restarting in 1 s: {e}");
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    })
+}

@@ -1,0 +1,180 @@
+//! Order lifecycle rules: close unpaid orders (closer and sweeper share one path), pay, buy normal coupons.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use super::model::{CloseCheck, OrderCreated, OrderView, OrdersPage, PayOutcome};
+use super::store;
+use crate::error::AppError;
+use crate::kafka::{self, ORDERS_CLOSE_DELAY};
+use crate::state::AppState;
+
+/// What can go wrong with an order; converted to [`AppError`] at the server-function edge.
+#[derive(Debug, thiserror::Error)]
+pub enum OrderError {
+    /// No such order of this user (someone else's order looks exactly like a missing one).
+    #[error("order not found")]
+    NotFound,
+    /// No such coupon on sale.
+    #[error("coupon not found")]
+    VoucherNotFound,
+    /// Postgres.
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+    /// Redis.
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    /// Kafka.
+    #[error("kafka: {0}")]
+    Kafka(#[from] rdkafka::error::KafkaError),
+}
+
+impl From<OrderError> for AppError {
+    fn from(e: OrderError) -> Self {
+        match e {
+            OrderError::NotFound => AppError::NotFound("Order".into()),
+            OrderError::VoucherNotFound => AppError::NotFound("Coupon".into()),
+            other => AppError::internal(other),
+        }
+    }
+}
+
+/// Per-instance order-lifecycle counters for `/metrics`.
+#[derive(Debug, Default)]
+pub struct OrderMetrics {
+    /// Orders closed unpaid (by the closer or the sweeper).
+    pub closed: AtomicU64,
+    /// Orders paid.
+    pub paid: AtomicU64,
+    /// Payments refunded because the order had closed first.
+    pub refunds: AtomicU64,
+    /// Orders the sweeper found overdue (non-zero means the closer missed them).
+    pub sweeper_finds: AtomicU64,
+    /// The closer's consumer lag on `orders.close-delay` (-1 until known).
+    pub closer_lag: std::sync::Arc<std::sync::atomic::AtomicI64>,
+}
+
+impl OrderMetrics {
+    /// A fresh set with the lag unknown.
+    pub fn new() -> Self {
+        Self { closer_lag: std::sync::Arc::new(std::sync::atomic::AtomicI64::new(-1)), ..Self::default() }
+    }
+
+    fn inc(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// How a close attempt ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseOutcome {
+    /// Closed now; stock returned (Postgres now, Redis once per order).
+    Closed,
+    /// Already settled (paid, closed earlier, refunded) or unknown: nothing changed.
+    Unchanged,
+}
+
+/// Closes order `id` if it is still unpaid. Postgres decides (one guarded UPDATE, stock in the same
+/// transaction); the Redis give-back runs for every closed flash order but is once-only per order, so a
+/// redelivered check, or a retry after Redis failed, never releases twice.
+pub async fn close(state: &AppState, order_id: i64) -> Result<CloseOutcome, OrderError> {
+    let (changed, order) = store::close_if_unpaid(&state.db, order_id).await?;
+    let Some(order) = order else {
+        tracing::warn!(order_id, "close check for an unknown order");
+        return Ok(CloseOutcome::Unchanged);
+    };
+    if order.kind == "flash" && order.status == "closed" {
+        crate::seckill::store::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.id).await?;
+    }
+    if changed {
+        OrderMetrics::inc(&state.order_metrics.closed);
+        Ok(CloseOutcome::Closed)
+    } else {
+        Ok(CloseOutcome::Unchanged)
+    }
+}
+
+/// The user pays order `id` (simulated payment). Loses cleanly to the closer: then the payment is refunded.
+pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOutcome, OrderError> {
+    let outcome = store::pay(&state.db, user_id, order_id).await?.ok_or(OrderError::NotFound)?;
+    match outcome {
+        PayOutcome::Paid => OrderMetrics::inc(&state.order_metrics.paid),
+        PayOutcome::Refunded => OrderMetrics::inc(&state.order_metrics.refunds),
+        PayOutcome::AlreadyPaid => {}
+    }
+    Ok(outcome)
+}
+
+/// Buys a normal coupon: an unpaid order at once, with its close check queued.
+pub async fn buy(state: &AppState, user_id: i64, voucher_id: i64) -> Result<i64, OrderError> {
+    let id = state.ids.next_id();
+    let created_ms = store::insert_normal_order(&state.db, id, user_id, voucher_id).await?.ok_or(OrderError::VoucherNotFound)?;
+    // If this send fails the sweeper still closes the order on time; the buyer need not wait or retry.
+    if let Err(e) = publish_close_checks(state, &[(id, created_ms)]).await {
+        tracing::warn!(order = id, "close check not queued, the sweeper will close it: {e}");
+    }
+    Ok(id)
+}
+
+/// Produces the close checks of newly written orders (`(order id, created unix ms)`), awaiting every ack.
+pub async fn publish_close_checks(state: &AppState, orders: &[(i64, i64)]) -> Result<(), OrderError> {
+    let topic = kafka::topic(&state.config, ORDERS_CLOSE_DELAY);
+    let timeout = state.config.pay_timeout.as_millis() as i64;
+    let sends = orders.iter().map(|&(order_id, created_ms)| {
+        let check = CloseCheck { order_id, due_ms: created_ms + timeout };
+        let (topic, producer) = (topic.clone(), state.kafka.clone());
+        async move {
+            let payload = serde_json::to_vec(&check).unwrap_or_default();
+            let key = order_id.to_string();
+            let record = rdkafka::producer::FutureRecord::to(&topic).key(&key).payload(&payload);
+            producer.send(record, Duration::from_secs(10)).await.map(|_| ()).map_err(|(e, _)| e)
+        }
+    });
+    for result in futures::future::join_all(sends).await {
+        result?;
+    }
+    Ok(())
+}
+
+/// Close checks for orders the writer just stored (or found stored on a redelivery).
+pub async fn close_checks_for(state: &AppState, orders: &[&OrderCreated]) -> Result<(), OrderError> {
+    let pairs: Vec<(i64, i64)> = orders.iter().map(|o| (o.order_id, o.ts)).collect();
+    publish_close_checks(state, &pairs).await
+}
+
+/// One sweep: closes unpaid orders past the timeout that the closer missed; returns how many it closed.
+pub async fn sweep(state: &AppState) -> Result<usize, OrderError> {
+    let overdue = store::overdue_unpaid(&state.db, state.config.pay_timeout, 500).await?;
+    let mut closed = 0;
+    for id in overdue {
+        OrderMetrics::inc(&state.order_metrics.sweeper_finds);
+        if close(state, id).await? == CloseOutcome::Closed {
+            closed += 1;
+        }
+    }
+    Ok(closed)
+}
+
+/// Sweeps every `every` for the life of the process.
+pub fn spawn_sweeper(state: AppState, every: Duration) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            match sweep(&state).await {
+                Ok(0) => {}
+                Ok(n) => tracing::warn!(closed = n, "sweeper closed overdue orders the closer missed"),
+                Err(e) => tracing::error!("sweeper: {e}"),
+            }
+        }
+    })
+}
+
+/// The user's "My orders" page.
+pub async fn my_orders(state: &AppState, user_id: i64) -> Result<OrdersPage, OrderError> {
+    let orders: Vec<OrderView> = store::orders_of_user(&state.db, user_id, 100).await?;
+    Ok(OrdersPage {
+        orders,
+        server_now_ms: crate::seckill::service::now_ms(),
+        pay_timeout_ms: state.config.pay_timeout.as_millis() as i64,
+    })
+}

@@ -1,0 +1,212 @@
+//! Unpaid orders close by themselves (delayed close checks through Kafka, and the sweeper as backstop),
+//! payment races the closer cleanly, and stock comes back exactly once — on real Postgres, Redis and Nisshi.
+
+use std::time::{Duration, Instant};
+
+use app::orders::model::{OrderCreated, PayOutcome};
+use app::orders::service::{self, CloseOutcome, OrderError};
+use app::orders::store::write_batch;
+use app::seckill::model::GrabCode;
+use app::seckill::store;
+use app::state::AppState;
+use app::testing::{seed_flash_sale, seed_users, test_state};
+use sqlx::PgPool;
+
+/// Grabs in Redis and stores the orders the way the writer does (no Kafka): one per user.
+async fn stored_orders(state: &AppState, voucher_id: i64, users: &[i64], ts: i64) -> Vec<OrderCreated> {
+    let mut orders = Vec::new();
+    for &u in users {
+        assert_eq!(store::try_grab(&state.redis, &state.keys, voucher_id, u).await.unwrap(), GrabCode::Ok);
+        orders.push(OrderCreated { order_id: state.ids.next_id(), user_id: u, voucher_id, ts });
+    }
+    let out = write_batch(&state.db, &orders).await.unwrap();
+    assert_eq!(out.inserted.len(), users.len());
+    orders
+}
+
+async fn open_sale(state: &AppState, voucher_id: i64, stock: i32) {
+    seed_flash_sale(&state.db, voucher_id, stock, -60, 3600).await.unwrap();
+    app::seckill::service::restore_sales(state).await.unwrap();
+}
+
+/// (Redis stock, Redis buyers, Postgres stock).
+async fn stocks(state: &AppState, voucher_id: i64) -> (i64, u64, i64) {
+    let (redis, buyers) = store::sale_state(&state.redis, &state.keys, voucher_id).await.unwrap();
+    let pg: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = $1").bind(voucher_id).fetch_one(&state.db).await.unwrap();
+    (redis.unwrap(), buyers, i64::from(pg))
+}
+
+async fn status_of(db: &PgPool, order_id: i64) -> String {
+    sqlx::query_scalar("SELECT status FROM orders WHERE id = $1").bind(order_id).fetch_one(db).await.unwrap()
+}
+
+async fn wait_for(what: &str, mut check: impl AsyncFnMut() -> bool) {
+    let started = Instant::now();
+    while !check().await {
+        assert!(started.elapsed() < Duration::from_secs(60), "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn an_unpaid_order_closes_after_the_timeout_and_the_coupon_can_be_grabbed_again(db: PgPool) {
+    let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "2"), ("IP_RATE_LIMIT", "1000000")]).await;
+    app::kafka::ensure_topics(&state.config).await.unwrap();
+    let workers = [app::orders::writer::spawn(state.clone()), app::orders::closer::spawn(state.clone())];
+    let user = seed_users(&db, 420, 1).await.unwrap()[0];
+    open_sale(&state, 11, 5).await;
+
+    let first = app::seckill::service::grab(&state, user, 11, "10.0.0.1").await.unwrap();
+    wait_for("the order written", async || {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM orders WHERE id = $1").bind(first).fetch_one(&db).await.unwrap() == 1
+    })
+    .await;
+    assert_eq!(stocks(&state, 11).await, (4, 1, 4));
+    assert_eq!(status_of(&db, first).await, "unpaid");
+    let started = Instant::now();
+    wait_for("the order closed", async || status_of(&db, first).await == "closed").await;
+    assert!(started.elapsed() < Duration::from_secs(15), "closed {:?} after being written", started.elapsed());
+    assert_eq!(stocks(&state, 11).await, (5, 0, 5), "Redis and Postgres both got the coupon back");
+
+    let second = app::seckill::service::grab(&state, user, 11, "10.0.0.1").await.expect("grabbable again");
+    assert_ne!(first, second);
+    wait_for("the second order written", async || {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM orders WHERE id = $1").bind(second).fetch_one(&db).await.unwrap() == 1
+    })
+    .await;
+    assert_eq!(service::pay(&state, user, second).await.unwrap(), PayOutcome::Paid);
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(status_of(&db, second).await, "paid", "a paid order is never closed");
+    assert_eq!(stocks(&state, 11).await, (4, 1, 4));
+    workers.iter().for_each(|w| w.abort());
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn pay_and_close_race_on_two_hundred_orders_each_settles_exactly_once(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let users = seed_users(&db, 421, 200).await.unwrap();
+    open_sale(&state, 12, 200).await;
+    let orders = stored_orders(&state, 12, &users, app::seckill::service::now_ms()).await;
+    assert_eq!(stocks(&state, 12).await, (0, 200, 0));
+
+    let tasks: Vec<_> = orders
+        .iter()
+        .map(|o| {
+            let (s1, s2, o) = (state.clone(), state.clone(), o.clone());
+            tokio::spawn(async move {
+                let (paid, closed) = tokio::join!(service::pay(&s1, o.user_id, o.order_id), service::close(&s2, o.order_id));
+                (o.order_id, paid.unwrap(), closed.unwrap())
+            })
+        })
+        .collect();
+    let (mut paid, mut refunded) = (0, 0);
+    for t in tasks {
+        let (id, pay, close) = t.await.unwrap();
+        let status = status_of(&db, id).await;
+        match (pay, close) {
+            (PayOutcome::Paid, CloseOutcome::Unchanged) => {
+                assert_eq!(status, "paid");
+                paid += 1;
+            }
+            (PayOutcome::Refunded, CloseOutcome::Closed) => {
+                assert_eq!(status, "refunded", "closed first, then the payment was refunded");
+                refunded += 1;
+            }
+            other => panic!("order {id}: impossible settlement {other:?}"),
+        }
+    }
+    assert_eq!(paid + refunded, 200);
+    let refunds: i64 = sqlx::query_scalar("SELECT count(*) FROM refunds").fetch_one(&db).await.unwrap();
+    assert_eq!(refunds, refunded, "one refund per order paid after closing");
+    let (redis, buyers, pg) = stocks(&state, 12).await;
+    assert_eq!((redis, pg), (refunded, refunded), "stock returned exactly for the closed orders");
+    assert_eq!(buyers as i64, paid);
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn duplicate_close_checks_and_a_closer_restart_close_each_order_once(db: PgPool) {
+    let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "3")]).await;
+    app::kafka::ensure_topics(&state.config).await.unwrap();
+    let users = seed_users(&db, 422, 20).await.unwrap();
+    open_sale(&state, 13, 20).await;
+    let now = app::seckill::service::now_ms();
+    let orders = stored_orders(&state, 13, &users, now).await;
+    let checks: Vec<(i64, i64)> = orders.iter().map(|o| (o.order_id, o.ts)).collect();
+    service::publish_close_checks(&state, &checks).await.unwrap();
+    service::publish_close_checks(&state, &checks).await.unwrap(); // every check delivered twice
+
+    // The closer starts, finds nothing due yet (its partitions pause), and is killed; a new one takes over.
+    let first = app::orders::closer::spawn(state.clone());
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    first.abort();
+    let _ = first.await;
+    assert_eq!(state.order_metrics.closed.load(std::sync::atomic::Ordering::Relaxed), 0, "nothing due yet");
+    let second = app::orders::closer::spawn(state.clone());
+    wait_for("all orders closed", async || {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM orders WHERE voucher_id = 13 AND status = 'closed'")
+            .fetch_one(&db)
+            .await
+            .unwrap()
+            == 20
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(1)).await; // the duplicates are consumed too
+    assert_eq!(state.order_metrics.closed.load(std::sync::atomic::Ordering::Relaxed), 20, "each order closed once");
+    assert_eq!(stocks(&state, 13).await, (20, 0, 20), "stock released once per order");
+    second.abort();
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn the_sweeper_alone_closes_overdue_orders_the_same_way(db: PgPool) {
+    let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "2")]).await;
+    let users = seed_users(&db, 423, 6).await.unwrap();
+    open_sale(&state, 14, 10).await;
+    let now = app::seckill::service::now_ms();
+    let overdue = stored_orders(&state, 14, &users[..4], now - 10_000).await;
+    let fresh = stored_orders(&state, 14, &users[4..], now).await;
+    assert_eq!(service::sweep(&state).await.unwrap(), 4);
+    for o in &overdue {
+        assert_eq!(status_of(&db, o.order_id).await, "closed");
+    }
+    for o in &fresh {
+        assert_eq!(status_of(&db, o.order_id).await, "unpaid", "not overdue yet");
+    }
+    assert_eq!(stocks(&state, 14).await, (8, 2, 8));
+    assert_eq!(service::sweep(&state).await.unwrap(), 0, "a second sweep finds nothing");
+    assert_eq!(stocks(&state, 14).await, (8, 2, 8));
+    assert_eq!(service::pay(&state, users[0], overdue[0].order_id).await.unwrap(), PayOutcome::Refunded);
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn nobody_else_can_pay_or_see_my_order(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let users = seed_users(&db, 424, 2).await.unwrap();
+    open_sale(&state, 15, 3).await;
+    let mine = stored_orders(&state, 15, &users[..1], app::seckill::service::now_ms()).await.remove(0);
+    assert!(matches!(service::pay(&state, users[1], mine.order_id).await, Err(OrderError::NotFound)));
+    assert!(app::orders::store::order_of_user(&db, users[1], mine.order_id).await.unwrap().is_none());
+    assert!(app::orders::store::orders_of_user(&db, users[1], 10).await.unwrap().is_empty());
+    assert_eq!(status_of(&db, mine.order_id).await, "unpaid", "untouched");
+    assert_eq!(service::pay(&state, users[0], mine.order_id).await.unwrap(), PayOutcome::Paid);
+    assert_eq!(service::pay(&state, users[0], mine.order_id).await.unwrap(), PayOutcome::AlreadyPaid);
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_normal_coupon_is_bought_at_once_and_follows_the_same_lifecycle(db: PgPool) {
+    let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "1")]).await;
+    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::testing::seed_shop(&db).await.unwrap();
+    sqlx::query(
+        "INSERT INTO vouchers (id, shop_id, title, pay_value_cents, actual_value_cents, kind) VALUES (16, 1, 'N', 8800, 10000, 'normal')",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let user = seed_users(&db, 425, 1).await.unwrap()[0];
+    assert!(matches!(service::buy(&state, user, 999).await, Err(OrderError::VoucherNotFound)));
+    let id = service::buy(&state, user, 16).await.unwrap();
+    assert_eq!(status_of(&db, id).await, "unpaid");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(service::sweep(&state).await.unwrap(), 1);
+    assert_eq!(status_of(&db, id).await, "closed");
+}
