@@ -28,6 +28,8 @@ export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$E2E_DB"
 export REDIS_KEY_PREFIX="e2e:"
 export KAFKA_TOPIC_PREFIX="e2e."
 export LISTEN_ADDR="127.0.0.1:3000"
+# Short enough for the browser tests to watch an unpaid order close, long enough to pay one by hand.
+export PAY_TIMEOUT_SECS=8
 port_open 3000 && die "port 3000 is taken: stop the running server first"
 target/debug/server seed --reset
 target/debug/server serve >"$RUN_DIR/e2e-server.log" 2>&1 &

@@ -8,7 +8,7 @@ use rdkafka::config::ClientConfig;
 use rdkafka::consumer::StreamConsumer;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::Message;
-use rdkafka::producer::{BaseRecord, DeliveryResult, FutureProducer, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::producer::{BaseRecord, DeliveryResult, FutureProducer, Producer, ProducerContext, PurgeConfig, ThreadedProducer};
 use rdkafka::bindings::rd_kafka_msg_status_t as RDKafkaMsgStatus;
 use rdkafka::ClientContext;
 use tokio::sync::oneshot;
@@ -105,22 +105,27 @@ impl Publisher {
             .set("message.timeout.ms", config.kafka_produce_timeout.as_millis().to_string())
             .set("request.timeout.ms", (config.kafka_produce_timeout.as_millis() * 4 / 5).max(1).to_string())
             .create_with_context(DeliveryContext)?;
-        // librdkafka reports every message by its timeout; the extra second only guards against a lost callback.
         Ok(Self { producer, deadline: config.kafka_produce_timeout + Duration::from_secs(1) })
     }
 
-    /// Sends one message and waits for its delivery report.
+    /// Sends one message and waits for its delivery report. A message still undecided a second past its
+    /// timeout means the broker is unreachable: whatever was never transmitted is purged so it fails now
+    /// as certainly not persisted (librdkafka alone can take several timeouts to report it while it
+    /// reconnects); a message already in flight keeps its unknown fate.
     pub async fn send(&self, topic: &str, key: &str, payload: &[u8]) -> Delivery {
-        let (tx, rx) = oneshot::channel();
+        let (tx, mut rx) = oneshot::channel();
         let record = BaseRecord::with_opaque_to(topic, Box::new(tx)).key(key).payload(payload);
         if let Err((e, _)) = self.producer.send(record) {
             // Refused before entering the queue (queue full, unknown topic): nothing was sent.
             return Delivery::NotPersisted(e.to_string());
         }
-        match tokio::time::timeout(self.deadline, rx).await {
-            Ok(Ok(outcome)) => outcome,
-            Ok(Err(_)) => Delivery::Unknown("delivery report dropped".into()),
-            Err(_) => Delivery::Unknown("no delivery report in time".into()),
+        if let Ok(report) = tokio::time::timeout(self.deadline, &mut rx).await {
+            return report.unwrap_or_else(|_| Delivery::Unknown("delivery report dropped".into()));
+        }
+        self.producer.purge(PurgeConfig::default().queue().non_blocking());
+        match tokio::time::timeout(Duration::from_secs(1), rx).await {
+            Ok(Ok(report)) => report,
+            _ => Delivery::Unknown("no delivery report in time".into()),
         }
     }
 
@@ -194,4 +199,31 @@ pub async fn ensure_topics(config: &Config) -> Result<(), KafkaError> {
         }
     }
     Ok(())
+}
+
+/// Runs a consumer loop for the life of the process, restarting it a second after it fails (its offsets
+/// were committed only after durable work, so a restart redelivers and never skips).
+pub fn keep_running<F, Fut, E>(name: &'static str, mut run: F) -> tokio::task::JoinHandle<()>
+where
+    F: FnMut() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<(), E>> + Send,
+    E: std::fmt::Display,
+{
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = run().await {
+                tracing::error!("{name} stopped, restarting in 1 s: {e}");
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    })
+}
+
+/// Sends a message no consumer can process to `orders.dlq`, with the reason in a `reason` header.
+pub async fn dead_letter(producer: &FutureProducer, config: &Config, payload: &[u8], reason: &str) -> Result<(), KafkaError> {
+    let topic = topic(config, ORDERS_DLQ);
+    let headers = rdkafka::message::OwnedHeaders::new().insert(rdkafka::message::Header { key: "reason", value: Some(reason) });
+    let record: rdkafka::producer::FutureRecord<'_, (), [u8]> =
+        rdkafka::producer::FutureRecord::to(&topic).payload(payload).headers(headers);
+    producer.send(record, Duration::from_secs(10)).await.map(|_| ()).map_err(|(e, _)| e)
 }

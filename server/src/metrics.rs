@@ -1,7 +1,7 @@
 //! `/metrics` in the Prometheus text format.
 
 use std::fmt::Write;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::extract::State;
 use axum::http::header;
@@ -9,48 +9,48 @@ use axum::response::IntoResponse;
 
 use app::state::AppState;
 
+/// Writes one metric family: HELP, TYPE and a sample per (labels, value).
+fn family(out: &mut String, name: &str, kind: &str, help: &str, samples: &[(String, i64)]) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+    for (labels, value) in samples {
+        let _ = writeln!(out, "{name}{labels} {value}");
+    }
+}
+
+fn value(counter: &AtomicU64) -> Vec<(String, i64)> {
+    vec![(String::new(), counter.load(Ordering::Relaxed) as i64)]
+}
+
 /// Renders every counter of this instance.
 pub fn render(state: &AppState) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# HELP haodian_cache_events_total Shop cache reads by outcome (per instance).");
-    let _ = writeln!(out, "# TYPE haodian_cache_events_total counter");
-    for (event, value) in state.shops.metrics.snapshot() {
-        let _ = writeln!(out, "haodian_cache_events_total{{cache=\"shop\",event=\"{event}\"}} {value}");
-    }
+    let cache: Vec<(String, i64)> =
+        state.shops.metrics.snapshot().into_iter().map(|(e, v)| (format!("{{cache=\"shop\",event=\"{e}\"}}"), v as i64)).collect();
+    family(&mut out, "haodian_cache_events_total", "counter", "Shop cache reads by outcome (per instance).", &cache);
     let m = &state.seckill.metrics;
-    let _ = writeln!(out, "# HELP haodian_seckill_grabs_total Flash-sale script answers by outcome (per instance).");
-    let _ = writeln!(out, "# TYPE haodian_seckill_grabs_total counter");
-    for (outcome, value) in m.outcomes() {
-        let _ = writeln!(out, "haodian_seckill_grabs_total{{outcome=\"{outcome}\"}} {value}");
-    }
+    let outcomes: Vec<(String, i64)> = m.outcomes().into_iter().map(|(o, v)| (format!("{{outcome=\"{o}\"}}"), v as i64)).collect();
+    family(&mut out, "haodian_seckill_grabs_total", "counter", "Flash-sale script answers by outcome (per instance).", &outcomes);
+    let o = &state.order_metrics;
     for (name, help, counter) in [
         ("haodian_seckill_sold_out_flag_hits_total", "Grabs answered by the local sold-out flag.", &m.sold_out_flag_hits),
         ("haodian_seckill_rate_limited_total", "Grabs refused by a rate limit.", &m.rate_limited),
         ("haodian_seckill_produce_failures_total", "Orders the broker certainly refused (grab given back).", &m.produce_failures),
         ("haodian_seckill_produce_unknown_total", "Orders with an unknown produce outcome (queued for resend).", &m.produce_unknown),
         ("haodian_seckill_compensated_total", "Queued orders re-sent successfully.", &m.compensated),
-    ] {
-        let _ = writeln!(out, "# HELP {name} {help}");
-        let _ = writeln!(out, "# TYPE {name} counter");
-        let _ = writeln!(out, "{name} {}", counter.load(Ordering::Relaxed));
-    }
-    let o = &state.order_metrics;
-    for (name, help, counter) in [
         ("haodian_orders_closed_total", "Unpaid orders closed (closer or sweeper).", &o.closed),
         ("haodian_orders_paid_total", "Orders paid.", &o.paid),
         ("haodian_orders_refunds_total", "Payments refunded because the order had closed first.", &o.refunds),
         ("haodian_orders_sweeper_finds_total", "Overdue unpaid orders the sweeper found (non-zero: the closer missed them).", &o.sweeper_finds),
     ] {
-        let _ = writeln!(out, "# HELP {name} {help}");
-        let _ = writeln!(out, "# TYPE {name} counter");
-        let _ = writeln!(out, "{name} {}", counter.load(Ordering::Relaxed));
+        family(&mut out, name, "counter", help, &value(counter));
     }
-    let _ = writeln!(out, "# HELP haodian_order_closer_lag Close checks on orders.close-delay not yet consumed (-1 until known).");
-    let _ = writeln!(out, "# TYPE haodian_order_closer_lag gauge");
-    let _ = writeln!(out, "haodian_order_closer_lag {}", o.closer_lag.load(Ordering::Relaxed));
-    let _ = writeln!(out, "# HELP haodian_order_writer_lag Messages on orders.created not yet consumed (-1 until known).");
-    let _ = writeln!(out, "# TYPE haodian_order_writer_lag gauge");
-    let _ = writeln!(out, "haodian_order_writer_lag {}", m.writer_lag.load(Ordering::Relaxed));
+    for (name, help, lag) in [
+        ("haodian_order_writer_lag", "Messages on orders.created not yet consumed (-1 until known).", &m.writer_lag),
+        ("haodian_order_closer_lag", "Close checks on orders.close-delay not yet consumed (-1 until known).", &o.closer_lag),
+    ] {
+        family(&mut out, name, "gauge", help, &[(String::new(), lag.load(Ordering::Relaxed))]);
+    }
     out
 }
 
@@ -58,25 +58,18 @@ pub fn render(state: &AppState) -> String {
 async fn render_gauges(state: &AppState) -> String {
     let mut out = String::new();
     match app::seckill::store::compensation_backlog(&state.redis, &state.keys).await {
-        Ok(n) => {
-            let _ = writeln!(out, "# HELP haodian_seckill_compensation_backlog Order messages waiting for a resend.");
-            let _ = writeln!(out, "# TYPE haodian_seckill_compensation_backlog gauge");
-            let _ = writeln!(out, "haodian_seckill_compensation_backlog {n}");
-        }
+        Ok(n) => family(&mut out, "haodian_seckill_compensation_backlog", "gauge", "Order messages waiting for a resend.", &[(String::new(), n as i64)]),
         Err(e) => tracing::warn!("metrics: compensation backlog unavailable: {e}"),
     }
     match app::seckill::service::audit(state, None).await {
         Ok(sales) => {
-            let _ = writeln!(out, "# HELP haodian_seckill_drift (Redis stock + buyers) - (Postgres stock + live orders); 0 when healthy.");
-            let _ = writeln!(out, "# TYPE haodian_seckill_drift gauge");
-            for s in &sales {
-                let _ = writeln!(out, "haodian_seckill_drift{{voucher=\"{}\"}} {}", s.voucher_id, s.drift());
-            }
-            let _ = writeln!(out, "# HELP haodian_seckill_in_flight Grabbed coupons not yet stored by the order writer.");
-            let _ = writeln!(out, "# TYPE haodian_seckill_in_flight gauge");
-            for s in &sales {
-                let _ = writeln!(out, "haodian_seckill_in_flight{{voucher=\"{}\"}} {}", s.voucher_id, s.in_flight());
-            }
+            let per_sale = |f: fn(&app::seckill::model::SaleAudit) -> i64| -> Vec<(String, i64)> {
+                sales.iter().map(|s| (format!("{{voucher=\"{}\"}}", s.voucher_id), f(s))).collect()
+            };
+            let drift = per_sale(|s| s.drift());
+            family(&mut out, "haodian_seckill_drift", "gauge", "(Redis stock + buyers) - (Postgres stock + live orders); 0 when healthy.", &drift);
+            let in_flight = per_sale(|s| s.in_flight());
+            family(&mut out, "haodian_seckill_in_flight", "gauge", "Grabbed coupons not yet stored by the order writer.", &in_flight);
         }
         Err(e) => tracing::warn!("metrics: flash-sale audit unavailable: {e}"),
     }

@@ -1,6 +1,11 @@
 //! The HTTP surface: Leptos pages and server functions, `/healthz`, `/metrics`, static files, sessions.
 
 use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::Response;
 use axum::routing::get;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use tower_http::trace::TraceLayer;
@@ -29,6 +34,7 @@ pub fn build(state: AppState) -> Router {
         })
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(sessions)
+        .layer(axum::middleware::from_fn(api_error_status))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }
@@ -42,4 +48,24 @@ pub fn session_layer(state: &AppState) -> SessionManagerLayer<RedisSessionStore>
         .with_same_site(SameSite::Lax)
         .with_secure(state.config.cookie_secure)
         .with_expiry(Expiry::OnInactivity(time::Duration::seconds(ttl)))
+}
+
+/// Gives a server-function error its own HTTP status. Errors raised inside a function set it themselves
+/// (`AppError::respond`); this covers those the framework raises before the function runs (arguments
+/// that do not parse), which it would otherwise answer with 500 although the client is at fault.
+async fn api_error_status(req: Request, next: Next) -> Response {
+    let api = req.uri().path().starts_with("/api/");
+    let resp = next.run(req).await;
+    if !api || resp.status() != StatusCode::INTERNAL_SERVER_ERROR {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    let bytes = match axum::body::to_bytes(body, 64 * 1024).await {
+        Ok(b) => b,
+        Err(_) => return Response::from_parts(parts, Body::empty()),
+    };
+    if let Ok(err) = serde_json::from_slice::<app::error::AppError>(&bytes) {
+        parts.status = StatusCode::from_u16(err.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    }
+    Response::from_parts(parts, Body::from(bytes))
 }

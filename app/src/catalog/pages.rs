@@ -261,12 +261,11 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
     }
 }
 
+/// A coupon's price, title and rules around `children` (its button and state), normal or flash.
 #[component]
-fn VoucherCard(v: VoucherView, shop_id: i64) -> impl IntoView {
-    let voucher_id = v.id;
-    let buy = Action::new(move |vid: &i64| buy_voucher(*vid));
+pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
     view! {
-        <li class="voucher" data-voucher-id=voucher_id>
+        <li class="voucher" class:flash=v.kind == "flash" data-voucher-id=v.id>
             <div class="price">
                 <strong>{yuan(v.pay_value_cents)}</strong>
                 <s class="muted">{yuan(v.actual_value_cents)}</s>
@@ -274,27 +273,38 @@ fn VoucherCard(v: VoucherView, shop_id: i64) -> impl IntoView {
             <div class="flash-body">
                 <p class="voucher-title">{v.title}</p>
                 <p class="muted">{v.sub_title}" · "{v.rules}</p>
-                {move || match buy.value().get() {
-                    Some(Ok(order_id)) => view! {
-                        <p class="buy-result ok" role="status">
-                            {format!("Order #{order_id} created — ")} <a href="/orders">"pay in My orders"</a>
-                        </p>
-                    }.into_any(),
-                    Some(Err(AppError::LoginRequired)) => view! {
-                        <p class="buy-result" role="status">
-                            "Log in first. " <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>
-                        </p>
-                    }.into_any(),
-                    other => view! {
-                        <button class="buy-button" disabled=move || buy.pending().get()
-                            on:click=move |_| { if !buy.pending().get_untracked() { buy.dispatch(voucher_id); } }>
-                            "Buy"
-                        </button>
-                        {other.and_then(Result::err).map(|e| view! { <p class="buy-result" role="alert">{e.to_string()}</p> })}
-                    }.into_any(),
-                }}
+                {children()}
             </div>
         </li>
+    }
+}
+
+#[component]
+fn VoucherCard(v: VoucherView, shop_id: i64) -> impl IntoView {
+    let voucher_id = v.id;
+    let buy = Action::new(move |vid: &i64| buy_voucher(*vid));
+    view! {
+        <VoucherShell v>
+            {move || match buy.value().get() {
+                Some(Ok(order_id)) => view! {
+                    <p class="buy-result ok" role="status">
+                        {format!("Order #{order_id} created — ")} <a href="/orders">"pay in My orders"</a>
+                    </p>
+                }.into_any(),
+                Some(Err(AppError::LoginRequired)) => view! {
+                    <p class="buy-result" role="status">
+                        "Log in first. " <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>
+                    </p>
+                }.into_any(),
+                other => view! {
+                    <button class="buy-button" disabled=move || buy.pending().get()
+                        on:click=move |_| { if !buy.pending().get_untracked() { buy.dispatch(voucher_id); } }>
+                        "Buy"
+                    </button>
+                    {other.and_then(Result::err).map(|e| view! { <p class="buy-result" role="alert">{e.to_string()}</p> })}
+                }.into_any(),
+            }}
+        </VoucherShell>
     }
 }
 

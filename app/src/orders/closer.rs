@@ -71,10 +71,11 @@ pub async fn run(state: AppState) -> Result<(), CloserError> {
             }
             msg = consumer.recv() => {
                 let msg = msg?;
-                let check = match msg.payload().map(serde_json::from_slice::<CloseCheck>) {
-                    Some(Ok(check)) => check,
-                    other => {
-                        tracing::error!(offset = msg.offset(), ?other, "undecodable close check skipped");
+                let payload = msg.payload().unwrap_or_default();
+                let check = match serde_json::from_slice::<CloseCheck>(payload) {
+                    Ok(check) => check,
+                    Err(e) => {
+                        kafka::dead_letter(&state.kafka, &state.config, payload, &format!("undecodable close check: {e}")).await?;
                         consumer.commit_message(&msg, CommitMode::Async)?;
                         continue;
                     }
@@ -93,12 +94,5 @@ pub async fn run(state: AppState) -> Result<(), CloserError> {
 
 /// Keeps the closer running for the life of the process, restarting it after a failure.
 pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        loop {
-            if let Err(e) = run(state.clone()).await {
-                tracing::error!("order closer stopped, restarting in 1 s: {e}");
-            }
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        }
-    })
+    kafka::keep_running("order closer", move || run(state.clone()))
 }

@@ -7,12 +7,11 @@ use std::time::Duration;
 use rdkafka::Message;
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::error::KafkaError;
-use rdkafka::message::{Header, OwnedHeaders, OwnedMessage};
-use rdkafka::producer::FutureRecord;
+use rdkafka::message::OwnedMessage;
 
 use super::model::OrderCreated;
 use super::store::{self, BatchOutcome};
-use crate::kafka::{self, ORDERS_CREATED, ORDERS_DLQ};
+use crate::kafka::{self, ORDERS_CREATED};
 use crate::state::AppState;
 
 /// Consumer group of the writer.
@@ -64,10 +63,7 @@ async fn next_batch<C: rdkafka::consumer::ConsumerContext + 'static>(consumer: &
 }
 
 async fn dead_letter(state: &AppState, payload: &[u8], reason: &str) -> Result<(), WriterError> {
-    let topic = kafka::topic(&state.config, ORDERS_DLQ);
-    let headers = OwnedHeaders::new().insert(Header { key: "reason", value: Some(reason) });
-    let record: FutureRecord<'_, (), [u8]> = FutureRecord::to(&topic).payload(payload).headers(headers);
-    state.kafka.send(record, Duration::from_secs(10)).await.map(|_| ()).map_err(|(e, _)| WriterError::Dlq(e))
+    kafka::dead_letter(&state.kafka, &state.config, payload, reason).await.map_err(WriterError::Dlq)
 }
 
 /// Decodes, writes and dead-letters one batch. Idempotent: running it twice on the same messages
@@ -122,12 +118,5 @@ pub async fn run(state: AppState) -> Result<(), WriterError> {
 
 /// Keeps the writer running for the life of the process, restarting it after a failure.
 pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        loop {
-            if let Err(e) = run(state.clone()).await {
-                tracing::error!("order writer stopped, restarting in 1 s: {e}");
-            }
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        }
-    })
+    kafka::keep_running("order writer", move || run(state.clone()))
 }

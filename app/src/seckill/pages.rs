@@ -7,10 +7,11 @@ use leptos::prelude::*;
 
 use super::api::{ChangeSaleStock, CreateFlashSale, grab_coupon, shop_sales};
 use crate::catalog::model::VoucherView;
+use crate::catalog::pages::VoucherShell;
 use crate::error::AppError;
 use crate::orders::api::get_order_status;
 use crate::orders::model::OrderStatus;
-use crate::ui::{FieldError, FormError, countdown_text, server_clock, yuan};
+use crate::ui::{FieldError, FormError, countdown_text, server_clock};
 
 /// Where a sale stands at one instant of the sale clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,29 +49,21 @@ pub fn FlashSaleCard(v: VoucherView, server_now_ms: i64, shop_id: i64) -> impl I
     let phase = Memo::new(move |_| SalePhase::at(now.get(), begin, end, stock));
     let voucher_id = v.id;
     view! {
-        <li class="voucher flash" data-voucher-id=voucher_id>
-            <div class="price">
-                <strong>{yuan(v.pay_value_cents)}</strong>
-                <s class="muted">{yuan(v.actual_value_cents)}</s>
-            </div>
-            <div class="flash-body">
-                <p class="voucher-title">{v.title}</p>
-                <p class="muted">{v.sub_title}" · "{v.rules}</p>
-                {move || match phase.get() {
-                    SalePhase::Upcoming(ms) => view! {
-                        <p class="sale-state upcoming" data-state="upcoming">
-                            "Starts in " <span class="countdown">{countdown_text(ms)}</span>
-                        </p>
-                    }.into_any(),
-                    SalePhase::Live => view! {
-                        <p class="sale-state live" data-state="live">{format!("Flash sale · {stock} left")}</p>
-                        <GrabButton voucher_id shop_id/>
-                    }.into_any(),
-                    SalePhase::SoldOut => view! { <p class="sale-state sold-out" data-state="sold-out">"Sold out"</p> }.into_any(),
-                    SalePhase::Ended => view! { <p class="sale-state ended" data-state="ended">"This sale has ended"</p> }.into_any(),
-                }}
-            </div>
-        </li>
+        <VoucherShell v>
+            {move || match phase.get() {
+                SalePhase::Upcoming(ms) => view! {
+                    <p class="sale-state upcoming" data-state="upcoming">
+                        "Starts in " <span class="countdown">{countdown_text(ms)}</span>
+                    </p>
+                }.into_any(),
+                SalePhase::Live => view! {
+                    <p class="sale-state live" data-state="live">{format!("Flash sale · {stock} left")}</p>
+                    <GrabButton voucher_id shop_id/>
+                }.into_any(),
+                SalePhase::SoldOut => view! { <p class="sale-state sold-out" data-state="sold-out">"Sold out"</p> }.into_any(),
+                SalePhase::Ended => view! { <p class="sale-state ended" data-state="ended">"This sale has ended"</p> }.into_any(),
+            }}
+        </VoucherShell>
     }
 }
 

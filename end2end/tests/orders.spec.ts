@@ -1,0 +1,63 @@
+// Order lifecycle end to end (the e2e server runs with PAY_TIMEOUT_SECS=8): grab → "My orders" counts down
+// → Pay → "paid"; an order left unpaid turns "closed" on its own and the coupon can be grabbed again.
+import { Page, test } from '@playwright/test';
+import { expect, logIn, waitForHydration } from './helpers';
+
+const LIVE_SALE = 1; // the seeded live flash sale on shop 1
+
+async function grabLiveSale(page: Page) {
+  await page.goto('/shops/1');
+  await waitForHydration(page);
+  const card = page.locator(`li.flash[data-voucher-id="${LIVE_SALE}"]`);
+  await card.locator('.grab-button').click();
+  await expect(card.locator('.order-status')).toHaveText('awaiting payment', { timeout: 20_000 });
+  return card;
+}
+
+test('grab → My orders counts down → Pay → paid', async ({ page }) => {
+  await logIn(page, '13800000003', 'haodian2026');
+  await expect(page.locator('.account-button')).toBeVisible();
+  await grabLiveSale(page);
+  await page.goto('/orders');
+  await waitForHydration(page);
+  const row = page.locator('.order-list tbody tr').first();
+  await expect(row.locator('.pay-countdown')).toContainText(/Closes in 00:0\d/);
+  await row.getByRole('button', { name: 'Pay' }).click();
+  await expect(page.locator('.pay-result')).toHaveText('Paid. Enjoy!');
+  await expect(row.locator('.order-status')).toHaveText('paid');
+  await expect(row.locator('.pay-button')).toHaveCount(0);
+  await page.waitForTimeout(9_000); // past the pay deadline: a paid order stays paid
+  await page.reload();
+  await expect(page.locator('.order-list tbody tr').first().locator('.order-status')).toHaveText('paid');
+});
+
+test('an unpaid order closes by itself and the coupon is grabbable again', async ({ page }) => {
+  test.setTimeout(60_000);
+  await logIn(page, 'alice@example.com', 'haodian2026');
+  await expect(page.locator('.account-button')).toBeVisible();
+  await grabLiveSale(page);
+  await page.goto('/orders');
+  await waitForHydration(page);
+  const row = page.locator('.order-list tbody tr').first();
+  await expect(row.locator('.order-status')).toHaveText('awaiting payment');
+  await expect(row.locator('.order-status')).toHaveText('closed', { timeout: 20_000 });
+  await expect(row.locator('.pay-button')).toHaveCount(0);
+  // The server closed it too (the list was fetched again), and the coupon went back on sale for this user.
+  await page.reload();
+  await expect(page.locator('.order-list tbody tr').first().locator('.order-status')).toHaveText('closed', { timeout: 15_000 });
+  const card = await grabLiveSale(page);
+  await expect(card.locator('.grab-result')).toContainText('Got it — order #');
+});
+
+test('a normal coupon is bought at once and shows up unpaid', async ({ page }) => {
+  await logIn(page, '13800000002', 'haodian2026');
+  await expect(page.locator('.account-button')).toBeVisible();
+  await page.goto('/shops/1');
+  await waitForHydration(page);
+  const normal = page.locator('li.voucher:not(.flash)').first();
+  await normal.locator('.buy-button').click();
+  await expect(normal.locator('.buy-result')).toContainText('created');
+  await normal.locator('.buy-result a').click();
+  await expect(page).toHaveURL(/\/orders/);
+  await expect(page.locator('.order-list tbody tr').first().locator('.order-status')).toHaveText(/awaiting payment|closed/);
+});
