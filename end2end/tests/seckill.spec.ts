@@ -51,11 +51,9 @@ test('countdown → grab → queued → awaiting payment, one request per double
     await new Promise((r) => setTimeout(r, 1_000));
     await route.continue();
   });
-  // And the first status poll, so "queued" is on screen before the writer's answer.
-  let polls = 0;
+  // And every status poll, so "queued" stays on screen until the first answer arrives.
   await page.route('**/api/orders/status', async (route) => {
-    polls += 1;
-    if (polls === 1) await new Promise((r) => setTimeout(r, 1_000));
+    await new Promise((r) => setTimeout(r, 3_000)); // longer than expect's 1 s poll interval
     await route.continue();
   });
 

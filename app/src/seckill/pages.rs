@@ -104,22 +104,24 @@ fn GrabButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
     }
 }
 
-/// Shows "Got it — order #… (status)" and re-asks the status while it is still queued.
+/// Shows "Got it — order #… (status)" and re-asks the status while it is still queued. An action, not a
+/// resource: a resource read here would put the whole shop page back into its Suspense fallback.
 #[component]
 fn OrderFollower(order_id: i64) -> impl IntoView {
-    let (tick, set_tick) = signal(0u32);
-    let status = LocalResource::new(move || {
-        tick.track();
-        get_order_status(order_id)
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(OrderStatus::Queued)) = status.get() {
-            if tick.get_untracked() < 120 {
-                set_timeout(move || set_tick.update(|t| *t += 1), Duration::from_millis(500));
-            }
+    let poll = Action::new(|id: &i64| get_order_status(*id));
+    let asked = StoredValue::new(0u32);
+    Effect::new(move |_| match poll.value().get() {
+        None if asked.get_value() == 0 => {
+            asked.set_value(1);
+            poll.dispatch(order_id);
         }
+        Some(Ok(OrderStatus::Queued)) if asked.get_value() < 120 => {
+            asked.update_value(|n| *n += 1);
+            set_timeout(move || { poll.dispatch(order_id); }, Duration::from_millis(500));
+        }
+        _ => {}
     });
-    let label = move || match status.get() {
+    let label = move || match poll.value().get() {
         Some(Ok(s)) => s.label().to_string(),
         Some(Err(e)) => e.to_string(),
         None => OrderStatus::Queued.label().to_string(),
@@ -167,7 +169,8 @@ pub fn ShopSalesPage() -> impl IntoView {
     let field = move |name: &'static str, label: &'static str, kind: &'static str, placeholder: &'static str| {
         view! {
             <label for=name>{label}</label>
-            <input id=name name=name type=kind placeholder=placeholder/>
+            // Seconds allowed: without step=1 a time with seconds fails the browser's own form check.
+            <input id=name name=name type=kind placeholder=placeholder step=(kind == "datetime-local").then_some("1")/>
             <FieldError error=create_error field=name/>
         }
     };
