@@ -175,16 +175,29 @@ pub async fn grab(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> 
         other => return Err(SeckillError::Refused(other)),
     }
     let order = OrderCreated { order_id: state.ids.next_id(), user_id, voucher_id, ts: now_ms() };
-    publish(state, &order).await?;
-    Ok(order.order_id)
+    let order_id = order.order_id;
+    // Its own task: if the buyer's request is dropped mid-send, the outcome is still settled (given back,
+    // or queued for a resend) instead of leaving a deduction nobody follows up.
+    let settle = tokio::spawn({
+        let state = state.clone();
+        async move { publish(&state, &order).await }
+    });
+    settle.await.map_err(|e| SeckillError::BrokerUnavailable(format!("publish task failed: {e}")))??;
+    Ok(order_id)
 }
 
 /// Produces the order and settles every outcome: acknowledged → done; certainly lost → grab given back
 /// and an error; unknown → onto the compensation list (the writer is idempotent, so a resend is safe).
 async fn publish(state: &AppState, order: &OrderCreated) -> Result<(), SeckillError> {
-    let payload = serde_json::to_vec(order).map_err(|e| SeckillError::BrokerUnavailable(e.to_string()))?;
     let topic = kafka::topic(&state.config, ORDERS_CREATED);
-    match state.publisher.send(&topic, &order.order_id.to_string(), &payload).await {
+    let (payload, delivery) = match serde_json::to_vec(order) {
+        Ok(payload) => {
+            let delivery = state.publisher.send(&topic, &order.order_id.to_string(), &payload).await;
+            (payload, delivery)
+        }
+        Err(e) => (Vec::new(), Delivery::NotPersisted(format!("cannot encode the order: {e}"))),
+    };
+    match delivery {
         Delivery::Persisted => Ok(()),
         Delivery::NotPersisted(cause) => {
             SeckillMetrics::inc(&state.seckill.metrics.produce_failures);
