@@ -94,6 +94,11 @@ impl Keys {
         format!("{}rl:{scope}:{who}", self.prefix)
     }
 
+    /// `checkin:{user}:{yyyymm}`: one bit per day of the month (bit 0 = the 1st).
+    pub fn checkin(&self, user_id: i64, yyyymm: &str) -> String {
+        format!("{}checkin:{user_id}:{yyyymm}", self.prefix)
+    }
+
     /// `idgen:worker`: counter that hands each server instance its order-id worker number.
     pub fn id_worker_counter(&self) -> String {
         format!("{}idgen:worker", self.prefix)

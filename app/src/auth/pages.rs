@@ -185,6 +185,7 @@ pub fn AccountMenu() -> impl IntoView {
                                         <p class="muted">{masked.clone()}</p>
                                         <A href="/me">"My account"</A>
                                         <A href="/orders">"My orders"</A>
+                                        <A href="/checkin">"Check in"</A>
                                         <ActionForm action=logout>
                                             <button type="submit" class="link">"Log out"</button>
                                         </ActionForm>

@@ -51,7 +51,7 @@ impl From<CatalogError> for AppError {
 }
 
 /// Days are counted in China Standard Time (UTC+8), where the shops are.
-fn local_now() -> OffsetDateTime {
+pub fn local_now() -> OffsetDateTime {
     let cst = UtcOffset::from_hms(8, 0, 0).unwrap_or(UtcOffset::UTC);
     OffsetDateTime::now_utc().to_offset(cst)
 }

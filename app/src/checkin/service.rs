@@ -1,0 +1,84 @@
+//! Check-in rules: once a day (China Standard Time), the streak across month boundaries, the calendar.
+
+use time::Date;
+
+use super::model::{CheckinMonth, days_set, trailing_run};
+use super::store;
+use crate::error::AppError;
+use crate::state::AppState;
+
+/// What can go wrong; converted to [`AppError`] at the edge.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckinError {
+    /// Already checked in today.
+    #[error("already checked in today")]
+    AlreadyCheckedIn,
+    /// Redis.
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+}
+
+impl From<CheckinError> for AppError {
+    fn from(e: CheckinError) -> Self {
+        match e {
+            CheckinError::AlreadyCheckedIn => AppError::invalid("checkin", "You already checked in today. Come back tomorrow!"),
+            other => AppError::internal(other),
+        }
+    }
+}
+
+fn key(state: &AppState, user_id: i64, date: Date) -> String {
+    state.keys.checkin(user_id, &format!("{:04}{:02}", date.year(), u8::from(date.month())))
+}
+
+/// Checks `user_id` in on `today`; a second check-in the same day is refused (the bit stays as it was).
+pub async fn check_in(state: &AppState, user_id: i64, today: Date) -> Result<CheckinMonth, CheckinError> {
+    if store::check_in(&state.redis, &key(state, user_id, today), today.day()).await? {
+        return Err(CheckinError::AlreadyCheckedIn);
+    }
+    month(state, user_id, today).await
+}
+
+/// The month of `today` with its checked days and the streak. The streak counts back from today (or from
+/// yesterday while today is still open) and continues into earlier months while whole months are checked.
+pub async fn month(state: &AppState, user_id: i64, today: Date) -> Result<CheckinMonth, CheckinError> {
+    let bits = store::month_bits(&state.redis, &key(state, user_id, today), today.day()).await?;
+    let day = u32::from(today.day());
+    // Count back from today, or from yesterday while today is still open (the streak is still alive).
+    let (mut streak, reaches_first) = if bits & 1 == 1 {
+        let run = trailing_run(bits, day);
+        (run, run == day)
+    } else {
+        let run = trailing_run(bits >> 1, day - 1);
+        (run, run == day - 1)
+    };
+    // While the run reaches the 1st, it continues at the end of the month before (10 years at most).
+    let mut complete = reaches_first;
+    let mut month_start = today.replace_day(1).unwrap_or(today);
+    for _ in 0..120 {
+        let Some(last_of_prev) = month_start.previous_day().filter(|_| complete) else { break };
+        let len = last_of_prev.day();
+        let run = trailing_run(store::month_bits(&state.redis, &key(state, user_id, last_of_prev), len).await?, u32::from(len));
+        streak += run;
+        complete = run == u32::from(len);
+        month_start = last_of_prev.replace_day(1).unwrap_or(last_of_prev);
+    }
+    Ok(CheckinMonth {
+        year: today.year(),
+        month: u8::from(today.month()),
+        today: today.day(),
+        days_in_month: today.month().length(today.year()),
+        first_weekday: month_start_weekday(today),
+        checked: days_set(bits, day),
+        streak,
+    })
+}
+
+/// Today in China Standard Time, where the shops are.
+pub fn today() -> Date {
+    crate::catalog::service::local_now().date()
+}
+
+fn month_start_weekday(today: Date) -> u8 {
+    today.replace_day(1).unwrap_or(today).weekday().number_days_from_monday()
+}
