@@ -45,12 +45,17 @@ pub async fn client_ip(state: &AppState) -> String {
 /// The logged-in user, if any; a dangling session (deleted user) counts as logged out.
 pub async fn current_user() -> Result<Option<CurrentUser>, AppError> {
     let state = state()?;
-    let session = session().await?;
-    let Some(id) = crate::auth::session::user_id(&session).await.map_err(|e| AppError::internal(e).respond())?
-    else {
+    let Some(id) = session_user_id().await? else {
         return Ok(None);
     };
     crate::auth::service::user_by_id(&state, id).await.map_err(|e| AppError::from(e).respond())
+}
+
+/// The logged-in user's id straight from the session, without loading the account (the grab's hot path;
+/// an order of an account that no longer exists is refused by the order writer).
+pub async fn session_user_id() -> Result<Option<i64>, AppError> {
+    let session = session().await?;
+    crate::auth::session::user_id(&session).await.map_err(|e| AppError::internal(e).respond())
 }
 
 /// Anonymous-visitor cookie used to count unique visitors without a login.

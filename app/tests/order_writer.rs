@@ -54,3 +54,14 @@ async fn a_second_live_order_of_the_same_user_is_rejected_not_written(db: PgPool
     assert_eq!(out.rejected.len(), 1);
     assert_eq!(counts(&db).await, (1, 9), "the stock was not touched for the refused order");
 }
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn an_order_of_an_unknown_account_is_refused_not_a_poison_batch(db: PgPool) {
+    let users = fixture(&db, 5).await;
+    let batch = vec![msg(4_000, users[0]), msg(4_001, 987_654_321), msg(4_002, users[1])];
+    let out = write_batch(&db, &batch).await.expect("the batch commits");
+    assert_eq!(out.inserted, vec![4_000, 4_002]);
+    assert_eq!(out.rejected.len(), 1);
+    assert_eq!(out.rejected[0].0.order_id, 4_001);
+    assert_eq!(counts(&db).await, (2, 3));
+}

@@ -85,7 +85,9 @@ pub async fn run(state: AppState) -> Result<(), CloserError> {
                     defer(&consumer, &msg, Duration::from_millis((check.due_ms - now) as u64), &resume_tx)?;
                     continue;
                 }
-                service::close(&state, check.order_id).await?;
+                for order_id in check.order_ids {
+                    service::close(&state, order_id).await?;
+                }
                 consumer.commit_message(&msg, CommitMode::Async)?;
             }
         }

@@ -15,12 +15,14 @@ pub struct OrderCreated {
     pub ts: i64,
 }
 
-/// A close check on `orders.close-delay`: when `due_ms` passes and the order is still unpaid, close it.
+/// A close check on `orders.close-delay`: when `due_ms` passes, close whichever of `order_ids` are still
+/// unpaid. One check covers a whole writer batch (their creation times lie within the batch's linger), so
+/// the delayed topic carries one message per batch, not one per order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CloseCheck {
-    /// The order.
-    pub order_id: i64,
-    /// When the pay deadline passes, unix ms (creation + the pay timeout, so rising within a partition).
+    /// The orders.
+    pub order_ids: Vec<i64>,
+    /// When the latest of them reaches its pay deadline, unix ms (so due times rise within a partition).
     pub due_ms: i64,
 }
 

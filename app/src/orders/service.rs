@@ -116,24 +116,21 @@ pub async fn buy(state: &AppState, user_id: i64, voucher_id: i64) -> Result<i64,
     Ok(id)
 }
 
-/// Produces the close checks of newly written orders (`(order id, created unix ms)`), awaiting every ack.
+/// Produces one close check for newly written orders (`(order id, created unix ms)`), due when the latest
+/// of them reaches its deadline, and awaits the ack.
 pub async fn publish_close_checks(state: &AppState, orders: &[(i64, i64)]) -> Result<(), OrderError> {
+    let (Some(&(first, _)), Some(latest)) = (orders.first(), orders.iter().map(|&(_, created)| created).max()) else {
+        return Ok(());
+    };
+    let check = CloseCheck {
+        order_ids: orders.iter().map(|&(id, _)| id).collect(),
+        due_ms: latest + state.config.pay_timeout.as_millis() as i64,
+    };
     let topic = kafka::topic(&state.config, ORDERS_CLOSE_DELAY);
-    let timeout = state.config.pay_timeout.as_millis() as i64;
-    let sends = orders.iter().map(|&(order_id, created_ms)| {
-        let check = CloseCheck { order_id, due_ms: created_ms + timeout };
-        let (topic, producer) = (topic.clone(), state.kafka.clone());
-        async move {
-            let payload = serde_json::to_vec(&check).unwrap_or_default();
-            let key = order_id.to_string();
-            let record = rdkafka::producer::FutureRecord::to(&topic).key(&key).payload(&payload);
-            producer.send(record, Duration::from_secs(10)).await.map(|_| ()).map_err(|(e, _)| e)
-        }
-    });
-    for result in futures::future::join_all(sends).await {
-        result?;
-    }
-    Ok(())
+    let payload = serde_json::to_vec(&check).unwrap_or_default();
+    let key = first.to_string();
+    let record = rdkafka::producer::FutureRecord::to(&topic).key(&key).payload(&payload);
+    state.kafka.send(record, Duration::from_secs(10)).await.map(|_| ()).map_err(|(e, _)| OrderError::Kafka(e))
 }
 
 /// Close checks for orders the writer just stored (or found stored on a redelivery).

@@ -42,6 +42,7 @@ async fn write_bulk(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -> Resu
          SELECT m.id, m.user_id, v.id, 'flash', 'unpaid', v.pay_value_cents, to_timestamp(m.ts / 1000.0)
          FROM unnest($1::BIGINT[], $2::BIGINT[], $3::BIGINT[], $4::BIGINT[]) WITH ORDINALITY AS m(id, user_id, voucher_id, ts, n)
          JOIN vouchers v ON v.id = m.voucher_id AND v.kind = 'flash'
+         JOIN users u ON u.id = m.user_id
          ORDER BY m.n
          ON CONFLICT DO NOTHING RETURNING id, voucher_id",
     )
@@ -90,7 +91,7 @@ async fn write_bulk(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -> Resu
     Ok(Some(out))
 }
 
-const REFUSED_HOLDER: &str = "user already holds this coupon, or no such flash sale";
+const REFUSED_HOLDER: &str = "user already holds this coupon, or no such flash sale or user";
 
 /// The careful path: a savepoint per order, so one refused order rolls back alone.
 async fn write_one_by_one(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -> Result<BatchOutcome, sqlx::Error> {
@@ -100,7 +101,7 @@ async fn write_one_by_one(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -
         let inserted: Option<i64> = sqlx::query_scalar(
             "INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents, created_at)
              SELECT $1, $2, v.id, 'flash', 'unpaid', v.pay_value_cents, to_timestamp($4 / 1000.0)
-             FROM vouchers v WHERE v.id = $3 AND v.kind = 'flash'
+             FROM vouchers v JOIN users u ON u.id = $2 WHERE v.id = $3 AND v.kind = 'flash'
              ON CONFLICT DO NOTHING RETURNING id",
         )
         .bind(msg.order_id)

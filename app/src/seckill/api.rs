@@ -10,9 +10,9 @@ use crate::error::AppError;
 #[server(endpoint = "seckill/grab")]
 pub async fn grab_coupon(voucher_id: i64) -> Result<i64, AppError> {
     let state = crate::edge::state()?;
-    let user = crate::edge::current_user().await?.ok_or_else(|| AppError::LoginRequired.respond())?;
+    let user_id = crate::edge::session_user_id().await?.ok_or_else(|| AppError::LoginRequired.respond())?;
     let ip = crate::edge::client_ip(&state).await;
-    super::service::grab(&state, user.id, voucher_id, &ip).await.map_err(|e| AppError::from(e).respond())
+    super::service::grab(&state, user_id, voucher_id, &ip).await.map_err(|e| AppError::from(e).respond())
 }
 
 /// The owner's flash sales with Postgres and Redis side by side (401/403/404 for anyone else).
