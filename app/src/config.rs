@@ -36,6 +36,9 @@ pub struct Config {
     pub kafka_replication: i32,
     /// `KAFKA_PRODUCE_TIMEOUT_MS`: how long a grab waits for the broker before the outcome counts as unknown.
     pub kafka_produce_timeout: Duration,
+    /// `KAFKA_LINGER_MS`: how long the order producer gathers messages into one request (bigger batches
+    /// under load, at most this much added latency when idle).
+    pub kafka_linger: Duration,
     /// `LISTEN_ADDR`: where the HTTP server binds (overrides Leptos' site address).
     pub listen_addr: SocketAddr,
     /// `PAY_TIMEOUT_SECS`: unpaid orders close after this long.
@@ -83,6 +86,7 @@ impl Config {
             kafka_partitions: r.parse("KAFKA_PARTITIONS", 4)?,
             kafka_replication: r.parse("KAFKA_REPLICATION_FACTOR", 1)?,
             kafka_produce_timeout: Duration::from_millis(r.parse("KAFKA_PRODUCE_TIMEOUT_MS", 5000u64)?.max(100)),
+            kafka_linger: Duration::from_millis(r.parse("KAFKA_LINGER_MS", 5u64)?),
             listen_addr: r.parse("LISTEN_ADDR", SocketAddr::from(([127, 0, 0, 1], 3000)))?,
             pay_timeout: r.secs("PAY_TIMEOUT_SECS", 15 * 60)?,
             shop_cache_l1_ttl: r.secs("SHOP_CACHE_L1_TTL_SECS", 5)?,

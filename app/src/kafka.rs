@@ -101,7 +101,7 @@ impl Publisher {
         let producer = base_config(config)
             .set("enable.idempotence", "true")
             .set("acks", "all")
-            .set("linger.ms", "1")
+            .set("linger.ms", config.kafka_linger.as_millis().to_string())
             .set("message.timeout.ms", config.kafka_produce_timeout.as_millis().to_string())
             .set("request.timeout.ms", (config.kafka_produce_timeout.as_millis() * 4 / 5).max(1).to_string())
             .create_with_context(DeliveryContext)?;
