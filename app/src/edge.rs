@@ -25,16 +25,11 @@ pub async fn session() -> Result<Session, AppError> {
 
 /// The client's address: the socket peer, or the first X-Forwarded-For hop when configured to trust it.
 pub async fn client_ip(state: &AppState) -> String {
-    if state.config.trust_forwarded_for {
-        if let Ok(headers) = leptos_axum::extract::<HeaderMap>().await {
-            if let Some(first) = headers
-                .get("x-forwarded-for")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.split(',').next())
-            {
-                return first.trim().to_string();
-            }
-        }
+    if state.config.trust_forwarded_for
+        && let Ok(headers) = leptos_axum::extract::<HeaderMap>().await
+        && let Some(first) = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok()).and_then(|v| v.split(',').next())
+    {
+        return first.trim().to_string();
     }
     match leptos_axum::extract::<ConnectInfo<SocketAddr>>().await {
         Ok(ConnectInfo(addr)) => addr.ip().to_string(),

@@ -96,10 +96,10 @@ impl AppError {
             if let Ok(code) = axum::http::StatusCode::from_u16(self.status_code()) {
                 opts.set_status(code);
             }
-            if let Self::TooManyRequests { retry_after_secs, .. } = &self {
-                if let Ok(v) = axum::http::HeaderValue::from_str(&retry_after_secs.to_string()) {
-                    opts.insert_header(axum::http::header::RETRY_AFTER, v);
-                }
+            if let Self::TooManyRequests { retry_after_secs, .. } = &self
+                && let Ok(v) = axum::http::HeaderValue::from_str(&retry_after_secs.to_string())
+            {
+                opts.insert_header(axum::http::header::RETRY_AFTER, v);
             }
         }
         self

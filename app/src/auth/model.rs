@@ -161,7 +161,7 @@ impl Nickname {
     pub fn parse(input: &str) -> Result<Self, AppError> {
         let s = input.trim();
         let n = s.chars().count();
-        if n < 2 || n > 20 {
+        if !(2..=20).contains(&n) {
             return Err(AppError::invalid(Self::FIELD, "Use 2 to 20 characters for your name."));
         }
         if s.chars().any(char::is_control) {
