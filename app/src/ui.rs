@@ -32,6 +32,19 @@ pub fn yuan(cents: i64) -> String {
     if cents % 100 == 0 { format!("¥{}", cents / 100) } else { format!("¥{}.{:02}", cents / 100, (cents % 100).abs()) }
 }
 
+/// What a page shows instead of its content when loading failed: a log-in link back to `next` when the
+/// visitor must log in first ("Log in to `what`."), `forbidden` when it is not theirs, else the message.
+pub fn error_notice(e: AppError, what: &str, next: String, forbidden: &'static str) -> AnyView {
+    match e {
+        AppError::LoginRequired => view! {
+            <p>{format!("Log in to {what}. ")} <a href=format!("/login?next={next}")>"Log in"</a></p>
+        }
+        .into_any(),
+        AppError::Forbidden => view! { <p class="form-error">{forbidden}</p> }.into_any(),
+        other => view! { <p class="form-error" role="alert">{other.to_string()}</p> }.into_any(),
+    }
+}
+
 /// A 404 page that also sets the HTTP status during server rendering.
 #[component]
 pub fn NotFound(#[prop(into, default = "That page does not exist.".to_string())] message: String) -> impl IntoView {

@@ -8,7 +8,7 @@ use super::model::{Page, ShopPage, ShopSort, ShopSummary, VoucherView, page_from
 use crate::error::AppError;
 use crate::orders::api::buy_voucher;
 use crate::seckill::pages::FlashSaleCard;
-use crate::ui::{FieldError, FormError, NotFound, yuan};
+use crate::ui::{FieldError, FormError, NotFound, error_notice, yuan};
 
 /// `/`: greeting, search box and the shop-type tiles.
 #[component]
@@ -352,12 +352,12 @@ pub fn EditShopPage() -> impl IntoView {
                             })}
                         }
                         .into_any(),
-                        Err(AppError::LoginRequired) => view! {
-                            <p>"Log in to edit your shop. "
-                                <a href=format!("/login?next=/shops/{}/edit", id().unwrap_or_default())>"Log in"</a></p>
-                        }
-                        .into_any(),
-                        Err(AppError::Forbidden) => view! { <p class="form-error">"You can only edit your own shops."</p> }.into_any(),
+                        Err(e @ (AppError::LoginRequired | AppError::Forbidden)) => error_notice(
+                            e,
+                            "edit your shop",
+                            format!("/shops/{}/edit", id().unwrap_or_default()),
+                            "You can only edit your own shops.",
+                        ),
                         Err(e) => error_view(e),
                     }
                 })}

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use super::api::{CheckInToday, month_of_checkins};
 use super::model::CheckinMonth;
-use crate::error::AppError;
+use crate::ui::error_notice;
 
 /// `/checkin`.
 #[component]
@@ -35,10 +35,7 @@ pub fn CheckinPage() -> impl IntoView {
                             <Calendar m/>
                             }.into_any()
                         }
-                        Err(AppError::LoginRequired) => view! {
-                            <p>"Log in to check in. " <a href="/login?next=/checkin">"Log in"</a></p>
-                        }.into_any(),
-                        Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
+                        Err(e) => error_notice(e, "check in", "/checkin".into(), "Not allowed."),
                     }
                 })}
             </Transition>

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use super::api::{PayOrder, my_orders};
 use super::model::{OrderStatus, OrderView, OrdersPage};
 use crate::error::AppError;
-use crate::ui::{countdown_text, server_clock, yuan};
+use crate::ui::{countdown_text, error_notice, server_clock, yuan};
 
 /// `/orders`.
 #[component]
@@ -39,10 +39,7 @@ pub fn MyOrdersPage() -> impl IntoView {
                                 </table>
                             }.into_any()
                         }
-                        Err(AppError::LoginRequired) => view! {
-                            <p>"Log in to see your orders. " <a href="/login?next=/orders">"Log in"</a></p>
-                        }.into_any(),
-                        Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
+                        Err(e) => error_notice(e, "see your orders", "/orders".into(), "These are not your orders."),
                     }
                 })}
             </Transition>

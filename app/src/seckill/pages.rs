@@ -11,7 +11,7 @@ use crate::catalog::pages::VoucherShell;
 use crate::error::AppError;
 use crate::orders::api::get_order_status;
 use crate::orders::model::OrderStatus;
-use crate::ui::{FieldError, FormError, countdown_text, server_clock};
+use crate::ui::{FieldError, FormError, countdown_text, error_notice, server_clock};
 
 /// Where a sale stands at one instant of the sale clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,12 +211,7 @@ pub fn ShopSalesPage() -> impl IntoView {
                             </table>
                             <FormError error=restock_error fields=&[]/>
                         }.into_any(),
-                        Err(AppError::LoginRequired) => view! {
-                            <p>"Log in to manage your sales. "
-                                <a href=format!("/login?next=/shops/{}/sales", shop_id())>"Log in"</a></p>
-                        }.into_any(),
-                        Err(AppError::Forbidden) => view! { <p class="form-error">"You can only manage your own shops."</p> }.into_any(),
-                        Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
+                        Err(e) => error_notice(e, "manage your sales", format!("/shops/{}/sales", shop_id()), "You can only manage your own shops."),
                     }
                 })}
             </Transition>
