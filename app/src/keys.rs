@@ -94,6 +94,11 @@ impl Keys {
         format!("{}rl:{scope}:{who}", self.prefix)
     }
 
+    /// `geo:shops:{type}`: positions of one type's shops.
+    pub fn geo_shops(&self, type_id: i64) -> String {
+        format!("{}geo:shops:{type_id}", self.prefix)
+    }
+
     /// `checkin:{user}:{yyyymm}`: one bit per day of the month (bit 0 = the 1st).
     pub fn checkin(&self, user_id: i64, yyyymm: &str) -> String {
         format!("{}checkin:{user_id}:{yyyymm}", self.prefix)

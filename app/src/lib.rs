@@ -4,6 +4,7 @@ pub mod auth;
 pub mod catalog;
 pub mod checkin;
 pub mod error;
+pub mod geo;
 pub mod orders;
 pub mod seckill;
 pub mod ui;
@@ -33,6 +34,7 @@ use leptos_router::components::{A, Route, Router, Routes};
 use auth::pages::{AccountMenu, AuthContext, LoginPage, MePage, RegisterPage};
 use catalog::pages::{CategoryPage, EditShopPage, HomePage, SearchPage, ShopDetailPage};
 use checkin::pages::CheckinPage;
+use geo::pages::NearbyPage;
 use orders::pages::MyOrdersPage;
 use seckill::pages::ShopSalesPage;
 use ui::NotFound;
@@ -83,6 +85,7 @@ pub fn App() -> impl IntoView {
                     <Route path=StaticSegment("me") view=MePage/>
                     <Route path=StaticSegment("orders") view=MyOrdersPage/>
                     <Route path=StaticSegment("checkin") view=CheckinPage/>
+                    <Route path=StaticSegment("nearby") view=NearbyPage ssr=SsrMode::Async/>
                     // Async SSR: these pages wait for their data so an unknown id can answer a real 404.
                     <Route path=(StaticSegment("types"), ParamSegment("id")) view=CategoryPage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async/>

@@ -32,6 +32,9 @@ pub enum CliError {
     /// Flash-sale state could not be loaded or checked.
     #[error("flash sales: {0}")]
     Seckill(app::seckill::service::SeckillError),
+    /// Shop positions could not be loaded into Redis.
+    #[error("nearby search: {0}")]
+    Geo(app::geo::service::GeoError),
     /// Reconciliation found flash sales whose Redis and Postgres totals disagree.
     #[error("{0} flash sale(s) drifted between Redis and Postgres")]
     Drift(usize),
@@ -71,7 +74,8 @@ async fn seed(config: Config, reset: bool) -> Result<(), CliError> {
     let state = connect(config).await?;
     let report = crate::seed::run(&state.db, &state.redis, &state.keys, reset).await?;
     let sales = app::seckill::service::restore_sales(&state).await.map_err(CliError::Seckill)?;
-    tracing::info!(?report, reset, sales, "demo data in place");
+    let placed = app::geo::service::load_all(&state).await.map_err(CliError::Geo)?;
+    tracing::info!(?report, reset, sales, placed, "demo data in place");
     Ok(())
 }
 
@@ -100,6 +104,9 @@ async fn serve(config: Config) -> Result<(), CliError> {
     // Sales Redis does not know (first start, or Redis lost its data) are loaded from Postgres.
     let sales = app::seckill::service::restore_sales(&state).await.map_err(CliError::Seckill)?;
     tracing::info!(sales, "flash-sale state restored into Redis");
+    // Shop positions for nearby search, rebuilt from Postgres (the source of truth) at every start.
+    let placed = app::geo::service::load_all(&state).await.map_err(CliError::Geo)?;
+    tracing::info!(placed, "shop positions loaded into Redis GEO");
     let router = crate::router::build(state.clone());
     // Background workers. Aborting one mid-batch is safe: offsets are committed after the DB commit,
     // and a compensation entry leaves its list only after the broker acknowledged the resend.

@@ -221,3 +221,23 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
     assert_eq!(pg, 35);
     assert_eq!(app::seckill::store::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
 }
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn nearby_search_refuses_bad_input_with_4xx(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let router = server::router::build(state);
+    app::testing::seed_shop(&db).await.unwrap();
+    let get = |q: &str| {
+        let req = Request::get(format!("/api/geo/nearby?{q}")).header(header::ACCEPT, "application/json").body(Body::empty()).unwrap();
+        router.clone().oneshot(req)
+    };
+    let ok = get("type_id=1&lon=120.1&lat=30.2&radius_km=&page=1").await.unwrap();
+    assert_eq!(ok.status(), StatusCode::OK);
+    assert!(body(ok).await.contains("\"items\""));
+    let bad_lon = get("type_id=1&lon=999&lat=30.2&radius_km=&page=1").await.unwrap();
+    assert_eq!(bad_lon.status(), StatusCode::BAD_REQUEST);
+    assert!(body(bad_lon).await.contains("Longitude"));
+    assert_eq!(get("type_id=1&lon=120.1&lat=30.2&radius_km=99&page=1").await.unwrap().status(), StatusCode::BAD_REQUEST);
+    assert_eq!(get("type_id=42&lon=120.1&lat=30.2&radius_km=&page=1").await.unwrap().status(), StatusCode::NOT_FOUND);
+    assert_eq!(get("type_id=x&lon=120.1&lat=30.2&radius_km=&page=1").await.unwrap().status(), StatusCode::BAD_REQUEST);
+}

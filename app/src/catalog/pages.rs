@@ -19,6 +19,7 @@ pub fn HomePage() -> impl IntoView {
             <h1>"好店 Haodian"</h1>
             <p>"Find good shops nearby, grab flash-sale coupons, and share what you liked."</p>
             <SearchBox value=String::new()/>
+            <p><a class="nearby-link" href="/nearby">"Shops near me →"</a> " · " <a href="/checkin">"Daily check-in"</a></p>
         </section>
         <Suspense fallback=|| view! { <p>"Loading categories…"</p> }>
             {move || Suspend::new(async move {
@@ -82,7 +83,7 @@ fn ShopList(items: Vec<ShopSummary>) -> impl IntoView {
 
 /// Previous/next links that keep the rest of the query (`base` already holds it).
 #[component]
-fn Pager(base: String, page: u32, has_next: bool) -> impl IntoView {
+pub fn Pager(base: String, page: u32, has_next: bool) -> impl IntoView {
     let sep = if base.contains('?') { '&' } else { '?' };
     let prev = (page > 1).then(|| format!("{base}{sep}page={}", page - 1));
     let next = has_next.then(|| format!("{base}{sep}page={}", page + 1));
@@ -95,7 +96,8 @@ fn Pager(base: String, page: u32, has_next: bool) -> impl IntoView {
     }
 }
 
-fn error_view(e: AppError) -> AnyView {
+/// A 404 page for a missing thing, else the message.
+pub fn error_view(e: AppError) -> AnyView {
     match e {
         AppError::NotFound(what) => view! { <NotFound message=format!("{what} not found.")/> }.into_any(),
         other => view! { <p class="form-error">{other.to_string()}</p> }.into_any(),

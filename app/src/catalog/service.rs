@@ -154,5 +154,8 @@ pub async fn edit_shop(
     }
     store::l2_invalidate(&state.redis, &state.keys.shop(id), &state.keys.shop_invalidation_channel(), id).await?;
     state.shops.invalidate_local(id).await;
-    Ok((*shop(state, id).await?).clone())
+    let saved = (*shop(state, id).await?).clone();
+    // Nearby search follows a moved shop at once.
+    crate::geo::store::place(&state.redis, &state.keys, saved.type_id, id, saved.longitude, saved.latitude).await?;
+    Ok(saved)
 }

@@ -1,0 +1,98 @@
+//! Points, radii and nearby results, shared by browser and server; inputs parse into checked newtypes.
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::model::ShopSummary;
+use crate::error::AppError;
+
+/// Redis GEO accepts latitudes within ±85.05112878° (the Web Mercator limit).
+pub const MAX_LAT: f64 = 85.051_128_78;
+/// Default search radius.
+pub const DEFAULT_RADIUS_M: f64 = 5_000.0;
+/// Results per page.
+pub const PAGE_SIZE: usize = 20;
+
+/// A checked WGS84 position.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GeoPoint {
+    /// Longitude, degrees east.
+    pub lon: f64,
+    /// Latitude, degrees north.
+    pub lat: f64,
+}
+
+impl GeoPoint {
+    /// Parses longitude and latitude, refusing anything Redis GEO could not store.
+    pub fn parse(lon: &str, lat: &str) -> Result<Self, AppError> {
+        let lon: f64 = lon.trim().parse().ok().filter(|v: &f64| v.is_finite() && (-180.0..=180.0).contains(v)).ok_or_else(
+            || AppError::invalid("lon", "Longitude is a number from -180 to 180."),
+        )?;
+        let lat: f64 = lat.trim().parse().ok().filter(|v: &f64| v.is_finite() && (-MAX_LAT..=MAX_LAT).contains(v)).ok_or_else(
+            || AppError::invalid("lat", "Latitude is a number from -85.05 to 85.05."),
+        )?;
+        Ok(Self { lon, lat })
+    }
+}
+
+/// Parses a radius in km (empty = the default 5 km), 0.1 to 50 km; answers metres.
+pub fn parse_radius_km(raw: &str) -> Result<f64, AppError> {
+    if raw.trim().is_empty() {
+        return Ok(DEFAULT_RADIUS_M);
+    }
+    raw.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|km| km.is_finite() && (0.1..=50.0).contains(km))
+        .map(|km| km * 1000.0)
+        .ok_or_else(|| AppError::invalid("radius", "The radius is 0.1 to 50 km."))
+}
+
+/// One shop near the point, with its distance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NearbyShop {
+    /// The shop.
+    pub shop: ShopSummary,
+    /// Metres from the point.
+    pub distance_m: f64,
+}
+
+/// "850 m" under a kilometre, else "2.3 km".
+pub fn format_distance(m: f64) -> String {
+    if m < 1000.0 { format!("{} m", m.round() as i64) } else { format!("{:.1} km", m / 1000.0) }
+}
+
+/// Places to search from when the browser does not share its location: Hangzhou's business areas.
+pub const AREAS: [(&str, f64, f64); 10] = [
+    ("湖滨 Hubin", 120.1645, 30.2565),
+    ("武林 Wulin", 120.1625, 30.2785),
+    ("黄龙 Huanglong", 120.1335, 30.2745),
+    ("钱江新城 Qianjiang New Town", 120.2125, 30.2445),
+    ("滨江 Binjiang", 120.2105, 30.2085),
+    ("西溪 Xixi", 120.0835, 30.2885),
+    ("未来科技城 Future Sci-Tech City", 120.0105, 30.2855),
+    ("萧山 Xiaoshan", 120.2645, 30.1845),
+    ("城东 Chengdong", 120.1955, 30.2985),
+    ("临平 Linping", 120.2995, 30.4195),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_and_radii_are_checked() {
+        assert_eq!(GeoPoint::parse("120.16", " 30.25 ").unwrap(), GeoPoint { lon: 120.16, lat: 30.25 });
+        for (lon, lat, field) in [("181", "30", "lon"), ("NaN", "30", "lon"), ("120", "86", "lat"), ("120", "", "lat")] {
+            assert_eq!(GeoPoint::parse(lon, lat).unwrap_err().field_message(field).is_some(), true, "{lon},{lat}");
+        }
+        assert_eq!(parse_radius_km(""), Ok(5_000.0));
+        assert_eq!(parse_radius_km("2.5"), Ok(2_500.0));
+        assert!(parse_radius_km("0").is_err() && parse_radius_km("51").is_err() && parse_radius_km("x").is_err());
+    }
+
+    #[test]
+    fn distances_read_naturally() {
+        assert_eq!(format_distance(849.6), "850 m");
+        assert_eq!(format_distance(2_345.0), "2.3 km");
+    }
+}

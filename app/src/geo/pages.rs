@@ -1,0 +1,88 @@
+//! `/nearby`: a shop type and a place (a business area, or coordinates), then shops nearest first with
+//! their distance, 20 a page.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+use super::api::nearby_shops;
+use super::model::{AREAS, format_distance};
+use crate::catalog::api::list_shop_types;
+use crate::catalog::model::page_from_query;
+use crate::catalog::pages::{Pager, error_view};
+use crate::ui::yuan;
+
+/// `/nearby?type=&area=|lon=&lat=&r=&page=`.
+#[component]
+pub fn NearbyPage() -> impl IntoView {
+    let query = use_query_map();
+    let params = move || {
+        let q = query.read();
+        let area = q.get("area").and_then(|a| a.parse::<usize>().ok()).and_then(|i| AREAS.get(i).copied());
+        let (lon, lat) = match (q.get("lon"), q.get("lat")) {
+            (Some(lon), Some(lat)) if !lon.is_empty() || !lat.is_empty() => (lon, lat),
+            _ => area.map_or((String::new(), String::new()), |(_, lon, lat)| (lon.to_string(), lat.to_string())),
+        };
+        let type_id = q.get("type").and_then(|t| t.parse::<i64>().ok());
+        (type_id, lon, lat, q.get("r").unwrap_or_default(), page_from_query(q.get("page").as_deref()))
+    };
+    let types = Resource::new(|| (), |_| list_shop_types());
+    let results = Resource::new(params, |(type_id, lon, lat, r, page)| async move {
+        match type_id {
+            Some(t) if !lon.is_empty() => Some(nearby_shops(t, lon, lat, r, page).await),
+            _ => None,
+        }
+    });
+    view! {
+        <section class="nearby">
+            <h1>"Near me"</h1>
+            <form method="get" action="/nearby" class="nearby-form">
+                <label for="type">"Kind of shop"</label>
+                <Suspense fallback=|| view! { <select id="type" name="type"></select> }>
+                    {move || Suspend::new(async move {
+                        let list = types.await.unwrap_or_default();
+                        let chosen = params().0;
+                        view! {
+                            <select id="type" name="type">
+                                {list.into_iter().map(|t| view! {
+                                    <option value=t.id selected=chosen == Some(t.id)>{t.name}</option>
+                                }).collect_view()}
+                            </select>
+                        }
+                    })}
+                </Suspense>
+                <label for="area">"Around"</label>
+                <select id="area" name="area">
+                    {AREAS.iter().enumerate().map(|(i, (name, _, _))| view! { <option value=i>{*name}</option> }).collect_view()}
+                </select>
+                <label for="radius">"Within (km)"</label>
+                <input id="radius" name="r" placeholder="5" size="4"/>
+                <button type="submit" class="primary">"Search"</button>
+            </form>
+            <Suspense fallback=|| view! { <p>"Searching…"</p> }>
+                {move || Suspend::new(async move {
+                    match results.await {
+                        None => view! { <p class="muted">"Choose a kind of shop and a place."</p> }.into_any(),
+                        Some(Ok(page)) if page.items.is_empty() => view! { <p class="muted">"No such shops within that radius."</p> }.into_any(),
+                        Some(Ok(page)) => {
+                            let (type_id, lon, lat, r, _) = params();
+                            let base = format!("/nearby?type={}&lon={lon}&lat={lat}&r={r}", type_id.unwrap_or_default());
+                            view! {
+                                <ol class="nearby-list">
+                                    {page.items.into_iter().map(|n| view! {
+                                        <li class="shop-row">
+                                            <a class="shop-name" href=format!("/shops/{}", n.shop.id)>{n.shop.name}</a>
+                                            <span class="distance" data-m=n.distance_m>{format_distance(n.distance_m)}</span>
+                                            <span class="muted">{n.shop.area}" · "{yuan(n.shop.avg_price_cents)}</span>
+                                        </li>
+                                    }).collect_view()}
+                                </ol>
+                                <Pager base page=page.page has_next=page.has_next/>
+                            }.into_any()
+                        }
+                        Some(Err(e)) => error_view(e),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}

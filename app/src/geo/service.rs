@@ -1,0 +1,66 @@
+//! Nearby search: Redis finds and orders, Postgres describes, the `geo` crate measures on our side.
+
+use geo::{Distance, Haversine, Point};
+
+use super::model::{GeoPoint, NearbyShop, PAGE_SIZE};
+use super::store;
+use crate::catalog::model::Page;
+use crate::error::AppError;
+use crate::state::AppState;
+
+/// What can go wrong; converted to [`AppError`] at the edge.
+#[derive(Debug, thiserror::Error)]
+pub enum GeoError {
+    /// No such shop type.
+    #[error("shop type {0} not found")]
+    TypeNotFound(i64),
+    /// Redis.
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    /// Postgres.
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+}
+
+impl From<GeoError> for AppError {
+    fn from(e: GeoError) -> Self {
+        match e {
+            GeoError::TypeNotFound(_) => AppError::NotFound("Category".into()),
+            other => AppError::internal(other),
+        }
+    }
+}
+
+/// Great-circle distance in metres (Haversine, mean Earth radius), for places Redis is not asked about.
+pub fn distance_m(a: GeoPoint, b: GeoPoint) -> f64 {
+    Haversine.distance(Point::new(a.lon, a.lat), Point::new(b.lon, b.lat))
+}
+
+/// Loads every shop's position into the per-type GEO sets (start-up and after seeding).
+pub async fn load_all(state: &AppState) -> Result<usize, GeoError> {
+    let positions = store::positions(&state.db).await?;
+    store::replace_all(&state.redis, &state.keys, &positions).await?;
+    Ok(positions.len())
+}
+
+/// Page `page` (1-based) of shops of `type_id` within `radius_m` of `at`, nearest first. Each page asks
+/// Redis for everything up to its end and orders ties by id, so pages neither skip nor repeat a shop.
+pub async fn nearby(state: &AppState, type_id: i64, at: GeoPoint, radius_m: f64, page: u32) -> Result<Page<NearbyShop>, GeoError> {
+    crate::catalog::store::shop_type(&state.db, type_id).await?.ok_or(GeoError::TypeNotFound(type_id))?;
+    let page = page.clamp(1, 500);
+    let end = page as usize * PAGE_SIZE;
+    let mut found = store::within(&state.redis, &state.keys, type_id, at.lon, at.lat, radius_m, end + 1).await?;
+    found.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    let has_next = found.len() > end;
+    let window: Vec<(i64, f64)> = found.into_iter().skip(end - PAGE_SIZE).take(PAGE_SIZE).collect();
+    let ids: Vec<i64> = window.iter().map(|(id, _)| *id).collect();
+    let mut summaries = store::summaries(&state.db, &ids).await?;
+    let items = window
+        .into_iter()
+        .filter_map(|(id, distance_m)| {
+            let at = summaries.iter().position(|s| s.id == id)?;
+            Some(NearbyShop { shop: summaries.swap_remove(at), distance_m })
+        })
+        .collect();
+    Ok(Page { items, page, has_next })
+}

@@ -1,0 +1,68 @@
+//! All Redis GEO commands and the SQL they are loaded from.
+
+use redis::aio::ConnectionManager;
+use sqlx::PgPool;
+
+use crate::catalog::model::ShopSummary;
+use crate::keys::Keys;
+
+/// Every shop's position by type, from Postgres.
+pub async fn positions(db: &PgPool) -> Result<Vec<(i64, i64, f64, f64)>, sqlx::Error> {
+    sqlx::query_as("SELECT type_id, id, longitude, latitude FROM shops ORDER BY type_id, id").fetch_all(db).await
+}
+
+/// Replaces the GEO sets of the given types with `positions` (`(type, shop, lon, lat)`), one round trip.
+pub async fn replace_all(redis: &ConnectionManager, keys: &Keys, positions: &[(i64, i64, f64, f64)]) -> Result<(), redis::RedisError> {
+    let mut pipe = redis::pipe();
+    pipe.atomic();
+    let mut types: Vec<i64> = positions.iter().map(|p| p.0).collect();
+    types.dedup();
+    for t in &types {
+        pipe.cmd("DEL").arg(keys.geo_shops(*t)).ignore();
+    }
+    for chunk in positions.chunk_by(|a, b| a.0 == b.0) {
+        for part in chunk.chunks(1000) {
+            let mut cmd = redis::cmd("GEOADD");
+            cmd.arg(keys.geo_shops(part[0].0));
+            for (_, id, lon, lat) in part {
+                cmd.arg(*lon).arg(*lat).arg(*id);
+            }
+            pipe.add_command(cmd).ignore();
+        }
+    }
+    pipe.query_async(&mut redis.clone()).await
+}
+
+/// Places (or moves) one shop.
+pub async fn place(redis: &ConnectionManager, keys: &Keys, type_id: i64, shop_id: i64, lon: f64, lat: f64) -> Result<(), redis::RedisError> {
+    redis::cmd("GEOADD").arg(keys.geo_shops(type_id)).arg(lon).arg(lat).arg(shop_id).query_async(&mut redis.clone()).await
+}
+
+/// Shops of a type within `radius_m` of the point, nearest first, at most `count`: `(shop, metres)`.
+pub async fn within(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    type_id: i64,
+    lon: f64,
+    lat: f64,
+    radius_m: f64,
+    count: usize,
+) -> Result<Vec<(i64, f64)>, redis::RedisError> {
+    redis::cmd("GEOSEARCH")
+        .arg(keys.geo_shops(type_id))
+        .arg("FROMLONLAT").arg(lon).arg(lat)
+        .arg("BYRADIUS").arg(radius_m).arg("m")
+        .arg("ASC")
+        .arg("COUNT").arg(count)
+        .arg("WITHDIST")
+        .query_async(&mut redis.clone())
+        .await
+}
+
+/// Summaries of the given shops (any order).
+pub async fn summaries(db: &PgPool, ids: &[i64]) -> Result<Vec<ShopSummary>, sqlx::Error> {
+    sqlx::query_as("SELECT id, name, area, images[1] AS image, avg_price_cents, score, sold FROM shops WHERE id = ANY($1)")
+        .bind(ids)
+        .fetch_all(db)
+        .await
+}

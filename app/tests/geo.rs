@@ -1,0 +1,91 @@
+//! Nearby search on real Redis and Postgres: nearest first, paging without gaps or repeats, radius edges,
+//! a moved shop moves, Redis's distances agree with the `geo` crate, bad input is refused.
+
+use app::geo::model::GeoPoint;
+use app::geo::service::{self, distance_m};
+use app::state::AppState;
+use app::testing::test_state;
+use sqlx::PgPool;
+
+/// Hubin, the centre every test measures from.
+const CENTRE: GeoPoint = GeoPoint { lon: 120.1645, lat: 30.2565 };
+
+/// A point `metres` due north of the centre (1° of latitude ≈ 111,195 m on the mean sphere).
+fn north(metres: f64) -> GeoPoint {
+    GeoPoint { lon: CENTRE.lon, lat: CENTRE.lat + metres / 111_194.93 }
+}
+
+/// Type 1 with one shop per distance (ids 1…), type 2 with a decoy at the centre; loaded the start-up way.
+async fn shops_at(state: &AppState, distances: &[f64]) {
+    sqlx::query("INSERT INTO shop_types (id, name) VALUES (1, 'Food'), (2, 'Other')").execute(&state.db).await.unwrap();
+    for (i, d) in distances.iter().enumerate() {
+        let p = north(*d);
+        sqlx::query("INSERT INTO shops (id, name, type_id, address, longitude, latitude) VALUES ($1, $2, 1, 'addr', $3, $4)")
+            .bind(i as i64 + 1)
+            .bind(format!("shop {}", i + 1))
+            .bind(p.lon)
+            .bind(p.lat)
+            .execute(&state.db)
+            .await
+            .unwrap();
+    }
+    sqlx::query("INSERT INTO shops (id, name, type_id, address, longitude, latitude) VALUES (9999, 'decoy', 2, 'addr', $1, $2)")
+        .bind(CENTRE.lon)
+        .bind(CENTRE.lat)
+        .execute(&state.db)
+        .await
+        .unwrap();
+    service::load_all(state).await.unwrap();
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn nearest_first_with_redis_distances_matching_haversine(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    shops_at(&state, &[3_000.0, 850.0, 4_950.0, 120.0, 5_060.0, 2_300.0]).await;
+    let page = service::nearby(&state, 1, CENTRE, 5_000.0, 1).await.unwrap();
+    let ids: Vec<i64> = page.items.iter().map(|n| n.shop.id).collect();
+    assert_eq!(ids, vec![4, 2, 6, 1, 3], "ascending distance; 5,060 m is outside 5 km; other types never appear");
+    assert!(!page.has_next);
+    for n in &page.items {
+        let expected = [3_000.0, 850.0, 4_950.0, 120.0, 5_060.0, 2_300.0][n.shop.id as usize - 1];
+        let ours = distance_m(CENTRE, north(expected));
+        assert!((n.distance_m - ours).abs() <= ours * 0.005, "shop {}: redis {} vs geo {ours}", n.shop.id, n.distance_m);
+        assert!((ours - expected).abs() <= expected * 0.005, "the fixture is where it should be");
+    }
+    // Radius edges (Redis measures on a sphere 0.03% larger than the mean one, well inside the margins).
+    let ids = |p: app::catalog::model::Page<app::geo::model::NearbyShop>| p.items.iter().map(|n| n.shop.id).collect::<Vec<_>>();
+    assert_eq!(ids(service::nearby(&state, 1, CENTRE, 860.0, 1).await.unwrap()), vec![4, 2]);
+    assert_eq!(ids(service::nearby(&state, 1, CENTRE, 840.0, 1).await.unwrap()), vec![4]);
+    assert!(matches!(service::nearby(&state, 77, CENTRE, 5_000.0, 1).await, Err(service::GeoError::TypeNotFound(77))));
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn pages_neither_skip_nor_repeat_even_with_equal_distances(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    // 45 shops, in groups of three at the same spot (equal distances straddle page ends).
+    let distances: Vec<f64> = (0..45).map(|i| 100.0 + (i / 3) as f64 * 50.0).collect();
+    shops_at(&state, &distances).await;
+    let mut seen = Vec::new();
+    for page in 1..=3 {
+        let p = service::nearby(&state, 1, CENTRE, 5_000.0, page).await.unwrap();
+        assert_eq!(p.has_next, page < 3);
+        let dists: Vec<f64> = p.items.iter().map(|n| n.distance_m).collect();
+        assert!(dists.windows(2).all(|w| w[0] <= w[1]), "page {page} ascending");
+        seen.extend(p.items.iter().map(|n| n.shop.id));
+    }
+    let mut unique = seen.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!((seen.len(), unique.len()), (45, 45), "every shop exactly once");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_moved_shop_moves_in_the_results(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    shops_at(&state, &[300.0, 600.0]).await;
+    let far = north(4_000.0);
+    app::geo::store::place(&state.redis, &state.keys, 1, 1, far.lon, far.lat).await.unwrap();
+    let page = service::nearby(&state, 1, CENTRE, 5_000.0, 1).await.unwrap();
+    assert_eq!(page.items.iter().map(|n| n.shop.id).collect::<Vec<_>>(), vec![2, 1]);
+    assert!((page.items[1].distance_m - 4_000.0).abs() < 20.0);
+}

@@ -1,0 +1,34 @@
+// Nearby search end to end: from the home page to a list of shops nearest first, with distances, across pages.
+import { test } from '@playwright/test';
+import { expect, waitForHydration } from './helpers';
+
+async function distances(page: import('@playwright/test').Page): Promise<number[]> {
+  return (await page.locator('.nearby-list .distance').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-m')))));
+}
+
+test('nearby shops come nearest first with their distances, page after page', async ({ page }) => {
+  await page.goto('/');
+  await page.locator('.nearby-link').click();
+  await expect(page).toHaveURL(/\/nearby/);
+  await waitForHydration(page);
+  await page.selectOption('#type', { index: 0 });
+  await page.selectOption('#area', { index: 0 });
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page.locator('.nearby-list .shop-row')).toHaveCount(20);
+  await expect(page.locator('.nearby-list .distance').first()).toHaveText(/^\d+ m$|^\d+\.\d km$/);
+  const first = await distances(page);
+  expect(first).toEqual([...first].sort((a, b) => a - b));
+  expect(Math.max(...first)).toBeLessThanOrEqual(5_000);
+
+  await page.getByRole('link', { name: 'Next →' }).click();
+  await expect(page.locator('.pager')).toContainText('Page 2');
+  const second = await distances(page);
+  expect(second.length).toBeGreaterThan(0);
+  expect(second).toEqual([...second].sort((a, b) => a - b));
+  expect(second[0]).toBeGreaterThanOrEqual(first[first.length - 1]);
+});
+
+test('bad coordinates are explained', async ({ page }) => {
+  await page.goto('/nearby?type=1&lon=999&lat=30.2');
+  await expect(page.locator('.form-error')).toContainText('Longitude is a number from -180 to 180.');
+});
