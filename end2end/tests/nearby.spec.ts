@@ -32,3 +32,26 @@ test('bad coordinates are explained', async ({ page }) => {
   await page.goto('/nearby?type=1&lon=999&lat=30.2');
   await expect(page.locator('.form-error')).toContainText('Longitude is a number from -180 to 180.');
 });
+
+test('"Use my location" searches around where the browser is', async ({ browser }) => {
+  const context = await browser.newContext({
+    geolocation: { latitude: 30.2785, longitude: 120.1625 }, // Wulin
+    permissions: ['geolocation'],
+  });
+  const page = await context.newPage();
+  await page.goto('/nearby');
+  await waitForHydration(page);
+  await page.getByRole('button', { name: 'Use my location' }).click();
+  await expect(page).toHaveURL(/lon=120\.1625\d*&lat=30\.2785/);
+  await expect(page.locator('.nearby-list .shop-row').first()).toBeVisible();
+  const first = await distances(page);
+  expect(first).toEqual([...first].sort((a, b) => a - b));
+  await context.close();
+});
+
+test('a browser that refuses its location is told to choose an area', async ({ page }) => {
+  await page.goto('/nearby');
+  await waitForHydration(page);
+  await page.getByRole('button', { name: 'Use my location' }).click();
+  await expect(page.locator('.locate-status')).toHaveText('Your browser did not share a location — choose an area instead.');
+});

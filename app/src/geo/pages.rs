@@ -11,6 +11,34 @@ use crate::catalog::model::page_from_query;
 use crate::catalog::pages::{Pager, error_view};
 use crate::ui::yuan;
 
+/// Asks the browser where it is; `found(lon, lat)` or `failed()` runs when it answers.
+#[cfg(feature = "hydrate")]
+fn locate(found: impl FnOnce(f64, f64) + 'static, failed: impl FnOnce() + 'static) {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    let Some(geolocation) = web_sys::window().and_then(|w| w.navigator().geolocation().ok()) else {
+        failed();
+        return;
+    };
+    let ok = Closure::once_into_js(move |pos: web_sys::Position| {
+        let c = pos.coords();
+        found(c.longitude(), c.latitude());
+    });
+    let err = Closure::once_into_js(move |_: wasm_bindgen::JsValue| failed());
+    let _ = geolocation.get_current_position_with_error_callback(ok.unchecked_ref(), Some(err.unchecked_ref()));
+}
+
+/// The value of the form field with `id` (browser only).
+#[cfg(feature = "hydrate")]
+fn field_value(id: &str) -> String {
+    use wasm_bindgen::JsCast;
+    let el = document().get_element_by_id(id);
+    el.clone()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlSelectElement>().ok().map(|s| s.value()))
+        .or_else(|| el.and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok().map(|i| i.value())))
+        .unwrap_or_default()
+}
+
 /// `/nearby?type=&area=|lon=&lat=&r=&page=`.
 #[component]
 pub fn NearbyPage() -> impl IntoView {
@@ -26,6 +54,26 @@ pub fn NearbyPage() -> impl IntoView {
         (type_id, lon, lat, q.get("r").unwrap_or_default(), page_from_query(q.get("page").as_deref()))
     };
     let types = Resource::new(|| (), |_| list_shop_types());
+    let (locating, set_locating) = signal(None::<&'static str>);
+    let navigate = leptos_router::hooks::use_navigate();
+    // The browser's position when it shares it; a chosen area otherwise.
+    let use_my_location = move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            let navigate = navigate.clone();
+            let (type_id, radius) = (field_value("type"), field_value("radius"));
+            set_locating.set(Some("Finding you…"));
+            locate(
+                move |lon, lat| {
+                    set_locating.set(None);
+                    navigate(&format!("/nearby?type={type_id}&lon={lon:.6}&lat={lat:.6}&r={radius}"), Default::default());
+                },
+                move || set_locating.set(Some("Your browser did not share a location — choose an area instead.")),
+            );
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (&navigate, set_locating);
+    };
     let results = Resource::new(params, |(type_id, lon, lat, r, page)| async move {
         match type_id {
             Some(t) if !lon.is_empty() => Some(nearby_shops(t, lon, lat, r, page).await),
@@ -57,7 +105,9 @@ pub fn NearbyPage() -> impl IntoView {
                 <label for="radius">"Within (km)"</label>
                 <input id="radius" name="r" placeholder="5" size="4"/>
                 <button type="submit" class="primary">"Search"</button>
+                <button type="button" class="locate-button" on:click=use_my_location>"Use my location"</button>
             </form>
+            {move || locating.get().map(|m| view! { <p class="locate-status" role="status">{m}</p> })}
             <Suspense fallback=|| view! { <p>"Searching…"</p> }>
                 {move || Suspend::new(async move {
                     match results.await {
