@@ -99,6 +99,26 @@ impl Keys {
         format!("{}geo:shops:{type_id}", self.prefix)
     }
 
+    /// `likes:{note}`: who liked a note, scored by when (ms).
+    pub fn likes(&self, note_id: i64) -> String {
+        format!("{}likes:{note_id}", self.prefix)
+    }
+
+    /// `follows:{user}`: whom a user follows.
+    pub fn follows(&self, user_id: i64) -> String {
+        format!("{}follows:{user_id}", self.prefix)
+    }
+
+    /// SCAN pattern of every follow set.
+    pub fn follows_pattern(&self) -> String {
+        format!("{}follows:*", self.prefix)
+    }
+
+    /// `feed:{user}`: a user's inbox of notes by people they follow, scored by the note's time (ms).
+    pub fn feed(&self, user_id: i64) -> String {
+        format!("{}feed:{user_id}", self.prefix)
+    }
+
     /// `checkin:{user}:{yyyymm}`: one bit per day of the month (bit 0 = the 1st).
     pub fn checkin(&self, user_id: i64, yyyymm: &str) -> String {
         format!("{}checkin:{user_id}:{yyyymm}", self.prefix)
@@ -107,5 +127,22 @@ impl Keys {
     /// `idgen:worker`: counter that hands each server instance its order-id worker number.
     pub fn id_worker_counter(&self) -> String {
         format!("{}idgen:worker", self.prefix)
+    }
+}
+
+/// Unlinks every key matching `pattern`, SCANning in batches (never KEYS, which blocks Redis).
+pub async fn unlink_matching(redis: &redis::aio::ConnectionManager, pattern: &str) -> Result<(), redis::RedisError> {
+    let mut con = redis.clone();
+    let mut cursor: u64 = 0;
+    loop {
+        let (next, batch): (u64, Vec<String>) =
+            redis::cmd("SCAN").arg(cursor).arg("MATCH").arg(pattern).arg("COUNT").arg(1000).query_async(&mut con).await?;
+        if !batch.is_empty() {
+            let _: () = redis::cmd("UNLINK").arg(&batch).query_async(&mut con).await?;
+        }
+        if next == 0 {
+            return Ok(());
+        }
+        cursor = next;
     }
 }

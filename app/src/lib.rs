@@ -7,6 +7,7 @@ pub mod error;
 pub mod geo;
 pub mod orders;
 pub mod seckill;
+pub mod social;
 pub mod ui;
 
 #[cfg(feature = "ssr")]

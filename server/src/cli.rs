@@ -35,6 +35,9 @@ pub enum CliError {
     /// Shop positions could not be loaded into Redis.
     #[error("nearby search: {0}")]
     Geo(app::geo::service::GeoError),
+    /// Follow sets could not be rebuilt.
+    #[error("follows: {0}")]
+    Social(app::social::service::SocialError),
     /// Reconciliation found flash sales whose Redis and Postgres totals disagree.
     #[error("{0} flash sale(s) drifted between Redis and Postgres")]
     Drift(usize),
@@ -75,7 +78,8 @@ async fn seed(config: Config, reset: bool) -> Result<(), CliError> {
     let report = crate::seed::run(&state.db, &state.redis, &state.keys, reset).await?;
     let sales = app::seckill::service::restore_sales(&state).await.map_err(CliError::Seckill)?;
     let placed = app::geo::service::load_all(&state).await.map_err(CliError::Geo)?;
-    tracing::info!(?report, reset, sales, placed, "demo data in place");
+    let follows = app::social::service::load_follows(&state).await.map_err(CliError::Social)?;
+    tracing::info!(?report, reset, sales, placed, follows, "demo data in place");
     Ok(())
 }
 
@@ -107,6 +111,8 @@ async fn serve(config: Config) -> Result<(), CliError> {
     // Shop positions for nearby search, rebuilt from Postgres (the source of truth) at every start.
     let placed = app::geo::service::load_all(&state).await.map_err(CliError::Geo)?;
     tracing::info!(placed, "shop positions loaded into Redis GEO");
+    let follows = app::social::service::load_follows(&state).await.map_err(CliError::Social)?;
+    tracing::info!(follows, "follow sets rebuilt from Postgres");
     let router = crate::router::build(state.clone());
     // Background workers. Aborting one mid-batch is safe: offsets are committed after the DB commit,
     // and a compensation entry leaves its list only after the broker acknowledged the resend.

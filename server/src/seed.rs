@@ -228,26 +228,8 @@ pub async fn report(db: &PgPool) -> Result<SeedReport, SeedError> {
 }
 
 async fn clear_redis(redis: &ConnectionManager, keys: &Keys) -> Result<(), SeedError> {
-    let mut con = redis.clone();
     for pattern in keys.families() {
-        let mut cursor: u64 = 0;
-        loop {
-            let (next, batch): (u64, Vec<String>) = redis::cmd("SCAN")
-                .arg(cursor)
-                .arg("MATCH")
-                .arg(&pattern)
-                .arg("COUNT")
-                .arg(1000)
-                .query_async(&mut con)
-                .await?;
-            if !batch.is_empty() {
-                let _: () = redis::cmd("UNLINK").arg(&batch).query_async(&mut con).await?;
-            }
-            if next == 0 {
-                break;
-            }
-            cursor = next;
-        }
+        app::keys::unlink_matching(redis, &pattern).await?;
     }
     Ok(())
 }

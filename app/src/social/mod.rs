@@ -1,0 +1,8 @@
+//! Notes about shops, likes (a time-scored sorted set per note), follows (Postgres + a Redis set, kept in
+//! step both ways) and the follow feed (an inbox sorted set per user, filled when a note is written).
+
+pub mod model;
+#[cfg(feature = "ssr")]
+pub mod service;
+#[cfg(feature = "ssr")]
+pub mod store;

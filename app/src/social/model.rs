@@ -1,0 +1,149 @@
+//! Notes, likes, follows and the feed as the pages see them; a new note parses into a checked value.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::AppError;
+
+/// A note as written, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewNote {
+    /// 1–64 characters.
+    pub title: String,
+    /// 1–2,000 characters.
+    pub body: String,
+    /// Up to 9 image addresses (http(s) or site-relative).
+    pub images: Vec<String>,
+}
+
+impl NewNote {
+    /// Checks a note; `images` holds one address per line.
+    pub fn parse(title: &str, body: &str, images: &str) -> Result<Self, AppError> {
+        let title = title.trim();
+        if title.is_empty() || title.chars().count() > 64 {
+            return Err(AppError::invalid("title", "A title of 1 to 64 characters."));
+        }
+        let body = body.trim();
+        if body.is_empty() || body.chars().count() > 2000 {
+            return Err(AppError::invalid("body", "Write 1 to 2000 characters."));
+        }
+        let images: Vec<String> = images.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect();
+        if images.len() > 9 {
+            return Err(AppError::invalid("images", "At most 9 images."));
+        }
+        let image_ok = |u: &String| {
+            u.len() <= 300
+                && (u.starts_with("https://") || u.starts_with("http://") || u.starts_with('/'))
+                && !u.chars().any(|c| c.is_whitespace() || c == '"' || c == '<' || c == '>')
+        };
+        if !images.iter().all(image_ok) {
+            return Err(AppError::invalid("images", "Each image is an http(s) or site address of at most 300 characters."));
+        }
+        Ok(Self { title: title.to_string(), body: body.to_string(), images })
+    }
+}
+
+/// A person as lists show them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Person {
+    /// User id.
+    pub id: i64,
+    /// Nickname.
+    pub nickname: String,
+}
+
+/// A note in a list (shop page, feed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+pub struct NoteSummary {
+    /// Note id.
+    pub id: i64,
+    /// Title.
+    pub title: String,
+    /// Author id.
+    pub author_id: i64,
+    /// Author nickname.
+    pub author_name: String,
+    /// Shop written about.
+    pub shop_id: i64,
+    /// Likes.
+    pub liked: i32,
+    /// Written, unix ms.
+    pub created_ms: i64,
+}
+
+/// One note with its likes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoteView {
+    /// The note.
+    pub summary: NoteSummary,
+    /// Its text.
+    pub body: String,
+    /// Image addresses.
+    pub images: Vec<String>,
+    /// Whether the viewer likes it.
+    pub liked_by_me: bool,
+    /// The first five people who liked it, in the order they did.
+    pub first_likers: Vec<Person>,
+}
+
+/// A profile with its follow figures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Whose.
+    pub person: Person,
+    /// How many follow them.
+    pub followers: i64,
+    /// How many they follow.
+    pub following: i64,
+    /// Whether the viewer follows them.
+    pub followed_by_me: bool,
+    /// People both the viewer and they follow.
+    pub common: Vec<Person>,
+}
+
+/// One page of the follow feed and where the next one starts (`None`: the end).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeedPage {
+    /// Newest first.
+    pub notes: Vec<NoteSummary>,
+    /// Score (unix ms) to continue from.
+    pub next_max: Option<i64>,
+    /// How many items with exactly `next_max` were already shown.
+    pub next_offset: u32,
+}
+
+/// The (max, offset) cursor after a page of `(id, score)` that was read from `(max, offset)`: the next
+/// page starts at the last score, skipping the items with that score already shown — correct when many
+/// items share a timestamp.
+pub fn next_cursor(page: &[(i64, i64)], max: i64, offset: u32, full: bool) -> (Option<i64>, u32) {
+    let Some(&(_, last)) = page.last() else { return (None, 0) };
+    if !full {
+        return (None, 0);
+    }
+    let same = page.iter().filter(|(_, s)| *s == last).count() as u32;
+    (Some(last), if last == max { same + offset } else { same })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_are_checked() {
+        assert!(NewNote::parse("好吃", "真不错", "https://img.example.com/a.jpg\n\n/images/b.png").is_ok());
+        let field = |r: Result<NewNote, AppError>| r.unwrap_err().field_message("title").map(|_| "title")
+            .or_else(|| None);
+        assert_eq!(field(NewNote::parse("", "x", "")), Some("title"));
+        assert!(NewNote::parse("t", "", "").unwrap_err().field_message("body").is_some());
+        assert!(NewNote::parse("t", "b", "javascript:alert(1)").unwrap_err().field_message("images").is_some());
+        let ten = (0..10).map(|i| format!("/i/{i}.jpg")).collect::<Vec<_>>().join("\n");
+        assert!(NewNote::parse("t", "b", &ten).unwrap_err().field_message("images").is_some());
+    }
+
+    #[test]
+    fn the_cursor_skips_what_was_shown_at_the_same_score() {
+        assert_eq!(next_cursor(&[(1, 9), (2, 8), (3, 8)], i64::MAX, 0, true), (Some(8), 2));
+        assert_eq!(next_cursor(&[(4, 8), (5, 8)], 8, 2, true), (Some(8), 4), "a page all at the previous max adds up");
+        assert_eq!(next_cursor(&[(6, 7)], 8, 4, false), (None, 0), "a short page is the end");
+    }
+}

@@ -1,0 +1,193 @@
+//! All SQL and Redis of notes, likes, follows and feeds.
+
+use std::sync::LazyLock;
+
+use redis::Script;
+use redis::aio::ConnectionManager;
+use sqlx::PgPool;
+
+use super::model::{NewNote, NoteSummary, Person};
+use crate::keys::Keys;
+
+static LIKE_TOGGLE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/like_toggle.lua")));
+
+const SUMMARY: &str = "SELECT n.id, n.title, n.user_id AS author_id, u.nickname AS author_name, n.shop_id, n.liked,
+       (extract(epoch FROM n.created_at) * 1000)::BIGINT AS created_ms
+       FROM notes n JOIN users u ON u.id = n.user_id WHERE n.deleted_at IS NULL";
+
+/// Stores a note; returns its id and creation time (unix ms).
+pub async fn insert_note(db: &PgPool, user_id: i64, shop_id: i64, note: &NewNote) -> Result<Option<(i64, i64)>, sqlx::Error> {
+    sqlx::query_as(
+        "INSERT INTO notes (user_id, shop_id, title, body, images) SELECT $1, s.id, $3, $4, $5 FROM shops s WHERE s.id = $2
+         RETURNING id, (extract(epoch FROM created_at) * 1000)::BIGINT",
+    )
+    .bind(user_id)
+    .bind(shop_id)
+    .bind(&note.title)
+    .bind(&note.body)
+    .bind(&note.images)
+    .fetch_optional(db)
+    .await
+}
+
+/// One live note with its body and images.
+pub async fn note(db: &PgPool, id: i64) -> Result<Option<(NoteSummary, String, Vec<String>)>, sqlx::Error> {
+    let summary: Option<NoteSummary> = sqlx::query_as(&format!("{SUMMARY} AND n.id = $1")).bind(id).fetch_optional(db).await?;
+    let Some(summary) = summary else { return Ok(None) };
+    let (body, images): (String, Vec<String>) =
+        sqlx::query_as("SELECT body, images FROM notes WHERE id = $1").bind(id).fetch_one(db).await?;
+    Ok(Some((summary, body, images)))
+}
+
+/// Live notes about a shop, newest first.
+pub async fn notes_of_shop(db: &PgPool, shop_id: i64, limit: i64) -> Result<Vec<NoteSummary>, sqlx::Error> {
+    sqlx::query_as(&format!("{SUMMARY} AND n.shop_id = $1 ORDER BY n.created_at DESC, n.id DESC LIMIT $2"))
+        .bind(shop_id)
+        .bind(limit)
+        .fetch_all(db)
+        .await
+}
+
+/// Live notes among `ids` (any order).
+pub async fn notes_by_ids(db: &PgPool, ids: &[i64]) -> Result<Vec<NoteSummary>, sqlx::Error> {
+    sqlx::query_as(&format!("{SUMMARY} AND n.id = ANY($1)")).bind(ids).fetch_all(db).await
+}
+
+/// Soft-deletes the author's note; false if it is not theirs or already gone.
+pub async fn delete_note(db: &PgPool, user_id: i64, id: i64) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query("UPDATE notes SET deleted_at = now() WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL")
+        .bind(id)
+        .bind(user_id)
+        .execute(db)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Applies a like (+1) or un-like (−1) to the note's count.
+pub async fn add_likes(db: &PgPool, id: i64, delta: i64) -> Result<i32, sqlx::Error> {
+    sqlx::query_scalar("UPDATE notes SET liked = GREATEST(liked + $2, 0) WHERE id = $1 RETURNING liked")
+        .bind(id)
+        .bind(delta as i32)
+        .fetch_one(db)
+        .await
+}
+
+/// Toggles `user_id`'s like in Redis (`lua/like_toggle.lua`); +1 liked now, −1 un-liked.
+pub async fn toggle_like(redis: &ConnectionManager, keys: &Keys, note_id: i64, user_id: i64, now_ms: i64) -> Result<i64, redis::RedisError> {
+    LIKE_TOGGLE.key(keys.likes(note_id)).arg(user_id).arg(now_ms).invoke_async(&mut redis.clone()).await
+}
+
+/// The first `n` likers in the order they liked, and whether `viewer` is among all likers.
+pub async fn likers(redis: &ConnectionManager, keys: &Keys, note_id: i64, n: isize, viewer: Option<i64>) -> Result<(Vec<i64>, bool), redis::RedisError> {
+    let mut pipe = redis::pipe();
+    pipe.cmd("ZRANGE").arg(keys.likes(note_id)).arg(0).arg(n - 1);
+    pipe.cmd("ZSCORE").arg(keys.likes(note_id)).arg(viewer.unwrap_or(0));
+    let (first, mine): (Vec<i64>, Option<f64>) = pipe.query_async(&mut redis.clone()).await?;
+    Ok((first, viewer.is_some() && mine.is_some()))
+}
+
+/// Nicknames of `ids`, in the order given (unknown ids dropped).
+pub async fn people(db: &PgPool, ids: &[i64]) -> Result<Vec<Person>, sqlx::Error> {
+    let rows: Vec<(i64, String)> = sqlx::query_as("SELECT id, nickname FROM users WHERE id = ANY($1)").bind(ids).fetch_all(db).await?;
+    Ok(ids.iter().filter_map(|id| rows.iter().find(|(i, _)| i == id).map(|(i, n)| Person { id: *i, nickname: n.clone() })).collect())
+}
+
+/// Records a follow; false if it existed.
+pub async fn follow(db: &PgPool, user_id: i64, target: i64) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query("INSERT INTO follows (user_id, follows_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+        .bind(user_id)
+        .bind(target)
+        .execute(db)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Removes a follow; false if there was none.
+pub async fn unfollow(db: &PgPool, user_id: i64, target: i64) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query("DELETE FROM follows WHERE user_id = $1 AND follows_id = $2").bind(user_id).bind(target).execute(db).await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Who follows `user_id`.
+pub async fn followers(db: &PgPool, user_id: i64) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT user_id FROM follows WHERE follows_id = $1").bind(user_id).fetch_all(db).await
+}
+
+/// (followers, following) of a user.
+pub async fn follow_counts(db: &PgPool, user_id: i64) -> Result<(i64, i64), sqlx::Error> {
+    sqlx::query_as("SELECT (SELECT count(*) FROM follows WHERE follows_id = $1), (SELECT count(*) FROM follows WHERE user_id = $1)")
+        .bind(user_id)
+        .fetch_one(db)
+        .await
+}
+
+/// Every follow, for rebuilding the Redis sets.
+pub async fn all_follows(db: &PgPool) -> Result<Vec<(i64, i64)>, sqlx::Error> {
+    sqlx::query_as("SELECT user_id, follows_id FROM follows ORDER BY user_id").fetch_all(db).await
+}
+
+/// Adds or removes `target` in `user_id`'s follow set.
+pub async fn set_follow(redis: &ConnectionManager, keys: &Keys, user_id: i64, target: i64, on: bool) -> Result<(), redis::RedisError> {
+    redis::cmd(if on { "SADD" } else { "SREM" }).arg(keys.follows(user_id)).arg(target).query_async(&mut redis.clone()).await
+}
+
+/// People both users follow (SINTER) and whether `a` follows `b`.
+pub async fn common_follows(redis: &ConnectionManager, keys: &Keys, a: i64, b: i64) -> Result<(Vec<i64>, bool), redis::RedisError> {
+    redis::pipe()
+        .cmd("SINTER").arg(keys.follows(a)).arg(keys.follows(b))
+        .cmd("SISMEMBER").arg(keys.follows(a)).arg(b)
+        .query_async(&mut redis.clone())
+        .await
+}
+
+/// Rebuilds every follow set from Postgres (start-up), one round trip.
+pub async fn replace_follow_sets(redis: &ConnectionManager, keys: &Keys, follows: &[(i64, i64)]) -> Result<(), redis::RedisError> {
+    if follows.is_empty() {
+        return Ok(());
+    }
+    let mut pipe = redis::pipe();
+    pipe.atomic();
+    for group in follows.chunk_by(|a, b| a.0 == b.0) {
+        pipe.cmd("DEL").arg(keys.follows(group[0].0)).ignore();
+        pipe.cmd("SADD").arg(keys.follows(group[0].0)).arg(group.iter().map(|(_, t)| *t).collect::<Vec<_>>()).ignore();
+    }
+    pipe.query_async(&mut redis.clone()).await
+}
+
+/// Puts a note into each follower's inbox, scored by its creation time.
+pub async fn push_to_feeds(redis: &ConnectionManager, keys: &Keys, followers: &[i64], note_id: i64, created_ms: i64) -> Result<(), redis::RedisError> {
+    if followers.is_empty() {
+        return Ok(()); // Redis refuses an empty pipeline
+    }
+    let mut pipe = redis::pipe();
+    for f in followers {
+        pipe.cmd("ZADD").arg(keys.feed(*f)).arg(created_ms).arg(note_id).ignore();
+    }
+    pipe.query_async(&mut redis.clone()).await
+}
+
+/// Takes a note out of each follower's inbox.
+pub async fn remove_from_feeds(redis: &ConnectionManager, keys: &Keys, followers: &[i64], note_id: i64) -> Result<(), redis::RedisError> {
+    if followers.is_empty() {
+        return Ok(());
+    }
+    let mut pipe = redis::pipe();
+    for f in followers {
+        pipe.cmd("ZREM").arg(keys.feed(*f)).arg(note_id).ignore();
+    }
+    pipe.query_async(&mut redis.clone()).await
+}
+
+/// Up to `count` inbox entries with score ≤ `max`, newest first, skipping the first `offset`: `(note, score)`.
+pub async fn feed_page(redis: &ConnectionManager, keys: &Keys, user_id: i64, max: i64, offset: u32, count: u32) -> Result<Vec<(i64, i64)>, redis::RedisError> {
+    redis::cmd("ZREVRANGEBYSCORE")
+        .arg(keys.feed(user_id))
+        .arg(max)
+        .arg("-inf")
+        .arg("WITHSCORES")
+        .arg("LIMIT")
+        .arg(offset)
+        .arg(count)
+        .query_async(&mut redis.clone())
+        .await
+}
