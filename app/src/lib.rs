@@ -36,6 +36,7 @@ use auth::pages::{AccountMenu, AuthContext, LoginPage, MePage, RegisterPage};
 use catalog::pages::{CategoryPage, EditShopPage, HomePage, SearchPage, ShopDetailPage};
 use checkin::pages::CheckinPage;
 use geo::pages::NearbyPage;
+use social::pages::{FeedPageView, NotePage, ProfilePage};
 use orders::pages::MyOrdersPage;
 use seckill::pages::ShopSalesPage;
 use ui::NotFound;
@@ -87,6 +88,9 @@ pub fn App() -> impl IntoView {
                     <Route path=StaticSegment("orders") view=MyOrdersPage/>
                     <Route path=StaticSegment("checkin") view=CheckinPage/>
                     <Route path=StaticSegment("nearby") view=NearbyPage ssr=SsrMode::Async/>
+                    <Route path=StaticSegment("feed") view=FeedPageView/>
+                    <Route path=(StaticSegment("notes"), ParamSegment("id")) view=NotePage/>
+                    <Route path=(StaticSegment("users"), ParamSegment("id")) view=ProfilePage/>
                     // Async SSR: these pages wait for their data so an unknown id can answer a real 404.
                     <Route path=(StaticSegment("types"), ParamSegment("id")) view=CategoryPage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async/>

@@ -8,6 +8,7 @@ use super::model::{Page, ShopPage, ShopSort, ShopSummary, VoucherView, page_from
 use crate::error::AppError;
 use crate::orders::api::buy_voucher;
 use crate::seckill::pages::FlashSaleCard;
+use crate::social::pages::ShopNotes;
 use crate::ui::{FieldError, FormError, NotFound, error_notice, yuan};
 
 /// `/`: greeting, search box and the shop-type tiles.
@@ -251,6 +252,7 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
                     </table>
                 </section>
             })}
+            <ShopNotes shop_id=id/>
             <h2>"Coupons"</h2>
             <ul class="vouchers">
                 {vouchers.into_iter().map(|v| if v.kind == "flash" {

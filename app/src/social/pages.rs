@@ -1,0 +1,181 @@
+//! Social pages: a shop's notes and the note form, a note with its likes, profiles with follows, the feed.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use super::api::{WriteNote, get_note, get_profile, my_feed, set_follow, shop_notes, toggle_like};
+use super::model::{FeedPage, NoteSummary};
+use crate::catalog::pages::error_view;
+use crate::error::AppError;
+use crate::ui::{FieldError, FormError, error_notice};
+
+fn id_param(name: &'static str) -> impl Fn() -> i64 + Copy + Send + Sync + 'static {
+    let params = use_params_map();
+    move || params.read().get(name).and_then(|s| s.parse::<i64>().ok()).unwrap_or_default()
+}
+
+#[component]
+fn NoteItem(n: NoteSummary) -> impl IntoView {
+    view! {
+        <li class="note-item" data-note-id=n.id>
+            <a class="note-title" href=format!("/notes/{}", n.id)>{n.title}</a>
+            <span class="muted">" by " <a href=format!("/users/{}", n.author_id)>{n.author_name}</a>
+                {format!(" · ♥ {}", n.liked)}</span>
+        </li>
+    }
+}
+
+/// The notes of a shop and, for a logged-in visitor, the form to write one.
+#[component]
+pub fn ShopNotes(shop_id: i64) -> impl IntoView {
+    let write = ServerAction::<WriteNote>::new();
+    let notes = Resource::new(move || write.version().get(), move |_| shop_notes(shop_id));
+    let error = Signal::derive(move || write.value().get().and_then(Result::err));
+    view! {
+        <section class="notes">
+            <h2>"Notes"</h2>
+            <Transition fallback=|| view! { <p>"Loading notes…"</p> }>
+                {move || Suspend::new(async move {
+                    match notes.await {
+                        Ok(list) if list.is_empty() => view! { <p class="muted">"No notes yet — be the first."</p> }.into_any(),
+                        Ok(list) => view! {
+                            <ul class="note-list">{list.into_iter().map(|n| view! { <NoteItem n/> }).collect_view()}</ul>
+                        }.into_any(),
+                        Err(e) => error_view(e),
+                    }
+                })}
+            </Transition>
+            <details class="note-form">
+                <summary>"Write a note"</summary>
+                <ActionForm action=write>
+                    <input type="hidden" name="shop_id" value=shop_id/>
+                    <label for="note-title">"Title"</label>
+                    <input id="note-title" name="title"/>
+                    <FieldError error field="title"/>
+                    <label for="note-body">"What did you like?"</label>
+                    <textarea id="note-body" name="body" rows="4"></textarea>
+                    <FieldError error field="body"/>
+                    <label for="note-images">"Images (one address per line, up to 9)"</label>
+                    <textarea id="note-images" name="images" rows="2"></textarea>
+                    <FieldError error field="images"/>
+                    <FormError error fields=&["title", "body", "images"]/>
+                    <button type="submit" class="primary" disabled=move || write.pending().get()>"Publish"</button>
+                </ActionForm>
+            </details>
+        </section>
+    }
+}
+
+/// `/notes/:id`: the note, its like button (count updates in place) and the first five likers.
+#[component]
+pub fn NotePage() -> impl IntoView {
+    let id = id_param("id");
+    let like = Action::new(|id: &i64| toggle_like(*id));
+    let note = Resource::new(move || (id(), like.version().get()), |(id, _)| get_note(id));
+    view! {
+        <Transition fallback=|| view! { <p>"Loading note…"</p> }>
+            {move || Suspend::new(async move {
+                match note.await {
+                    Ok(n) => {
+                        let nid = n.summary.id;
+                        view! {
+                            <article class="note">
+                                <h1>{n.summary.title.clone()}</h1>
+                                <p class="muted">"by " <a class="note-author" href=format!("/users/{}", n.summary.author_id)>{n.summary.author_name.clone()}</a>
+                                    " about " <a href=format!("/shops/{}", n.summary.shop_id)>"this shop"</a></p>
+                                <div class="gallery">{n.images.iter().map(|src| view! { <img src=src.clone() alt=""/> }).collect_view()}</div>
+                                <p class="note-body">{n.body.clone()}</p>
+                                <button class="like-button" class:liked=n.liked_by_me disabled=move || like.pending().get()
+                                    on:click=move |_| { like.dispatch(nid); }>
+                                    {if n.liked_by_me { "♥ Liked" } else { "♡ Like" }}
+                                </button>
+                                " " <span class="like-count">{n.summary.liked}</span>" likes"
+                                <p class="likers muted">
+                                    {n.first_likers.iter().map(|p| view! { <a href=format!("/users/{}", p.id)>{p.nickname.clone()}</a>" " }).collect_view()}
+                                </p>
+                                {move || like.value().get().and_then(Result::err).map(|e| match e {
+                                    AppError::LoginRequired => view! { <p>"Log in first. " <a href=format!("/login?next=/notes/{nid}")>"Log in"</a></p> }.into_any(),
+                                    other => view! { <p class="form-error">{other.to_string()}</p> }.into_any(),
+                                })}
+                            </article>
+                        }.into_any()
+                    }
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Transition>
+    }
+}
+
+/// `/users/:id`: followers, following, the follow button and the people both follow.
+#[component]
+pub fn ProfilePage() -> impl IntoView {
+    let id = id_param("id");
+    let follow = Action::new(|(uid, on): &(i64, bool)| set_follow(*uid, *on));
+    let profile = Resource::new(move || (id(), follow.version().get()), |(id, _)| get_profile(id));
+    view! {
+        <Transition fallback=|| view! { <p>"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match profile.await {
+                    Ok(p) => {
+                        let (uid, on) = (p.person.id, !p.followed_by_me);
+                        view! {
+                            <section class="profile">
+                                <h1>{p.person.nickname.clone()}</h1>
+                                <p><span class="followers">{p.followers}</span>" followers · "
+                                   <span class="following">{p.following}</span>" following"</p>
+                                <button class="follow-button primary" disabled=move || follow.pending().get()
+                                    on:click=move |_| { follow.dispatch((uid, on)); }>
+                                    {if p.followed_by_me { "Unfollow" } else { "Follow" }}
+                                </button>
+                                {move || follow.value().get().and_then(Result::err).map(|e| {
+                                    error_notice(e, "follow people", format!("/users/{uid}"), "Not allowed.")
+                                })}
+                                {(!p.common.is_empty()).then(|| view! {
+                                    <h2>"You both follow"</h2>
+                                    <ul class="common">{p.common.iter().map(|c| view! {
+                                        <li><a href=format!("/users/{}", c.id)>{c.nickname.clone()}</a></li>
+                                    }).collect_view()}</ul>
+                                })}
+                            </section>
+                        }.into_any()
+                    }
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Transition>
+    }
+}
+
+/// `/feed`: notes of the people you follow, newest first, with "More" continuing from the cursor.
+#[component]
+pub fn FeedPageView() -> impl IntoView {
+    let (shown, set_shown) = signal(Vec::<NoteSummary>::new());
+    let (cursor, set_cursor) = signal(Some((None::<i64>, 0u32)));
+    let more = Action::new(|c: &(Option<i64>, u32)| my_feed(c.0, c.1));
+    Effect::new(move |first: Option<()>| {
+        if first.is_none() {
+            more.dispatch((None, 0));
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(FeedPage { notes, next_max, next_offset })) = more.value().get() {
+            set_shown.update(|s| s.extend(notes));
+            set_cursor.set(next_max.map(|m| (Some(m), next_offset)));
+        }
+    });
+    view! {
+        <section class="feed">
+            <h1>"Following"</h1>
+            <ul class="note-list">{move || shown.get().into_iter().map(|n| view! { <NoteItem n/> }).collect_view()}</ul>
+            {move || match more.value().get() {
+                Some(Err(e)) => Some(error_notice(e, "see your feed", "/feed".into(), "Not allowed.")),
+                Some(Ok(_)) if shown.get().is_empty() => Some(view! { <p class="muted">"Nothing yet — follow people whose notes you like."</p> }.into_any()),
+                _ => None,
+            }}
+            {move || cursor.get().filter(|_| more.value().get().is_some()).map(|c| view! {
+                <button class="more-button" disabled=move || more.pending().get() on:click=move |_| { more.dispatch(c); }>"More"</button>
+            })}
+        </section>
+    }
+}

@@ -1,0 +1,48 @@
+// Notes, likes, follows and the feed end to end, with two demo shoppers.
+import { test } from '@playwright/test';
+import { expect, logIn, waitForHydration } from './helpers';
+
+test('write a note; another shopper likes it in place, follows the author and sees the next note in the feed', async ({ browser }) => {
+  test.setTimeout(60_000);
+  const author = await browser.newPage();
+  await logIn(author, '13800000002', 'haodian2026');
+  await expect(author.locator('.account-button')).toBeVisible();
+  await author.goto('/shops/1');
+  await waitForHydration(author);
+  const title = `E2E note ${Date.now()}`;
+  await author.locator('.note-form summary').click();
+  await author.fill('#note-title', title);
+  await author.fill('#note-body', 'Great noodles, quick service.');
+  await author.getByRole('button', { name: 'Publish' }).click();
+  const item = author.locator('.note-item', { hasText: title });
+  await expect(item).toBeVisible();
+  const href = await item.locator('.note-title').getAttribute('href');
+
+  const reader = await browser.newPage();
+  await logIn(reader, '13800000003', 'haodian2026');
+  await expect(reader.locator('.account-button')).toBeVisible();
+  await reader.goto(href!);
+  await waitForHydration(reader);
+  await expect(reader.locator('.like-count')).toHaveText('0');
+  await reader.locator('.like-button').click();
+  await expect(reader.locator('.like-count')).toHaveText('1'); // no reload
+  await expect(reader.locator('.like-button')).toHaveText('♥ Liked');
+  await expect(reader.locator('.likers a')).toHaveCount(1);
+
+  await reader.locator('.note-author').click();
+  await expect(reader).toHaveURL(/\/users\/\d+/);
+  await waitForHydration(reader);
+  const followers = Number(await reader.locator('.followers').textContent());
+  await reader.getByRole('button', { name: 'Follow' }).click();
+  await expect(reader.locator('.followers')).toHaveText(String(followers + 1));
+  await expect(reader.locator('.follow-button')).toHaveText('Unfollow');
+
+  const next = `E2E followed note ${Date.now()}`;
+  await author.fill('#note-title', next);
+  await author.fill('#note-body', 'Came back for the dumplings.');
+  await author.getByRole('button', { name: 'Publish' }).click();
+  await expect(author.locator('.note-item', { hasText: next })).toBeVisible();
+  await reader.goto('/feed');
+  await waitForHydration(reader);
+  await expect(reader.locator('.note-list .note-item').first()).toContainText(next);
+});
