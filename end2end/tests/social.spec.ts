@@ -45,4 +45,13 @@ test('write a note; another shopper likes it in place, follows the author and se
   await reader.goto('/feed');
   await waitForHydration(reader);
   await expect(reader.locator('.note-list .note-item').first()).toContainText(next);
+
+  // The author deletes the first note: it is gone from its page and from the shop's list.
+  await author.goto(href!);
+  await waitForHydration(author);
+  await author.getByRole('button', { name: 'Delete my note' }).click();
+  await expect(author.locator('.not-found')).toContainText('Note not found.');
+  await author.goto('/shops/1');
+  await expect(author.locator('.note-item', { hasText: next })).toBeVisible();
+  await expect(author.locator('.note-item', { hasText: title })).toHaveCount(0);
 });

@@ -82,6 +82,8 @@ pub struct NoteView {
     pub images: Vec<String>,
     /// Whether the viewer likes it.
     pub liked_by_me: bool,
+    /// Whether the viewer wrote it (and may delete it).
+    pub mine: bool,
     /// The first five people who liked it, in the order they did.
     pub first_likers: Vec<Person>,
 }

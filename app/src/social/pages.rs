@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use super::api::{WriteNote, get_note, get_profile, my_feed, set_follow, shop_notes, toggle_like};
+use super::api::{WriteNote, delete_note, get_note, get_profile, my_feed, set_follow, shop_notes, toggle_like};
 use super::model::{FeedPage, NoteSummary};
 use crate::catalog::pages::error_view;
 use crate::error::AppError;
@@ -71,7 +71,8 @@ pub fn ShopNotes(shop_id: i64) -> impl IntoView {
 pub fn NotePage() -> impl IntoView {
     let id = id_param("id");
     let like = Action::new(|id: &i64| toggle_like(*id));
-    let note = Resource::new(move || (id(), like.version().get()), |(id, _)| get_note(id));
+    let delete = Action::new(|id: &i64| delete_note(*id));
+    let note = Resource::new(move || (id(), like.version().get(), delete.version().get()), |(id, _, _)| get_note(id));
     view! {
         <Transition fallback=|| view! { <p>"Loading note…"</p> }>
             {move || Suspend::new(async move {
@@ -93,6 +94,10 @@ pub fn NotePage() -> impl IntoView {
                                 <p class="likers muted">
                                     {n.first_likers.iter().map(|p| view! { <a href=format!("/users/{}", p.id)>{p.nickname.clone()}</a>" " }).collect_view()}
                                 </p>
+                                {n.mine.then(|| view! {
+                                    <button class="delete-note" disabled=move || delete.pending().get()
+                                        on:click=move |_| { delete.dispatch(nid); }>"Delete my note"</button>
+                                })}
                                 {move || like.value().get().and_then(Result::err).map(|e| match e {
                                     AppError::LoginRequired => view! { <p>"Log in first. " <a href=format!("/login?next=/notes/{nid}")>"Log in"</a></p> }.into_any(),
                                     other => view! { <p class="form-error">{other.to_string()}</p> }.into_any(),

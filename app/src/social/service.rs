@@ -61,7 +61,8 @@ pub async fn delete_note(state: &AppState, author: i64, id: i64) -> Result<(), S
 pub async fn note(state: &AppState, id: i64, viewer: Option<i64>) -> Result<NoteView, SocialError> {
     let (summary, body, images) = store::note(&state.db, id).await?.ok_or(SocialError::NoteNotFound)?;
     let (first, liked_by_me) = store::likers(&state.redis, &state.keys, id, 5, viewer).await?;
-    Ok(NoteView { summary, body, images, liked_by_me, first_likers: store::people(&state.db, &first).await? })
+    let mine = viewer == Some(summary.author_id);
+    Ok(NoteView { summary, body, images, liked_by_me, mine, first_likers: store::people(&state.db, &first).await? })
 }
 
 /// Likes or un-likes; Redis decides atomically, Postgres' count follows by the same step. Returns
