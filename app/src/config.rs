@@ -39,6 +39,8 @@ pub struct Config {
     /// `KAFKA_LINGER_MS`: how long the order producer gathers messages into one request (bigger batches
     /// under load, at most this much added latency when idle).
     pub kafka_linger: Duration,
+    /// `UPLOAD_DIR`: where uploaded note images are stored (served at `/uploads/`).
+    pub upload_dir: std::path::PathBuf,
     /// `LISTEN_ADDR`: where the HTTP server binds (overrides Leptos' site address).
     pub listen_addr: SocketAddr,
     /// `PAY_TIMEOUT_SECS`: unpaid orders close after this long.
@@ -87,6 +89,7 @@ impl Config {
             kafka_replication: r.parse("KAFKA_REPLICATION_FACTOR", 1)?,
             kafka_produce_timeout: Duration::from_millis(r.parse("KAFKA_PRODUCE_TIMEOUT_MS", 5000u64)?.max(100)),
             kafka_linger: Duration::from_millis(r.parse("KAFKA_LINGER_MS", 5u64)?),
+            upload_dir: r.string("UPLOAD_DIR", "target/uploads").into(),
             listen_addr: r.parse("LISTEN_ADDR", SocketAddr::from(([127, 0, 0, 1], 3000)))?,
             pay_timeout: r.secs("PAY_TIMEOUT_SECS", 15 * 60)?,
             shop_cache_l1_ttl: r.secs("SHOP_CACHE_L1_TTL_SECS", 5)?,

@@ -13,6 +13,13 @@ test('write a note; another shopper likes it in place, follows the author and se
   await author.locator('.note-form summary').click();
   await author.fill('#note-title', title);
   await author.fill('#note-body', 'Great noodles, quick service.');
+  // A 1×1 PNG uploaded from the form: its address joins the images list.
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  await author.setInputFiles('#note-files', { name: 'dot.png', mimeType: 'image/png', buffer: png });
+  await expect(author.locator('.upload-status')).toHaveText('1 image(s) added.');
+  await expect(author.locator('#note-images')).toHaveValue(/^\/uploads\/[0-9a-f]{32}\.png$/);
+  await author.setInputFiles('#note-files', { name: 'evil.png', mimeType: 'image/png', buffer: Buffer.from('<svg onload=alert(1)>') });
+  await expect(author.locator('.upload-status')).toHaveText('Only JPEG, PNG, GIF or WebP images.');
   await author.getByRole('button', { name: 'Publish' }).click();
   const item = author.locator('.note-item', { hasText: title });
   await expect(item).toBeVisible();
@@ -23,6 +30,8 @@ test('write a note; another shopper likes it in place, follows the author and se
   await expect(reader.locator('.account-button')).toBeVisible();
   await reader.goto(href!);
   await waitForHydration(reader);
+  await expect(reader.locator('.note .gallery img')).toHaveAttribute('src', /^\/uploads\//);
+  await expect.poll(() => reader.locator('.note .gallery img').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
   await expect(reader.locator('.like-count')).toHaveText('0');
   await reader.locator('.like-button').click();
   await expect(reader.locator('.like-count')).toHaveText('1'); // no reload

@@ -28,6 +28,13 @@ pub fn build(state: AppState) -> Router {
         .route("/healthz", get(crate::health::healthz))
         .route("/metrics", get(crate::metrics::metrics))
         .route("/api/v1/shops/{id}", get(app::catalog::rest::get_shop))
+        .route(
+            "/api/v1/uploads",
+            axum::routing::post(app::social::upload::upload).layer(axum::extract::DefaultBodyLimit::max(
+                app::social::upload::MAX_FILES * app::social::upload::MAX_IMAGE_BYTES + 64 * 1024,
+            )),
+        )
+        .nest_service("/uploads", tower_http::services::ServeDir::new(&state.config.upload_dir))
         .leptos_routes(&state, routes, {
             let options = state.leptos_options.clone();
             move || shell(options.clone())

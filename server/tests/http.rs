@@ -241,3 +241,53 @@ async fn nearby_search_refuses_bad_input_with_4xx(db: PgPool) {
     assert_eq!(get("type_id=42&lon=120.1&lat=30.2&radius_km=&page=1").await.unwrap().status(), StatusCode::NOT_FOUND);
     assert_eq!(get("type_id=x&lon=120.1&lat=30.2&radius_km=&page=1").await.unwrap().status(), StatusCode::BAD_REQUEST);
 }
+
+/// A multipart body with one `file` part per (declared type, bytes).
+fn multipart(parts: &[(&str, &[u8])]) -> (String, Vec<u8>) {
+    let boundary = "haodianboundary7MA4YWxk";
+    let mut body = Vec::new();
+    for (i, (ty, bytes)) in parts.iter().enumerate() {
+        body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f{i}\"\r\nContent-Type: {ty}\r\n\r\n").as_bytes());
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn image_uploads_check_login_type_and_size(db: PgPool) {
+    let dir = std::env::temp_dir().join(format!("haodian-uploads-{}", app::testing::unique_token()));
+    let dir_str = dir.to_string_lossy().to_string();
+    let state = test_state(db.clone(), &[("UPLOAD_DIR", dir_str.as_str())]).await;
+    let router = server::router::build(state);
+    let send = |parts: Vec<(&'static str, Vec<u8>)>, cookie: Option<String>| {
+        let borrowed: Vec<(&str, &[u8])> = parts.iter().map(|(t, b)| (*t, b.as_slice())).collect();
+        let (ty, body) = multipart(&borrowed);
+        let mut req = Request::post("/api/v1/uploads").header(header::CONTENT_TYPE, ty);
+        if let Some(c) = cookie {
+            req = req.header(header::COOKIE, format!("{SESSION_COOKIE}={c}"));
+        }
+        router.clone().oneshot(req.body(Body::from(body)).unwrap())
+    };
+    let png: Vec<u8> = [&[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A][..], &[7u8; 64][..]].concat();
+
+    assert_eq!(send(vec![("image/png", png.clone())], None).await.unwrap().status(), StatusCode::UNAUTHORIZED);
+    let (sid, _) = register(&router, &db, "13900000041").await;
+    let resp = send(vec![("image/png", png.clone())], Some(sid.clone())).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let urls: Vec<String> = serde_json::from_str(&body(resp).await).unwrap();
+    assert_eq!(urls.len(), 1);
+    assert!(urls[0].starts_with("/uploads/") && urls[0].ends_with(".png"));
+    let served = router.clone().oneshot(Request::get(&urls[0]).body(Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(served.status(), StatusCode::OK);
+    assert_eq!(served.into_body().collect().await.unwrap().to_bytes().to_vec(), png, "the same bytes come back");
+
+    let html_as_png = send(vec![("image/png", png.clone()), ("image/png", b"<script>alert(1)</script>".to_vec())], Some(sid.clone())).await.unwrap();
+    assert_eq!(html_as_png.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let too_big = send(vec![("image/png", [png.clone(), vec![0u8; 2 * 1024 * 1024]].concat())], Some(sid.clone())).await.unwrap();
+    assert_eq!(too_big.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let stored = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(stored, 1, "refused uploads store nothing, not even their valid files");
+    let _ = std::fs::remove_dir_all(&dir);
+}

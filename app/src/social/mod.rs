@@ -8,3 +8,5 @@ pub mod pages;
 pub mod service;
 #[cfg(feature = "ssr")]
 pub mod store;
+#[cfg(feature = "ssr")]
+pub mod upload;

@@ -14,6 +14,36 @@ fn id_param(name: &'static str) -> impl Fn() -> i64 + Copy + Send + Sync + 'stat
     move || params.read().get(name).and_then(|s| s.parse::<i64>().ok()).unwrap_or_default()
 }
 
+/// Uploads the files chosen in `input`; answers their addresses, or the server's explanation.
+#[cfg(feature = "hydrate")]
+async fn upload_selected(input: web_sys::HtmlInputElement) -> Result<Vec<String>, String> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+    let failed = |what: &str| format!("Upload failed ({what}). Please try again.");
+    let files = input.files().ok_or_else(|| failed("no files"))?;
+    let form = web_sys::FormData::new().map_err(|_| failed("form"))?;
+    for i in 0..files.length() {
+        if let Some(f) = files.get(i) {
+            form.append_with_blob("file", &f).map_err(|_| failed("file"))?;
+        }
+    }
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_body(&form);
+    let window = web_sys::window().ok_or_else(|| failed("window"))?;
+    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init("/api/v1/uploads", &init))
+        .await
+        .map_err(|_| failed("network"))?
+        .dyn_into()
+        .map_err(|_| failed("response"))?;
+    let text = JsFuture::from(resp.text().map_err(|_| failed("body"))?).await.map_err(|_| failed("body"))?.as_string().unwrap_or_default();
+    if resp.ok() {
+        serde_json::from_str(&text).map_err(|_| failed("answer"))
+    } else {
+        Err(serde_json::from_str::<AppError>(&text).map(|e| e.to_string()).unwrap_or_else(|_| failed(&resp.status().to_string())))
+    }
+}
+
 #[component]
 fn NoteItem(n: NoteSummary) -> impl IntoView {
     view! {
@@ -31,6 +61,31 @@ pub fn ShopNotes(shop_id: i64) -> impl IntoView {
     let write = ServerAction::<WriteNote>::new();
     let notes = Resource::new(move || write.version().get(), move |_| shop_notes(shop_id));
     let error = Signal::derive(move || write.value().get().and_then(Result::err));
+    let (upload_status, set_upload_status) = signal(None::<String>);
+    // Chosen files are uploaded at once; their addresses join the images list of the form.
+    let on_files = move |ev: leptos::ev::Event| {
+        #[cfg(feature = "hydrate")]
+        {
+            use wasm_bindgen::JsCast;
+            let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+            set_upload_status.set(Some("Uploading…".into()));
+            leptos::task::spawn_local(async move {
+                match upload_selected(input).await {
+                    Ok(urls) => {
+                        if let Some(area) = document().get_element_by_id("note-images").and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
+                            let current = area.value();
+                            let joined = current.lines().map(str::to_string).chain(urls.iter().cloned()).filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join("\n");
+                            area.set_value(&joined);
+                        }
+                        set_upload_status.set(Some(format!("{} image(s) added.", urls.len())));
+                    }
+                    Err(e) => set_upload_status.set(Some(e)),
+                }
+            });
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (ev, set_upload_status);
+    };
     view! {
         <section class="notes">
             <h2>"Notes"</h2>
@@ -55,6 +110,9 @@ pub fn ShopNotes(shop_id: i64) -> impl IntoView {
                     <label for="note-body">"What did you like?"</label>
                     <textarea id="note-body" name="body" rows="4"></textarea>
                     <FieldError error field="body"/>
+                    <label for="note-files">"Photos (JPEG, PNG, GIF or WebP, up to 2 MB each)"</label>
+                    <input id="note-files" type="file" accept="image/jpeg,image/png,image/gif,image/webp" multiple on:change=on_files/>
+                    {move || upload_status.get().map(|m| view! { <p class="upload-status" role="status">{m}</p> })}
                     <label for="note-images">"Images (one address per line, up to 9)"</label>
                     <textarea id="note-images" name="images" rows="2"></textarea>
                     <FieldError error field="images"/>

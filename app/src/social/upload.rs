@@ -1,0 +1,89 @@
+//! Image uploads for notes: logged-in users only, at most 9 files of 2 MiB, and a file is accepted only if
+//! its bytes are the image type it claims to be (JPEG, PNG, GIF or WebP). Files get random names.
+
+use axum::Json;
+use axum::extract::{Multipart, State};
+use axum::http::StatusCode;
+use tower_sessions::Session;
+
+use crate::error::AppError;
+use crate::state::AppState;
+
+/// Largest accepted image.
+pub const MAX_IMAGE_BYTES: usize = 2 * 1024 * 1024;
+/// Most images in one upload (a note holds up to 9).
+pub const MAX_FILES: usize = 9;
+
+/// The extension for bytes that really are the declared image type, if they are.
+pub fn sniff(declared: &str, bytes: &[u8]) -> Option<&'static str> {
+    let actual = if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        ("image/jpeg", "jpg")
+    } else if bytes.starts_with(&[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A]) {
+        ("image/png", "png")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        ("image/gif", "gif")
+    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+        ("image/webp", "webp")
+    } else {
+        return None;
+    };
+    (actual.0 == declared).then_some(actual.1)
+}
+
+fn refuse(status: StatusCode, message: &str) -> (StatusCode, Json<AppError>) {
+    (status, Json(AppError::invalid("images", message)))
+}
+
+/// `POST /api/v1/uploads` (multipart, fields named `file`): stores the images and answers their addresses.
+pub async fn upload(
+    State(state): State<AppState>,
+    session: Session,
+    mut form: Multipart,
+) -> Result<Json<Vec<String>>, (StatusCode, Json<AppError>)> {
+    let user = crate::auth::session::user_id(&session).await.map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
+    if user.is_none() {
+        return Err((StatusCode::UNAUTHORIZED, Json(AppError::LoginRequired)));
+    }
+    // Check every file before writing any, so a refused upload stores nothing.
+    let mut files = Vec::new();
+    while let Some(field) = form.next_field().await.map_err(|e| refuse(StatusCode::BAD_REQUEST, &format!("Unreadable upload: {e}")))? {
+        if files.len() == MAX_FILES {
+            return Err(refuse(StatusCode::BAD_REQUEST, "At most 9 images."));
+        }
+        let declared = field.content_type().unwrap_or_default().to_string();
+        let bytes = field.bytes().await.map_err(|_| refuse(StatusCode::PAYLOAD_TOO_LARGE, "Each image may be at most 2 MB."))?;
+        if bytes.len() > MAX_IMAGE_BYTES {
+            return Err(refuse(StatusCode::PAYLOAD_TOO_LARGE, "Each image may be at most 2 MB."));
+        }
+        let ext = sniff(&declared, &bytes).ok_or_else(|| refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Only JPEG, PNG, GIF or WebP images."))?;
+        files.push((ext, bytes));
+    }
+    if files.is_empty() {
+        return Err(refuse(StatusCode::BAD_REQUEST, "Choose an image to upload."));
+    }
+    let dir = &state.config.upload_dir;
+    tokio::fs::create_dir_all(dir).await.map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
+    let mut urls = Vec::with_capacity(files.len());
+    for (ext, bytes) in files {
+        let name = format!("{:032x}.{ext}", rand::random::<u128>());
+        tokio::fs::write(dir.join(&name), &bytes).await.map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
+        urls.push(format!("/uploads/{name}"));
+    }
+    Ok(Json(urls))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sniff;
+
+    #[test]
+    fn bytes_must_be_the_declared_image_type() {
+        let png = [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0];
+        assert_eq!(sniff("image/png", &png), Some("png"));
+        assert_eq!(sniff("image/jpeg", &png), None, "a PNG claiming to be a JPEG");
+        assert_eq!(sniff("image/jpeg", &[0xFF, 0xD8, 0xFF, 0xE0]), Some("jpg"));
+        assert_eq!(sniff("image/webp", b"RIFF\0\0\0\0WEBPVP8 "), Some("webp"));
+        assert_eq!(sniff("image/png", b"<svg onload=alert(1)>"), None);
+        assert_eq!(sniff("text/html", b"GIF89a"), None);
+    }
+}
