@@ -1,6 +1,6 @@
 // Catalog end to end: home → category → page 2 → shop; unknown id → 404; the merchant edits his shop.
 import { test } from '@playwright/test';
-import { expect, logIn, waitForHydration } from './helpers';
+import { expect, logInDemo, waitForHydration } from './helpers';
 
 test('browse from home through a category to a shop', async ({ page }) => {
   await page.goto('/');
@@ -44,8 +44,7 @@ test('search finds shops by name', async ({ page }) => {
 });
 
 test('the merchant edits his shop name and sees it', async ({ page }) => {
-  await logIn(page, '13800000001', 'haodian2026');
-  await expect(page.locator('.account-button')).toBeVisible();
+  await logInDemo(page, '13800000001');
   await page.goto('/shops/2');
   await waitForHydration(page);
   await expect(page.locator('.uv-week tr')).toHaveCount(7);
@@ -62,8 +61,7 @@ test('the merchant edits his shop name and sees it', async ({ page }) => {
 });
 
 test('a shopper cannot edit a shop', async ({ page }) => {
-  await logIn(page, '13800000002', 'haodian2026');
-  await expect(page.locator('.account-button')).toBeVisible();
+  await logInDemo(page, '13800000002');
   await page.goto('/shops/2/edit');
   await expect(page.locator('.form-error')).toContainText('only edit your own shops');
 });

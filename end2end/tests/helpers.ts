@@ -23,3 +23,9 @@ export async function logIn(page: Page, account: string, password: string) {
 }
 
 export { expect };
+
+/** Logs a demo account in (password `haodian2026`) and waits until the header shows it. */
+export async function logInDemo(page: Page, account: string) {
+  await logIn(page, account, 'haodian2026');
+  await expect(page.locator('.account-button')).toBeVisible();
+}

@@ -1,7 +1,7 @@
 // Order lifecycle end to end (the e2e server runs with PAY_TIMEOUT_SECS=8): grab → "My orders" counts down
 // → Pay → "paid"; an order left unpaid turns "closed" on its own and the coupon can be grabbed again.
 import { Page, test } from '@playwright/test';
-import { expect, logIn, waitForHydration } from './helpers';
+import { expect, logInDemo, waitForHydration } from './helpers';
 
 const LIVE_SALE = 1; // the seeded live flash sale on shop 1
 
@@ -15,8 +15,7 @@ async function grabLiveSale(page: Page) {
 }
 
 test('grab → My orders counts down → Pay → paid', async ({ page }) => {
-  await logIn(page, '13800000003', 'haodian2026');
-  await expect(page.locator('.account-button')).toBeVisible();
+  await logInDemo(page, '13800000003');
   await grabLiveSale(page);
   await page.goto('/orders');
   await waitForHydration(page);
@@ -33,8 +32,7 @@ test('grab → My orders counts down → Pay → paid', async ({ page }) => {
 
 test('an unpaid order closes by itself and the coupon is grabbable again', async ({ page }) => {
   test.setTimeout(60_000);
-  await logIn(page, 'alice@example.com', 'haodian2026');
-  await expect(page.locator('.account-button')).toBeVisible();
+  await logInDemo(page, 'alice@example.com');
   await grabLiveSale(page);
   await page.goto('/orders');
   await waitForHydration(page);
@@ -50,8 +48,7 @@ test('an unpaid order closes by itself and the coupon is grabbable again', async
 });
 
 test('a normal coupon is bought at once and shows up unpaid', async ({ page }) => {
-  await logIn(page, '13800000002', 'haodian2026');
-  await expect(page.locator('.account-button')).toBeVisible();
+  await logInDemo(page, '13800000002');
   await page.goto('/shops/1');
   await waitForHydration(page);
   const normal = page.locator('li.voucher:not(.flash)').first();

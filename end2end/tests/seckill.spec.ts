@@ -2,7 +2,7 @@
 // countdown turn into a button without a reload, grabs once (the button is disabled while pending and a
 // double click sends one request), and follows the order from "queued" to "awaiting payment".
 import { test } from '@playwright/test';
-import { expect, logIn, waitForHydration } from './helpers';
+import { expect, logInDemo, waitForHydration } from './helpers';
 
 /** `YYYY-MM-DDTHH:MM:SS` in China Standard Time, `ms` from now. */
 function cstIn(ms: number): string {
@@ -13,8 +13,7 @@ test('countdown → grab → queued → awaiting payment, one request per double
   test.setTimeout(90_000);
   // The merchant creates a sale that starts 12 s from now.
   const merchant = await browser.newPage();
-  await logIn(merchant, '13800000001', 'haodian2026');
-  await expect(merchant.locator('.account-button')).toBeVisible();
+  await logInDemo(merchant, '13800000001');
   await merchant.goto('/shops/1/sales');
   await waitForHydration(merchant);
   const title = `E2E 秒杀 ${Date.now()}`;
@@ -34,8 +33,7 @@ test('countdown → grab → queued → awaiting payment, one request per double
   await expect(row.locator('td').nth(4)).toHaveText('3'); // Redis stock loaded with the row
 
   const page = await browser.newPage();
-  await logIn(page, '13800000002', 'haodian2026');
-  await expect(page.locator('.account-button')).toBeVisible();
+  await logInDemo(page, '13800000002');
   await page.goto('/shops/1');
   await waitForHydration(page);
   const card = page.locator(`li.flash[data-voucher-id="${voucherId}"]`);

@@ -1,12 +1,11 @@
 // Notes, likes, follows and the feed end to end, with two demo shoppers.
 import { test } from '@playwright/test';
-import { expect, logIn, waitForHydration } from './helpers';
+import { expect, logInDemo, waitForHydration } from './helpers';
 
 test('write a note; another shopper likes it in place, follows the author and sees the next note in the feed', async ({ browser }) => {
   test.setTimeout(60_000);
   const author = await browser.newPage();
-  await logIn(author, '13800000002', 'haodian2026');
-  await expect(author.locator('.account-button')).toBeVisible();
+  await logInDemo(author, '13800000002');
   await author.goto('/shops/1');
   await waitForHydration(author);
   const title = `E2E note ${Date.now()}`;
@@ -26,8 +25,7 @@ test('write a note; another shopper likes it in place, follows the author and se
   const href = await item.locator('.note-title').getAttribute('href');
 
   const reader = await browser.newPage();
-  await logIn(reader, '13800000003', 'haodian2026');
-  await expect(reader.locator('.account-button')).toBeVisible();
+  await logInDemo(reader, '13800000003');
   await reader.goto(href!);
   await waitForHydration(reader);
   await expect(reader.locator('.note .gallery img')).toHaveAttribute('src', /^\/uploads\//);
