@@ -33,7 +33,7 @@ use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 use leptos_router::components::{A, Route, Router, Routes};
 
 use auth::pages::{AccountMenu, AuthContext, LoginPage, MePage, RegisterPage};
-use catalog::pages::{CategoryPage, EditShopPage, HomePage, SearchPage, ShopDetailPage};
+use catalog::pages::{CategoryPage, EditShopPage, HomePage, NewShopPage, SearchPage, ShopDetailPage};
 use checkin::pages::CheckinPage;
 use geo::pages::NearbyPage;
 use social::pages::{FeedPageView, NotePage, ProfilePage};
@@ -94,6 +94,7 @@ pub fn App() -> impl IntoView {
                     // Async SSR: these pages wait for their data so an unknown id can answer a real 404.
                     <Route path=(StaticSegment("types"), ParamSegment("id")) view=CategoryPage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("shops"), StaticSegment("new")) view=NewShopPage/>
                     <Route path=(StaticSegment("shops"), ParamSegment("id")) view=ShopDetailPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("shops"), ParamSegment("id"), StaticSegment("edit")) view=EditShopPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("shops"), ParamSegment("id"), StaticSegment("sales")) view=ShopSalesPage/>

@@ -35,6 +35,7 @@ async fn shops_at(state: &AppState, distances: &[f64]) {
         .execute(&state.db)
         .await
         .unwrap();
+    sqlx::query("SELECT setval('shops_id_seq', (SELECT max(id) FROM shops))").execute(&state.db).await.unwrap();
     service::load_all(state).await.unwrap();
 }
 
@@ -88,4 +89,34 @@ async fn a_moved_shop_moves_in_the_results(db: PgPool) {
     let page = service::nearby(&state, 1, CENTRE, 5_000.0, 1).await.unwrap();
     assert_eq!(page.items.iter().map(|n| n.shop.id).collect::<Vec<_>>(), vec![2, 1]);
     assert!((page.items[1].distance_m - 4_000.0).abs() < 20.0);
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn opened_and_removed_shops_come_and_go_in_nearby_search(db: PgPool) {
+    use app::auth::model::{CurrentUser, Role};
+    use app::catalog::model::ShopEdit;
+    use app::catalog::service::{CatalogError, open_shop, remove_shop};
+    let state = test_state(db.clone(), &[]).await;
+    shops_at(&state, &[500.0]).await;
+    let owner = app::testing::seed_users(&db, 440, 2).await.unwrap();
+    sqlx::query("UPDATE users SET role = 'merchant' WHERE id = $1").bind(owner[0]).execute(&db).await.unwrap();
+    let merchant = CurrentUser { id: owner[0], nickname: "m".into(), role: Role::Merchant, masked_account: String::new() };
+    let shopper = CurrentUser { id: owner[1], nickname: "s".into(), role: Role::Shopper, masked_account: String::new() };
+    let at = north(200.0);
+    let edit = |name: &str| {
+        ShopEdit::parse(name, "杭州市延安路1号", &at.lon.to_string(), &at.lat.to_string(), "50", "10:00-22:00", "").unwrap()
+    };
+    assert!(matches!(open_shop(&state, Some(&shopper), 1, edit("x")).await, Err(CatalogError::Forbidden(_))));
+    let id = open_shop(&state, Some(&merchant), 1, edit("New noodles")).await.unwrap();
+    let ids = |p: app::catalog::model::Page<app::geo::model::NearbyShop>| p.items.iter().map(|n| n.shop.id).collect::<Vec<_>>();
+    assert_eq!(ids(service::nearby(&state, 1, CENTRE, 5_000.0, 1).await.unwrap()), vec![id, 1], "an opened shop is found at once");
+
+    // A shop with a note keeps its history and stays; one without goes, from nearby search too.
+    sqlx::query("INSERT INTO notes (user_id, shop_id, title, body) VALUES ($1, $2, 't', 'b')").bind(owner[1]).bind(id).execute(&db).await.unwrap();
+    assert!(matches!(remove_shop(&state, Some(&merchant), id).await, Err(CatalogError::Invalid(_))));
+    sqlx::query("DELETE FROM notes").execute(&db).await.unwrap();
+    assert!(matches!(remove_shop(&state, Some(&shopper), id).await, Err(CatalogError::Forbidden(_))));
+    remove_shop(&state, Some(&merchant), id).await.unwrap();
+    assert_eq!(ids(service::nearby(&state, 1, CENTRE, 5_000.0, 1).await.unwrap()), vec![1]);
+    assert!(matches!(app::catalog::service::shop(&state, id).await, Err(CatalogError::ShopNotFound(_))));
 }

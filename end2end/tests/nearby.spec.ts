@@ -1,6 +1,6 @@
 // Nearby search end to end: from the home page to a list of shops nearest first, with distances, across pages.
 import { test } from '@playwright/test';
-import { expect, waitForHydration } from './helpers';
+import { expect, logInDemo, waitForHydration } from './helpers';
 
 async function distances(page: import('@playwright/test').Page): Promise<number[]> {
   return (await page.locator('.nearby-list .distance').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-m')))));
@@ -54,4 +54,24 @@ test('a browser that refuses its location is told to choose an area', async ({ p
   await waitForHydration(page);
   await page.getByRole('button', { name: 'Use my location' }).click();
   await expect(page.locator('.locate-status')).toHaveText('Your browser did not share a location — choose an area instead.');
+});
+
+test('a shop a merchant opens is found nearby at once', async ({ page }) => {
+  await logInDemo(page, '13800000001');
+  await page.goto('/shops/new');
+  await waitForHydration(page);
+  const name = `E2E 新店 ${Date.now()}`;
+  await page.selectOption('#type_id', { index: 0 });
+  await page.fill('#name', name);
+  await page.fill('#address', '杭州市上城区延安路100号');
+  await page.fill('#longitude', '120.3500');
+  await page.fill('#latitude', '30.1000');
+  await page.fill('#avg_price', '66');
+  await page.fill('#open_hours', '10:00-22:00');
+  await page.getByRole('button', { name: 'Open the shop' }).click();
+  await expect(page.locator('.saved')).toContainText('Opened.');
+  const typeId = await page.locator('#type_id').inputValue();
+  await page.goto(`/nearby?type=${typeId}&lon=120.35&lat=30.1&r=1`);
+  await expect(page.locator('.nearby-list .shop-row').first()).toContainText(name);
+  await expect(page.locator('.nearby-list .distance').first()).toHaveText(/^\d+ m$/);
 });

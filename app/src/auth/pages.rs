@@ -186,6 +186,7 @@ pub fn AccountMenu() -> impl IntoView {
                                         <A href="/me">"My account"</A>
                                         <A href="/orders">"My orders"</A>
                                         <A href="/checkin">"Check in"</A>
+                                        {(user.role == super::model::Role::Merchant).then(|| view! { <A href="/shops/new">"Open a shop"</A> })}
                                         <ActionForm action=logout>
                                             <button type="submit" class="link">"Log out"</button>
                                         </ActionForm>

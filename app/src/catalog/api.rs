@@ -80,3 +80,34 @@ pub async fn update_shop(
     };
     run.await.map_err(|e| AppError::from(e).respond())
 }
+
+/// A merchant opens a new shop of type `type_id`; answers its id.
+#[server(endpoint = "catalog/open-shop")]
+#[allow(clippy::too_many_arguments)]
+pub async fn open_shop(
+    type_id: i64,
+    name: String,
+    address: String,
+    longitude: String,
+    latitude: String,
+    avg_price: String,
+    open_hours: String,
+    images: String,
+) -> Result<i64, AppError> {
+    let state = crate::edge::state()?;
+    let user = crate::edge::current_user().await?;
+    let run = async {
+        let edit = super::model::ShopEdit::parse(&name, &address, &longitude, &latitude, &avg_price, &open_hours, &images)
+            .map_err(super::service::CatalogError::Invalid)?;
+        super::service::open_shop(&state, user.as_ref(), type_id, edit).await
+    };
+    run.await.map_err(|e| AppError::from(e).respond())
+}
+
+/// The owner removes a shop that has no orders or notes.
+#[server(endpoint = "catalog/remove-shop")]
+pub async fn remove_shop(id: i64) -> Result<(), AppError> {
+    let state = crate::edge::state()?;
+    let user = crate::edge::current_user().await?;
+    super::service::remove_shop(&state, user.as_ref(), id).await.map_err(|e| AppError::from(e).respond())
+}

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::api::{UpdateShop, get_shop_page, list_shop_types, list_shops, search_shops, shop_for_edit};
+use super::api::{OpenShop, RemoveShop, UpdateShop, get_shop_page, list_shop_types, list_shops, search_shops, shop_for_edit};
 use super::model::{Page, ShopPage, ShopSort, ShopSummary, VoucherView, page_from_query};
 use crate::error::AppError;
 use crate::orders::api::buy_voucher;
@@ -328,6 +328,7 @@ pub fn EditShopPage() -> impl IntoView {
     let id = shop_id();
     let data = shop_resource(shop_for_edit);
     let action = ServerAction::<UpdateShop>::new();
+    let remove = ServerAction::<RemoveShop>::new();
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
     view! {
         <section class="auth-card wide">
@@ -354,6 +355,14 @@ pub fn EditShopPage() -> impl IntoView {
                             {move || matches!(action.value().get(), Some(Ok(_))).then(|| view! {
                                 <p class="saved" role="status">"Saved. " <a href=format!("/shops/{}", shop.id)>"View the shop"</a></p>
                             })}
+                            <ActionForm action=remove attr:class="remove-shop">
+                                <input type="hidden" name="id" value=shop.id/>
+                                <button type="submit" class="danger">"Remove this shop"</button>
+                            </ActionForm>
+                            {move || remove.value().get().map(|r| match r {
+                                Ok(()) => view! { <p class="saved" role="status">"Removed. " <a href="/">"Home"</a></p> }.into_any(),
+                                Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
+                            })}
                         }
                         .into_any(),
                         Err(e @ (AppError::LoginRequired | AppError::Forbidden)) => error_notice(
@@ -366,6 +375,46 @@ pub fn EditShopPage() -> impl IntoView {
                     }
                 })}
             </Suspense>
+        </section>
+    }
+}
+
+/// `/shops/new`: a merchant opens a shop (it appears in its category and in nearby search at once).
+#[component]
+pub fn NewShopPage() -> impl IntoView {
+    let action = ServerAction::<OpenShop>::new();
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    let types = Resource::new(|| (), |_| list_shop_types());
+    view! {
+        <section class="auth-card wide">
+            <h1>"Open a shop"</h1>
+            <ActionForm action=action>
+                <label for="type_id">"Kind of shop"</label>
+                <Suspense fallback=|| view! { <select id="type_id" name="type_id"></select> }>
+                    {move || Suspend::new(async move {
+                        let list = types.await.unwrap_or_default();
+                        view! {
+                            <select id="type_id" name="type_id">
+                                {list.into_iter().map(|t| view! { <option value=t.id>{t.name}</option> }).collect_view()}
+                            </select>
+                        }
+                    })}
+                </Suspense>
+                <TextField name="name" label="Name" value=String::new() error/>
+                <TextField name="address" label="Address" value=String::new() error/>
+                <TextField name="longitude" label="Longitude" value=String::new() error/>
+                <TextField name="latitude" label="Latitude" value=String::new() error/>
+                <TextField name="avg_price" label="Average price per person (yuan)" value=String::new() error/>
+                <TextField name="open_hours" label="Opening hours" value=String::new() error/>
+                <label for="images">"Images (one address per line)"</label>
+                <textarea id="images" name="images" rows="3"></textarea>
+                <FieldError error field="images"/>
+                <FormError error fields=&["name", "address", "longitude", "latitude", "avg_price", "open_hours", "images"]/>
+                <button type="submit" class="primary" disabled=move || action.pending().get()>"Open the shop"</button>
+            </ActionForm>
+            {move || action.value().get().and_then(Result::ok).map(|id| view! {
+                <p class="saved" role="status">"Opened. " <a href=format!("/shops/{id}")>"View the shop"</a></p>
+            })}
         </section>
     }
 }

@@ -159,3 +159,27 @@ pub async fn edit_shop(
     crate::geo::store::place(&state.redis, &state.keys, saved.type_id, id, saved.longitude, saved.latitude).await?;
     Ok(saved)
 }
+
+/// A merchant opens a new shop: Postgres first, then its place in nearby search.
+pub async fn open_shop(state: &AppState, user: Option<&CurrentUser>, type_id: i64, edit: ShopEdit) -> Result<i64, CatalogError> {
+    let user = user.ok_or(CatalogError::LoginRequired)?;
+    if user.role != Role::Merchant {
+        return Err(CatalogError::Forbidden(0));
+    }
+    let id = store::insert_shop(&state.db, user.id, type_id, &edit).await?.ok_or(CatalogError::TypeNotFound(type_id))?;
+    crate::geo::store::place(&state.redis, &state.keys, type_id, id, edit.longitude, edit.latitude).await?;
+    Ok(id)
+}
+
+/// The owner removes a shop without history (orders or notes must be kept, so such a shop stays): out of
+/// Postgres, out of nearby search, out of every instance's cache.
+pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<(), CatalogError> {
+    authorize_owner(state, user, id).await?;
+    let type_id = store::delete_shop_without_history(&state.db, id).await?.ok_or_else(|| {
+        CatalogError::Invalid(AppError::invalid("shop", "This shop has orders or notes, so it cannot be removed."))
+    })?;
+    crate::geo::store::remove(&state.redis, &state.keys, type_id, id).await?;
+    store::l2_invalidate(&state.redis, &state.keys.shop(id), &state.keys.shop_invalidation_channel(), id).await?;
+    state.shops.invalidate_local(id).await;
+    Ok(())
+}

@@ -201,3 +201,36 @@ pub async fn visitor_counts(redis: &ConnectionManager, keys: &[String]) -> Resul
     }
     pipe.query_async(&mut redis.clone()).await
 }
+
+/// Opens a new shop owned by `owner`; `None` if the type does not exist.
+pub async fn insert_shop(db: &PgPool, owner: i64, type_id: i64, edit: &ShopEdit) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "INSERT INTO shops (name, type_id, owner_id, address, longitude, latitude, avg_price_cents, open_hours, images)
+         SELECT $3, t.id, $2, $4, $5, $6, $7, $8, $9 FROM shop_types t WHERE t.id = $1 RETURNING id",
+    )
+    .bind(type_id)
+    .bind(owner)
+    .bind(&edit.name)
+    .bind(&edit.address)
+    .bind(edit.longitude)
+    .bind(edit.latitude)
+    .bind(edit.avg_price_cents)
+    .bind(&edit.open_hours)
+    .bind(&edit.images)
+    .fetch_optional(db)
+    .await
+}
+
+/// Removes a shop that nobody has ordered from or written about (its coupons go with it); answers its
+/// type if removed, `None` if it has history that must be kept.
+pub async fn delete_shop_without_history(db: &PgPool, id: i64) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "DELETE FROM shops s WHERE s.id = $1
+           AND NOT EXISTS (SELECT 1 FROM orders o JOIN vouchers v ON v.id = o.voucher_id WHERE v.shop_id = s.id)
+           AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.shop_id = s.id)
+         RETURNING s.type_id",
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await
+}

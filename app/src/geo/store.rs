@@ -66,3 +66,8 @@ pub async fn summaries(db: &PgPool, ids: &[i64]) -> Result<Vec<ShopSummary>, sql
         .fetch_all(db)
         .await
 }
+
+/// Takes a removed shop out of its type's set.
+pub async fn remove(redis: &ConnectionManager, keys: &Keys, type_id: i64, shop_id: i64) -> Result<(), redis::RedisError> {
+    redis::cmd("ZREM").arg(keys.geo_shops(type_id)).arg(shop_id).query_async(&mut redis.clone()).await
+}
