@@ -38,11 +38,17 @@ pub fn base_config(config: &Config) -> ClientConfig {
     c
 }
 
+/// Producer settings shared by every producer: idempotent (a retried send never duplicates) and
+/// `acks=all` (an ack means every in-sync replica has it).
+fn idempotent_config(config: &Config) -> ClientConfig {
+    let mut c = base_config(config);
+    c.set("enable.idempotence", "true").set("acks", "all");
+    c
+}
+
 /// An idempotent producer with `acks=all`: a retried send never duplicates and an ack means durable.
 pub fn producer(config: &Config) -> Result<FutureProducer, KafkaError> {
-    base_config(config)
-        .set("enable.idempotence", "true")
-        .set("acks", "all")
+    idempotent_config(config)
         .set("linger.ms", "1")
         // Bound how long a send may stay undecided; the caller treats a timeout as "outcome unknown".
         .set("message.timeout.ms", "5000")
@@ -98,9 +104,7 @@ pub struct Publisher {
 impl Publisher {
     /// Connects with the same guarantees as [`producer`]; `message_timeout` bounds every send.
     pub fn new(config: &Config) -> Result<Self, KafkaError> {
-        let producer = base_config(config)
-            .set("enable.idempotence", "true")
-            .set("acks", "all")
+        let producer = idempotent_config(config)
             .set("linger.ms", config.kafka_linger.as_millis().to_string())
             .set("message.timeout.ms", config.kafka_produce_timeout.as_millis().to_string())
             .set("request.timeout.ms", (config.kafka_produce_timeout.as_millis() * 4 / 5).max(1).to_string())

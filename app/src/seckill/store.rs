@@ -116,11 +116,6 @@ pub async fn current_sales(db: &PgPool) -> Result<Vec<SaleRecord>, sqlx::Error> 
     sqlx::query_as(&format!("{SALE_COLUMNS} AND v.end_at > now() AND v.status = 'on' ORDER BY v.id")).fetch_all(db).await
 }
 
-/// One flash sale, ended or not.
-pub async fn sale_record(db: &PgPool, voucher_id: i64) -> Result<Option<SaleRecord>, sqlx::Error> {
-    sqlx::query_as(&format!("{SALE_COLUMNS} AND v.id = $1")).bind(voucher_id).fetch_optional(db).await
-}
-
 /// Writes `sale` into Redis unless Redis already has it (`lua/restore_sale.lua`); true if written now.
 pub async fn restore_sale(redis: &ConnectionManager, keys: &Keys, sale: &SaleRecord) -> Result<bool, redis::RedisError> {
     let mut inv = RESTORE.prepare_invoke();

@@ -11,9 +11,11 @@ use crate::keys::Keys;
 
 static LIKE_TOGGLE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/like_toggle.lua")));
 
-const SUMMARY: &str = "SELECT n.id, n.title, n.user_id AS author_id, u.nickname AS author_name, n.shop_id, n.liked,
-       (extract(epoch FROM n.created_at) * 1000)::BIGINT AS created_ms
-       FROM notes n JOIN users u ON u.id = n.user_id WHERE n.deleted_at IS NULL";
+/// The columns of a [`NoteSummary`].
+const SUMMARY_COLUMNS: &str = "n.id, n.title, n.user_id AS author_id, u.nickname AS author_name, n.shop_id, n.liked,
+       (extract(epoch FROM n.created_at) * 1000)::BIGINT AS created_ms";
+/// Live notes with their authors.
+const LIVE_NOTES: &str = "FROM notes n JOIN users u ON u.id = n.user_id WHERE n.deleted_at IS NULL";
 
 /// Stores a note; returns its id and creation time (unix ms).
 pub async fn insert_note(db: &PgPool, user_id: i64, shop_id: i64, note: &NewNote) -> Result<Option<(i64, i64)>, sqlx::Error> {
@@ -30,18 +32,25 @@ pub async fn insert_note(db: &PgPool, user_id: i64, shop_id: i64, note: &NewNote
     .await
 }
 
-/// One live note with its body and images.
+/// One live note with its body and images, in one query.
 pub async fn note(db: &PgPool, id: i64) -> Result<Option<(NoteSummary, String, Vec<String>)>, sqlx::Error> {
-    let summary: Option<NoteSummary> = sqlx::query_as(&format!("{SUMMARY} AND n.id = $1")).bind(id).fetch_optional(db).await?;
-    let Some(summary) = summary else { return Ok(None) };
-    let (body, images): (String, Vec<String>) =
-        sqlx::query_as("SELECT body, images FROM notes WHERE id = $1").bind(id).fetch_one(db).await?;
-    Ok(Some((summary, body, images)))
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        summary: NoteSummary,
+        body: String,
+        images: Vec<String>,
+    }
+    let row: Option<Row> = sqlx::query_as(&format!("SELECT {SUMMARY_COLUMNS}, n.body, n.images {LIVE_NOTES} AND n.id = $1"))
+        .bind(id)
+        .fetch_optional(db)
+        .await?;
+    Ok(row.map(|r| (r.summary, r.body, r.images)))
 }
 
 /// Live notes about a shop, newest first.
 pub async fn notes_of_shop(db: &PgPool, shop_id: i64, limit: i64) -> Result<Vec<NoteSummary>, sqlx::Error> {
-    sqlx::query_as(&format!("{SUMMARY} AND n.shop_id = $1 ORDER BY n.created_at DESC, n.id DESC LIMIT $2"))
+    sqlx::query_as(&format!("SELECT {SUMMARY_COLUMNS} {LIVE_NOTES} AND n.shop_id = $1 ORDER BY n.created_at DESC, n.id DESC LIMIT $2"))
         .bind(shop_id)
         .bind(limit)
         .fetch_all(db)
@@ -50,7 +59,7 @@ pub async fn notes_of_shop(db: &PgPool, shop_id: i64, limit: i64) -> Result<Vec<
 
 /// Live notes among `ids` (any order).
 pub async fn notes_by_ids(db: &PgPool, ids: &[i64]) -> Result<Vec<NoteSummary>, sqlx::Error> {
-    sqlx::query_as(&format!("{SUMMARY} AND n.id = ANY($1)")).bind(ids).fetch_all(db).await
+    sqlx::query_as(&format!("SELECT {SUMMARY_COLUMNS} {LIVE_NOTES} AND n.id = ANY($1)")).bind(ids).fetch_all(db).await
 }
 
 /// Soft-deletes the author's note; false if it is not theirs or already gone.
