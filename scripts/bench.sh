@@ -7,6 +7,7 @@ cd "$ROOT"
 
 bash scripts/setup.sh
 bash scripts/services.sh
+ensure_disk
 # The wasm/CSS bundle only matters for pages; the benchmark reads JSON. Build it if missing.
 [ -f target/site/pkg/haodian.wasm ] || cargo leptos build
 # cargo-leptos normally provides this at compile time; a plain cargo build must set it.

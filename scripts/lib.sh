@@ -36,3 +36,19 @@ wait_port() {
 wasm_bindgen_version() {
   awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
 }
+
+# Free space on the project's disk, in GiB.
+free_gib() { echo $(( $(df -Pk "$ROOT" | awk 'NR == 2 { print $4 }') / 1024 / 1024 )); }
+
+# Makes room before a build: a full disk fails the tests far from the cause (Postgres cannot create the
+# per-test databases), so drop the incremental caches, then the whole target/, before it comes to that.
+ensure_disk() {
+  local need="${1:-10}"
+  [ "$(free_gib)" -ge "$need" ] && return 0
+  log "only $(free_gib) GiB free: removing the incremental build caches"
+  rm -rf "$ROOT"/target/*/incremental
+  [ "$(free_gib)" -ge "$need" ] && return 0
+  log "only $(free_gib) GiB free: cargo clean (the next build is a cold one)"
+  cargo clean --manifest-path "$ROOT/Cargo.toml"
+  [ "$(free_gib)" -ge "$need" ] || die "only $(free_gib) GiB free on $(df -P "$ROOT" | awk 'NR == 2 { print $6 }'); a build and its tests need about $need GiB"
+}

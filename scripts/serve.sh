@@ -6,6 +6,7 @@ cd "$ROOT"
 
 bash scripts/setup.sh
 bash scripts/services.sh
+ensure_disk
 timed "cargo leptos build" cargo leptos build
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/haodian}"
 if [ "${1:-}" = "--reset" ]; then

@@ -6,6 +6,7 @@ cd "$ROOT"
 
 bash scripts/setup.sh
 bash scripts/services.sh
+ensure_disk
 
 # sqlx::test creates a throw-away database per test from this server; Redis keys and Kafka topics get a
 # unique prefix per test, so tests run in any order and in parallel.
