@@ -1,9 +1,18 @@
 -- Gives one grab back (broker refused the order, or the unpaid order was closed), at most once per order.
 -- KEYS[1] = seckill:{vid}:stock   KEYS[2] = seckill:{vid}:buyers   KEYS[3] = seckill:{vid}:released
 -- ARGV[1] = user id   ARGV[2] = order id
--- Returns 1 if stock was returned, 0 if this order was already released (or its buyer is not recorded).
+-- Returns 1 if stock was returned, 0 if this order was already released (or its buyer is not recorded,
+-- or Redis has already forgotten the sale: then there is nothing to give back and nothing is written).
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then
+  return 0
+end
 if redis.call('SADD', KEYS[3], ARGV[2]) == 0 then
   return 0
+end
+-- The marker set lives exactly as long as the sale it guards.
+if ttl > 0 and redis.call('SCARD', KEYS[3]) == 1 then
+  redis.call('PEXPIRE', KEYS[3], ttl)
 end
 if redis.call('SREM', KEYS[2], ARGV[1]) == 1 then
   redis.call('INCR', KEYS[1])

@@ -1,15 +1,18 @@
 -- Restores one sale's state from Postgres only if Redis does not have it (first start, or data lost).
 -- A sale Redis knows is never overwritten: Redis is ahead of Postgres while orders are still in Kafka.
 -- KEYS[1] = seckill:{vid}:stock   KEYS[2] = seckill:{vid}:buyers   KEYS[3] = seckill:{vid}:window
--- ARGV[1] = stock   ARGV[2] = begin ms   ARGV[3] = end ms   ARGV[4..] = user ids holding a live order
+-- ARGV[1] = stock   ARGV[2] = begin ms   ARGV[3] = end ms   ARGV[4] = unix ms when Redis may forget the sale
+-- ARGV[5..] = user ids holding a live order
 -- Returns 1 if restored, 0 if the sale was already there.
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
-redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[4])
 redis.call('HSET', KEYS[3], 'begin', ARGV[2], 'end', ARGV[3])
+redis.call('PEXPIREAT', KEYS[3], ARGV[4])
 redis.call('DEL', KEYS[2])
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   redis.call('SADD', KEYS[2], ARGV[i])
 end
+redis.call('PEXPIREAT', KEYS[2], ARGV[4])
 return 1

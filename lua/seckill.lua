@@ -25,4 +25,11 @@ if tonumber(stock) <= 0 then
 end
 redis.call('DECR', KEYS[1])
 redis.call('SADD', KEYS[2], ARGV[1])
+-- The buyer set is born here: give it the sale's lifetime so Redis forgets the sale as a whole.
+if redis.call('SCARD', KEYS[2]) == 1 then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then
+    redis.call('PEXPIRE', KEYS[2], ttl)
+  end
+end
 return 0

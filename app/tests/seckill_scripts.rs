@@ -24,7 +24,7 @@ const HOUR: i64 = 3_600_000;
 #[tokio::test]
 async fn a_thousand_buyers_on_a_hundred_coupons_get_exactly_a_hundred() {
     let (redis, keys) = setup().await;
-    store::load_sale(&redis, &keys, 42, 100, now_ms() - HOUR, now_ms() + HOUR).await.unwrap();
+    store::load_sale(&redis, &keys, 42, 100, (now_ms() - HOUR, now_ms() + HOUR), now_ms() + 3 * HOUR).await.unwrap();
     let grabs = (1..=1_000).map(|user| {
         let (redis, keys) = (redis.clone(), keys.clone());
         async move { store::try_grab(&redis, &keys, 42, user).await.unwrap() }
@@ -38,7 +38,7 @@ async fn a_thousand_buyers_on_a_hundred_coupons_get_exactly_a_hundred() {
 #[tokio::test]
 async fn one_user_firing_fifty_grabs_gets_one() {
     let (redis, keys) = setup().await;
-    store::load_sale(&redis, &keys, 7, 10, now_ms() - HOUR, now_ms() + HOUR).await.unwrap();
+    store::load_sale(&redis, &keys, 7, 10, (now_ms() - HOUR, now_ms() + HOUR), now_ms() + 3 * HOUR).await.unwrap();
     let grabs = (0..50).map(|_| {
         let (redis, keys) = (redis.clone(), keys.clone());
         async move { store::try_grab(&redis, &keys, 7, 1234).await.unwrap() }
@@ -53,9 +53,9 @@ async fn one_user_firing_fifty_grabs_gets_one() {
 async fn window_and_missing_sale_answer_without_deducting() {
     let (redis, keys) = setup().await;
     assert_eq!(store::try_grab(&redis, &keys, 1, 1).await.unwrap(), GrabCode::NoSuchSale, "nil-safe");
-    store::load_sale(&redis, &keys, 2, 5, now_ms() + HOUR, now_ms() + 2 * HOUR).await.unwrap();
+    store::load_sale(&redis, &keys, 2, 5, (now_ms() + HOUR, now_ms() + 2 * HOUR), now_ms() + 3 * HOUR).await.unwrap();
     assert_eq!(store::try_grab(&redis, &keys, 2, 1).await.unwrap(), GrabCode::NotStarted);
-    store::load_sale(&redis, &keys, 3, 5, now_ms() - 2 * HOUR, now_ms() - HOUR).await.unwrap();
+    store::load_sale(&redis, &keys, 3, 5, (now_ms() - 2 * HOUR, now_ms() - HOUR), now_ms() + 3 * HOUR).await.unwrap();
     assert_eq!(store::try_grab(&redis, &keys, 3, 1).await.unwrap(), GrabCode::Ended);
     for vid in [2, 3] {
         assert_eq!(store::sale_state(&redis, &keys, vid).await.unwrap(), (Some(5), 0), "nothing written");
@@ -68,7 +68,7 @@ async fn window_and_missing_sale_answer_without_deducting() {
 #[tokio::test]
 async fn a_release_gives_back_exactly_once() {
     let (redis, keys) = setup().await;
-    store::load_sale(&redis, &keys, 9, 1, now_ms() - HOUR, now_ms() + HOUR).await.unwrap();
+    store::load_sale(&redis, &keys, 9, 1, (now_ms() - HOUR, now_ms() + HOUR), now_ms() + 3 * HOUR).await.unwrap();
     assert_eq!(store::try_grab(&redis, &keys, 9, 5).await.unwrap(), GrabCode::Ok);
     assert_eq!(store::try_grab(&redis, &keys, 9, 6).await.unwrap(), GrabCode::SoldOut);
     let releases = (0..20).map(|_| {
@@ -102,4 +102,29 @@ async fn instances_lease_different_worker_numbers(db: sqlx::PgPool) {
     let a = states[0].ids.next_id();
     let b = states[1].ids.next_id();
     assert_ne!(a, b);
+}
+
+/// Every key a sale owns, including the sets the scripts create later.
+fn sale_keys(keys: &Keys, vid: i64) -> [String; 4] {
+    [keys.seckill_stock(vid), keys.seckill_buyers(vid), keys.seckill_window(vid), keys.seckill_released(vid)]
+}
+
+#[tokio::test]
+async fn a_sale_is_forgotten_as_a_whole_when_its_time_is_up() {
+    let (redis, keys) = setup().await;
+    let forget_at = now_ms() + 1_500;
+    store::load_sale(&redis, &keys, 11, 2, (now_ms() - HOUR, now_ms() + HOUR), forget_at).await.unwrap();
+    assert_eq!(store::try_grab(&redis, &keys, 11, 1).await.unwrap(), GrabCode::Ok);
+    assert!(store::release(&redis, &keys, 11, 1, 100).await.unwrap());
+    assert_eq!(store::try_grab(&redis, &keys, 11, 2).await.unwrap(), GrabCode::Ok);
+    store::set_stock(&redis, &keys, 11, 1).await.unwrap();
+    for key in sale_keys(&keys, 11) {
+        let expires_at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query_async(&mut redis.clone()).await.unwrap();
+        assert_eq!(expires_at, forget_at, "{key} must share the sale's lifetime");
+    }
+    tokio::time::sleep(Duration::from_millis((forget_at - now_ms()).max(0) as u64 + 100)).await;
+    assert_eq!(store::try_grab(&redis, &keys, 11, 3).await.unwrap(), GrabCode::NoSuchSale);
+    assert!(!store::release(&redis, &keys, 11, 2, 101).await.unwrap(), "nothing to give back");
+    let left: i64 = redis::cmd("EXISTS").arg(&sale_keys(&keys, 11)[..]).query_async(&mut redis.clone()).await.unwrap();
+    assert_eq!(left, 0, "a late release must not bring a forgotten sale's keys back");
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use app::config::Config;
 use app::seckill::model::NewFlashSale;
-use app::seckill::store;
+use app::seckill::{service, store};
 use app::state::AppState;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -83,7 +83,10 @@ async fn new_sale(state: &AppState, stock: i32, title: &str) -> Result<i64, Stri
     let mut tx = state.db.begin().await.map_err(|e| e.to_string())?;
     let id = store::insert_sale(&mut tx, 1, &sale).await.map_err(|e| e.to_string())?;
     tx.commit().await.map_err(|e| e.to_string())?;
-    store::load_sale(&state.redis, &state.keys, id, i64::from(stock), sale.begin_ms, sale.end_ms).await.map_err(|e| e.to_string())?;
+    let forget_at = service::forget_at_ms(&state, sale.end_ms);
+    store::load_sale(&state.redis, &state.keys, id, i64::from(stock), (sale.begin_ms, sale.end_ms), forget_at)
+        .await
+        .map_err(|e| e.to_string())?;
     Ok(id)
 }
 

@@ -18,6 +18,15 @@ use crate::state::AppState;
 /// stock back; the flag only ever skips work Redis would refuse anyway.
 const SOLD_OUT_FLAG_TTL: Duration = Duration::from_millis(500);
 
+/// How long Redis keeps a sale after the last of its unpaid orders could have closed: a late grab still
+/// hears "ended" and the audit still sees it, yet old buyer sets do not pile up in memory for ever.
+const SALE_STATE_GRACE: Duration = Duration::from_secs(24 * 3600);
+
+/// When Redis may forget a sale that ends at `end_ms` (unix ms).
+pub fn forget_at_ms(state: &AppState, end_ms: i64) -> i64 {
+    end_ms.saturating_add((state.config.pay_timeout + SALE_STATE_GRACE).as_millis() as i64)
+}
+
 /// Why a grab did not produce an order; converted to [`AppError`] at the server-function edge.
 #[derive(Debug, thiserror::Error)]
 pub enum SeckillError {
@@ -265,7 +274,7 @@ pub async fn restore_sales(state: &AppState) -> Result<usize, SeckillError> {
     let sales = store::current_sales(&state.db).await?;
     let mut restored = 0;
     for sale in sales {
-        if store::restore_sale(&state.redis, &state.keys, &sale).await? {
+        if store::restore_sale(&state.redis, &state.keys, &sale, forget_at_ms(state, sale.end_ms)).await? {
             restored += 1;
         }
     }
@@ -283,7 +292,8 @@ pub async fn create_sale(
     authorize_owner(state, user, shop_id).await?;
     let mut tx = state.db.begin().await?;
     let id = store::insert_sale(&mut tx, shop_id, &sale).await?;
-    store::load_sale(&state.redis, &state.keys, id, i64::from(sale.stock), sale.begin_ms, sale.end_ms).await?;
+    let forget_at = forget_at_ms(state, sale.end_ms);
+    store::load_sale(&state.redis, &state.keys, id, i64::from(sale.stock), (sale.begin_ms, sale.end_ms), forget_at).await?;
     if let Err(e) = tx.commit().await {
         store::forget_sale(&state.redis, &state.keys, id).await?;
         return Err(e.into());

@@ -15,19 +15,23 @@ static RESTORE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("..
 static RATE_LIMIT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/rate_limit.lua")));
 
 /// Writes a sale's state: stock and window replaced, buyers and release markers cleared (a new sale).
+/// Redis forgets all of it at `forget_at_ms` (unix ms); the scripts carry that lifetime to the sets they
+/// create later, so an old sale leaves nothing behind.
 pub async fn load_sale(
     redis: &ConnectionManager,
     keys: &Keys,
     voucher_id: i64,
     stock: i64,
-    begin_ms: i64,
-    end_ms: i64,
+    window: (i64, i64),
+    forget_at_ms: i64,
 ) -> Result<(), redis::RedisError> {
+    let (begin_ms, end_ms) = window;
     redis::pipe()
         .atomic()
-        .cmd("SET").arg(keys.seckill_stock(voucher_id)).arg(stock).ignore()
+        .cmd("SET").arg(keys.seckill_stock(voucher_id)).arg(stock).arg("PXAT").arg(forget_at_ms).ignore()
         .cmd("DEL").arg(keys.seckill_buyers(voucher_id)).arg(keys.seckill_released(voucher_id)).ignore()
         .cmd("HSET").arg(keys.seckill_window(voucher_id)).arg("begin").arg(begin_ms).arg("end").arg(end_ms).ignore()
+        .cmd("PEXPIREAT").arg(keys.seckill_window(voucher_id)).arg(forget_at_ms).ignore()
         .query_async(&mut redis.clone())
         .await
 }
@@ -116,15 +120,22 @@ pub async fn current_sales(db: &PgPool) -> Result<Vec<SaleRecord>, sqlx::Error> 
     sqlx::query_as(&format!("{SALE_COLUMNS} AND v.end_at > now() AND v.status = 'on' ORDER BY v.id")).fetch_all(db).await
 }
 
-/// Writes `sale` into Redis unless Redis already has it (`lua/restore_sale.lua`); true if written now.
-pub async fn restore_sale(redis: &ConnectionManager, keys: &Keys, sale: &SaleRecord) -> Result<bool, redis::RedisError> {
+/// Writes `sale` into Redis unless Redis already has it (`lua/restore_sale.lua`), to be forgotten at
+/// `forget_at_ms`; true if written now.
+pub async fn restore_sale(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    sale: &SaleRecord,
+    forget_at_ms: i64,
+) -> Result<bool, redis::RedisError> {
     let mut inv = RESTORE.prepare_invoke();
     inv.key(keys.seckill_stock(sale.voucher_id))
         .key(keys.seckill_buyers(sale.voucher_id))
         .key(keys.seckill_window(sale.voucher_id))
         .arg(sale.stock)
         .arg(sale.begin_ms)
-        .arg(sale.end_ms);
+        .arg(sale.end_ms)
+        .arg(forget_at_ms);
     for b in &sale.buyers {
         inv.arg(*b);
     }
@@ -228,9 +239,9 @@ pub async fn sale_ledgers(db: &PgPool, shop_id: Option<i64>) -> Result<Vec<SaleA
         .collect())
 }
 
-/// Sets the Redis stock of a sale that has not started (no buyers can exist yet).
+/// Sets the Redis stock of a sale that has not started (no buyers can exist yet), keeping its lifetime.
 pub async fn set_stock(redis: &ConnectionManager, keys: &Keys, voucher_id: i64, stock: i32) -> Result<(), redis::RedisError> {
-    redis::cmd("SET").arg(keys.seckill_stock(voucher_id)).arg(stock).query_async(&mut redis.clone()).await
+    redis::cmd("SET").arg(keys.seckill_stock(voucher_id)).arg(stock).arg("KEEPTTL").query_async(&mut redis.clone()).await
 }
 
 /// Removes a sale's Redis state (undoing a creation whose database commit failed).
