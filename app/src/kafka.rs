@@ -186,8 +186,14 @@ fn consumer_config(config: &Config, group: &str) -> ClientConfig {
 
 /// Creates every project topic that does not exist yet; existing ones are left alone.
 pub async fn ensure_topics(config: &Config) -> Result<(), KafkaError> {
-    let admin: AdminClient<DefaultClientContext> = base_config(config).create()?;
     let names: Vec<String> = TOPICS.iter().map(|t| topic(config, t)).collect();
+    create_topics(config, &names).await
+}
+
+/// Creates the named topics (full names, prefix included) with the configured partitions and
+/// replication; topics that already exist are left alone.
+pub async fn create_topics(config: &Config, names: &[String]) -> Result<(), KafkaError> {
+    let admin: AdminClient<DefaultClientContext> = base_config(config).create()?;
     let new: Vec<NewTopic<'_>> = names
         .iter()
         .map(|n| NewTopic::new(n, config.kafka_partitions, TopicReplication::Fixed(config.kafka_replication)))

@@ -4,12 +4,11 @@
 use std::time::Duration;
 
 use app::error::AppError;
-use app::auth::model::{CurrentUser, Role};
-use app::seckill::model::{GrabCode, NewFlashSale};
+use app::seckill::model::GrabCode;
 use app::seckill::service::{self, SeckillError};
 use app::seckill::store;
 use app::state::AppState;
-use app::testing::{seed_flash_sale, seed_shop, seed_users, test_state};
+use app::testing::{seed_flash_sale, seed_users, test_state};
 use sqlx::PgPool;
 
 /// The sale in Postgres and its Redis state, loaded the way start-up loads it.
@@ -181,54 +180,4 @@ async fn start_up_restores_sales_redis_lost_but_never_overwrites_a_live_one(db: 
     // Redis is now ahead of Postgres (an order in flight): a restart must not reset it.
     assert_eq!(service::restore_sales(&state).await.unwrap(), 0);
     assert_eq!(store::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(8), 2));
-}
-
-/// The sale a merchant fills in: live from a minute ago for an hour.
-fn new_sale(stock: i32, begin_in_ms: i64) -> NewFlashSale {
-    let now = service::now_ms();
-    NewFlashSale {
-        title: "Merchant's sale".into(),
-        rules: String::new(),
-        pay_cents: 990,
-        actual_cents: 5000,
-        stock,
-        begin_ms: now + begin_in_ms,
-        end_ms: now + begin_in_ms + 3_600_000,
-    }
-}
-
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
-async fn a_merchant_creates_a_sale_in_both_stores_and_may_change_its_stock_only_before_it_starts(db: PgPool) {
-    let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "60")]).await;
-    seed_shop(&db).await.unwrap();
-    let ids = seed_users(&db, 405, 2).await.unwrap();
-    sqlx::query("UPDATE users SET role = 'merchant' WHERE id = ANY($1)").bind(&ids).execute(&db).await.unwrap();
-    sqlx::query("UPDATE shops SET owner_id = $1 WHERE id = 1").bind(ids[0]).execute(&db).await.unwrap();
-    let merchant = |id: i64| CurrentUser { id, nickname: "m".into(), role: Role::Merchant, masked_account: "m".into() };
-    let (owner, stranger) = (merchant(ids[0]), merchant(ids[1]));
-    let vouchers = || async { sqlx::query_scalar::<_, i64>("SELECT count(*) FROM vouchers").fetch_one(&db).await.unwrap() };
-
-    assert!(matches!(service::create_sale(&state, Some(&stranger), 1, new_sale(5, 60_000)).await, Err(SeckillError::Catalog(_))));
-    assert!(matches!(service::create_sale(&state, None, 1, new_sale(5, 60_000)).await, Err(SeckillError::Catalog(_))));
-    assert_eq!(vouchers().await, 0, "a refused creation writes nothing");
-
-    let sale = new_sale(5, 60_000);
-    let id = service::create_sale(&state, Some(&owner), 1, sale.clone()).await.unwrap();
-    assert_eq!(store::sale_state(&state.redis, &state.keys, id).await.unwrap(), (Some(5), 0));
-    let forget_at: i64 =
-        redis::cmd("PEXPIRETIME").arg(state.keys.seckill_stock(id)).query_async(&mut state.redis.clone()).await.unwrap();
-    assert_eq!(forget_at, sale.end_ms + 60_000 + 24 * 3_600_000, "kept until its last order can close, plus a day");
-
-    assert!(matches!(service::change_stock(&state, Some(&stranger), id, Ok(9)).await, Err(SeckillError::Catalog(_))));
-    service::change_stock(&state, Some(&owner), id, Ok(8)).await.unwrap();
-    let pg: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = $1").bind(id).fetch_one(&db).await.unwrap();
-    assert_eq!((pg, store::sale_state(&state.redis, &state.keys, id).await.unwrap()), (8, (Some(8), 0)));
-    let kept: i64 =
-        redis::cmd("PEXPIRETIME").arg(state.keys.seckill_stock(id)).query_async(&mut state.redis.clone()).await.unwrap();
-    assert_eq!(kept, forget_at, "changing the stock keeps the sale's lifetime");
-
-    let live = service::create_sale(&state, Some(&owner), 1, new_sale(3, -1_000)).await.unwrap();
-    assert!(matches!(service::change_stock(&state, Some(&owner), live, Ok(30)).await, Err(SeckillError::AlreadyStarted)));
-    let pg: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = $1").bind(live).fetch_one(&db).await.unwrap();
-    assert_eq!((pg, store::sale_state(&state.redis, &state.keys, live).await.unwrap()), (3, (Some(3), 0)));
 }

@@ -5,7 +5,8 @@
 //! drained (no oversell, one per user, every acknowledged order persisted) and the drain time. In the same
 //! run it measures (a) `redis-benchmark` EVALSHA of the same `lua/seckill.lua` at the same concurrency —
 //! the ceiling — and (b) a DB-only baseline (optimistic `UPDATE … WHERE stock > 0` + insert in one
-//! transaction, C tasks over a pool) — the naive peer — and prints the ratios.
+//! transaction, C tasks over a pool) — the naive peer — and prints the ratios; and (c) the acks=all
+//! produce alone at the same concurrency, which shows how much of a grab's time is the broker's.
 //!
 //! `BENCH_URL` (http://127.0.0.1:3000), `BENCH_USERS` (10000), `BENCH_CONCURRENCY` (1000),
 //! `BENCH_STOCK` (= users); `DATABASE_URL`, `REDIS_URL`, `REDIS_KEY_PREFIX`, `KAFKA_TOPIC_PREFIX` as the
@@ -16,6 +17,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use app::config::Config;
+use app::kafka::{self, Delivery};
+use app::orders::model::OrderCreated;
 use app::seckill::model::NewFlashSale;
 use app::seckill::{service, store};
 use app::state::AppState;
@@ -190,6 +193,47 @@ async fn db_only(state: &AppState, users: &[(i64, String)], voucher_id: i64, con
     Ok((users.len() as f64 / started.elapsed().as_secs_f64(), sold))
 }
 
+/// (c) The broker alone: `n` order-sized messages through the server's kind of producer (idempotent,
+/// acks=all, same linger and timeout), `concurrency` awaiting their delivery report at a time, to a topic
+/// of its own. Returns (messages/s, p50, p99, not persisted).
+async fn produce_only(state: &AppState, n: usize, concurrency: usize) -> Result<(f64, Duration, Duration, usize), String> {
+    let topic = kafka::topic(&state.config, "bench.produce");
+    kafka::create_topics(&state.config, std::slice::from_ref(&topic)).await.map_err(|e| e.to_string())?;
+    let publisher = kafka::Publisher::new(&state.config).map_err(|e| e.to_string())?;
+    // Metadata and producer id first, so the figure is the steady state, not the connection set-up.
+    if let Delivery::NotPersisted(e) | Delivery::Unknown(e) = publisher.send(&topic, "warm-up", b"{}").await {
+        return Err(format!("produce warm-up: {e}"));
+    }
+    let queue = Arc::new(Mutex::new((0..n).collect::<Vec<_>>()));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..concurrency)
+        .map(|_| {
+            let (publisher, queue, topic, ids) = (publisher.clone(), queue.clone(), topic.clone(), state.ids.clone());
+            tokio::spawn(async move {
+                let mut results = Vec::new();
+                loop {
+                    let Some(i) = queue.lock().await.pop() else { return results };
+                    let order = OrderCreated { order_id: ids.next_id(), user_id: i as i64, voucher_id: 1, ts: service::now_ms() };
+                    let payload = serde_json::to_vec(&order).unwrap_or_default();
+                    let sent = Instant::now();
+                    let ok = matches!(publisher.send(&topic, &order.order_id.to_string(), &payload).await, Delivery::Persisted);
+                    results.push((sent.elapsed(), ok));
+                }
+            })
+        })
+        .collect();
+    let (mut latencies, mut failed) = (Vec::with_capacity(n), 0);
+    for w in workers {
+        for (latency, ok) in w.await.map_err(|e| e.to_string())? {
+            latencies.push(latency);
+            failed += usize::from(!ok);
+        }
+    }
+    let rate = n as f64 / started.elapsed().as_secs_f64();
+    latencies.sort_unstable();
+    Ok((rate, percentile(&latencies, 0.50), percentile(&latencies, 0.99), failed))
+}
+
 #[tokio::main]
 async fn main() -> Result<(), String> {
     let base = env("BENCH_URL", "http://127.0.0.1:3000");
@@ -311,10 +355,15 @@ async fn main() -> Result<(), String> {
     let db_voucher = new_sale(&state, stock, "bench DB-only baseline").await?;
     let (db_rps, db_sold) = db_only(&state, &buyers, db_voucher, concurrency).await?;
 
+    // (c) Where a grab's time goes: the acks=all produce on its own.
+    let (produce_rate, produce_p50, produce_p99, produce_failed) = produce_only(&state, n, concurrency).await?;
+
     println!("\n== comparison at concurrency {concurrency}");
     println!("redis-benchmark EVALSHA seckill.lua  {ceiling:>10.0} req/s  (ceiling, {evalsha_requests} requests)");
     println!("DB-only UPDATE…WHERE stock>0+INSERT  {db_rps:>10.0} req/s  (naive peer, {db_sold} sold)");
     println!("grab_coupon over HTTP               {rps:>10.0} req/s");
+    println!("produce only (acks=all, awaited)     {produce_rate:>10.0} msg/s  (p50 {:.1} ms, p99 {:.1} ms, {produce_failed} not persisted)",
+        produce_p50.as_secs_f64() * 1000.0, produce_p99.as_secs_f64() * 1000.0);
     println!("ratio to ceiling                     {:>10.2}  (target ≥ 0.5)", rps / ceiling);
     println!("ratio to DB-only                     {:>10.1}× (target ≥ 10×)", rps / db_rps);
     println!("p99 latency                          {:>10.1} ms (target ≤ 25 ms at C = 1,000)", percentile(&latencies, 0.99).as_secs_f64() * 1000.0);

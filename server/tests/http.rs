@@ -183,7 +183,7 @@ async fn grab_over_http_needs_a_login_and_answers_statuses(db: PgPool) {
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
 async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool) {
-    let state = test_state(db.clone(), &[]).await;
+    let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "900")]).await;
     let router = server::router::build(state.clone());
     app::testing::seed_shop(&db).await.unwrap();
     let (owner, owner_id) = register(&router, &db, "13900000032").await;
@@ -206,10 +206,22 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
     let id: i64 = body(resp).await.parse().unwrap();
     let (stock, buyers) = app::seckill::store::sale_state(&state.redis, &state.keys, id).await.unwrap();
     assert_eq!((stock, buyers), (Some(20), 0), "creation loads the Redis state in the same step");
+    let end_ms: i64 = sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = $1")
+        .bind(id)
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    let forget_at = app::seckill::service::forget_at_ms(&state, end_ms);
+    assert_eq!(forget_at, end_ms + 15 * 60_000 + 24 * 3_600_000, "kept until its last order can close, plus a day");
+    let expires_at = || async {
+        redis::cmd("PEXPIRETIME").arg(state.keys.seckill_stock(id)).query_async::<i64>(&mut state.redis.clone()).await.unwrap()
+    };
+    assert_eq!(expires_at().await, forget_at);
 
     let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=35"), Some(&owner)).await;
     assert_eq!(resp.status(), StatusCode::OK);
     assert_eq!(app::seckill::store::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
+    assert_eq!(expires_at().await, forget_at, "changing the stock keeps the sale's lifetime");
     let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=5"), Some(&stranger)).await;
     assert_eq!(resp.status(), StatusCode::FORBIDDEN);
 
