@@ -181,3 +181,30 @@ async fn start_up_restores_sales_redis_lost_but_never_overwrites_a_live_one(db: 
     assert_eq!(service::restore_sales(&state).await.unwrap(), 0);
     assert_eq!(store::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(8), 2));
 }
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn start_up_gives_a_lifetime_to_a_sale_loaded_without_one_and_keeps_its_figures(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    seed_flash_sale(&db, 6, 10, -60, 3600).await.unwrap();
+    // The state an older version wrote: no expiry anywhere, and Redis ahead of Postgres.
+    let mut redis = state.redis.clone();
+    let _: () = redis::pipe()
+        .cmd("SET").arg(state.keys.seckill_stock(6)).arg(7).ignore()
+        .cmd("SADD").arg(state.keys.seckill_buyers(6)).arg(1).arg(2).arg(3).ignore()
+        .cmd("HSET").arg(state.keys.seckill_window(6)).arg("begin").arg(0).arg("end").arg(i64::MAX).ignore()
+        .cmd("SADD").arg(state.keys.seckill_released(6)).arg(99).ignore()
+        .query_async(&mut redis)
+        .await
+        .unwrap();
+    assert_eq!(service::restore_sales(&state).await.unwrap(), 0, "a sale Redis knows is not rewritten");
+    assert_eq!(store::sale_state(&state.redis, &state.keys, 6).await.unwrap(), (Some(7), 3));
+    let end_ms: i64 = sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = 6")
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    let keys = [state.keys.seckill_stock(6), state.keys.seckill_buyers(6), state.keys.seckill_window(6), state.keys.seckill_released(6)];
+    for key in keys {
+        let expires_at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query_async(&mut redis).await.unwrap();
+        assert_eq!(expires_at, service::forget_at_ms(&state, end_ms), "{key}");
+    }
+}

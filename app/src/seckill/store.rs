@@ -121,7 +121,8 @@ pub async fn current_sales(db: &PgPool) -> Result<Vec<SaleRecord>, sqlx::Error> 
 }
 
 /// Writes `sale` into Redis unless Redis already has it (`lua/restore_sale.lua`), to be forgotten at
-/// `forget_at_ms`; true if written now.
+/// `forget_at_ms`; true if written now. A sale Redis has without a lifetime (loaded by an older version)
+/// only gets the lifetime.
 pub async fn restore_sale(
     redis: &ConnectionManager,
     keys: &Keys,
@@ -132,6 +133,7 @@ pub async fn restore_sale(
     inv.key(keys.seckill_stock(sale.voucher_id))
         .key(keys.seckill_buyers(sale.voucher_id))
         .key(keys.seckill_window(sale.voucher_id))
+        .key(keys.seckill_released(sale.voucher_id))
         .arg(sale.stock)
         .arg(sale.begin_ms)
         .arg(sale.end_ms)
