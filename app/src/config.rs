@@ -123,11 +123,9 @@ impl<F: Fn(&str) -> Option<String>> Reader<'_, F> {
     {
         match (self.lookup)(name) {
             None => Ok(default),
-            Some(raw) => raw.trim().parse().map_err(|e: T::Err| ConfigError {
-                name,
-                value: raw.clone(),
-                reason: e.to_string(),
-            }),
+            Some(raw) => {
+                raw.trim().parse().map_err(|e: T::Err| ConfigError { name, value: raw.clone(), reason: e.to_string() })
+            }
         }
     }
 
@@ -146,8 +144,7 @@ mod tests {
     use std::collections::HashMap;
 
     fn with(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        let map: HashMap<String, String> =
-            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Config::from_lookup(|k| map.get(k).cloned())
     }
 

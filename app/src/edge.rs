@@ -27,7 +27,8 @@ pub async fn session() -> Result<Session, AppError> {
 pub async fn client_ip(state: &AppState) -> String {
     if state.config.trust_forwarded_for
         && let Ok(headers) = leptos_axum::extract::<HeaderMap>().await
-        && let Some(first) = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok()).and_then(|v| v.split(',').next())
+        && let Some(first) =
+            headers.get("x-forwarded-for").and_then(|v| v.to_str().ok()).and_then(|v| v.split(',').next())
     {
         return first.trim().to_string();
     }
@@ -65,7 +66,8 @@ pub async fn visitor_id(user: Option<&CurrentUser>) -> String {
     let existing = leptos_axum::extract::<HeaderMap>().await.ok().and_then(|h| {
         h.get_all(axum::http::header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|v| {
             v.split(';').filter_map(|kv| kv.trim().split_once('=')).find_map(|(k, v)| {
-                (k == VISITOR_COOKIE && v.len() == 32 && v.bytes().all(|b| b.is_ascii_hexdigit())).then(|| v.to_string())
+                (k == VISITOR_COOKIE && v.len() == 32 && v.bytes().all(|b| b.is_ascii_hexdigit()))
+                    .then(|| v.to_string())
             })
         })
     });

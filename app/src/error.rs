@@ -1,8 +1,8 @@
 //! The one error type that crosses the wire: every server function returns it, every page shows it.
 
-use serde::{Deserialize, Serialize};
 use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use serde::{Deserialize, Serialize};
 
 /// What went wrong, phrased for the person using the site. Internal details stay in the server log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
@@ -74,9 +74,7 @@ impl FromServerFnError for AppError {
                 Self::invalid("form", format!("The form was incomplete: {msg}"))
             }
             ServerFnErrorErr::Request(msg) | ServerFnErrorErr::Response(msg) => Self::Transport(msg),
-            ServerFnErrorErr::Deserialization(msg) | ServerFnErrorErr::Serialization(msg) => {
-                Self::Transport(msg)
-            }
+            ServerFnErrorErr::Deserialization(msg) | ServerFnErrorErr::Serialization(msg) => Self::Transport(msg),
             _ => Self::Internal,
         }
     }

@@ -2,15 +2,17 @@
 
 use std::time::Duration;
 
+use rdkafka::ClientContext;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::bindings::rd_kafka_msg_status_t as RDKafkaMsgStatus;
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::StreamConsumer;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::Message;
-use rdkafka::producer::{BaseRecord, DeliveryResult, FutureProducer, Producer, ProducerContext, PurgeConfig, ThreadedProducer};
-use rdkafka::bindings::rd_kafka_msg_status_t as RDKafkaMsgStatus;
-use rdkafka::ClientContext;
+use rdkafka::producer::{
+    BaseRecord, DeliveryResult, FutureProducer, Producer, ProducerContext, PurgeConfig, ThreadedProducer,
+};
 use tokio::sync::oneshot;
 
 use crate::config::Config;
@@ -32,9 +34,7 @@ pub fn topic(config: &Config, name: &str) -> String {
 /// Client settings common to producers, consumers and the admin client.
 pub fn base_config(config: &Config) -> ClientConfig {
     let mut c = ClientConfig::new();
-    c.set("bootstrap.servers", &config.kafka_brokers)
-        .set("client.id", "haodian")
-        .set("socket.timeout.ms", "10000");
+    c.set("bootstrap.servers", &config.kafka_brokers).set("client.id", "haodian").set("socket.timeout.ms", "10000");
     c
 }
 
@@ -169,14 +169,17 @@ impl ClientContext for LagContext {
 impl rdkafka::consumer::ConsumerContext for LagContext {}
 
 /// Like [`consumer`], reporting its lag into `context` every few seconds (for `/metrics`).
-pub fn consumer_with_lag(config: &Config, group: &str, context: LagContext) -> Result<StreamConsumer<LagContext>, KafkaError> {
+pub fn consumer_with_lag(
+    config: &Config,
+    group: &str,
+    context: LagContext,
+) -> Result<StreamConsumer<LagContext>, KafkaError> {
     consumer_config(config, group).set("statistics.interval.ms", "5000").create_with_context(context)
 }
 
 fn consumer_config(config: &Config, group: &str) -> ClientConfig {
     let mut c = base_config(config);
-    c
-        .set("group.id", group)
+    c.set("group.id", group)
         .set("enable.auto.commit", "false")
         .set("auto.offset.reset", "earliest")
         .set("session.timeout.ms", "10000")
@@ -230,9 +233,15 @@ where
 }
 
 /// Sends a message no consumer can process to `orders.dlq`, with the reason in a `reason` header.
-pub async fn dead_letter(producer: &FutureProducer, config: &Config, payload: &[u8], reason: &str) -> Result<(), KafkaError> {
+pub async fn dead_letter(
+    producer: &FutureProducer,
+    config: &Config,
+    payload: &[u8],
+    reason: &str,
+) -> Result<(), KafkaError> {
     let topic = topic(config, ORDERS_DLQ);
-    let headers = rdkafka::message::OwnedHeaders::new().insert(rdkafka::message::Header { key: "reason", value: Some(reason) });
+    let headers =
+        rdkafka::message::OwnedHeaders::new().insert(rdkafka::message::Header { key: "reason", value: Some(reason) });
     let record: rdkafka::producer::FutureRecord<'_, (), [u8]> =
         rdkafka::producer::FutureRecord::to(&topic).payload(payload).headers(headers);
     producer.send(record, Duration::from_secs(10)).await.map(|_| ()).map_err(|(e, _)| e)

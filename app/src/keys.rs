@@ -32,11 +32,24 @@ impl Keys {
     /// SCAN patterns of every key family the project writes (for a demo reset, which must not touch
     /// keys of other applications sharing the Redis database).
     pub fn families(&self) -> Vec<String> {
-        ["session:*", "login:fail:*", "idgen:*", "shop:*", "lock:shop:*", "seckill:*", "rl:*", "geo:*", "likes:*",
-         "follows:*", "feed:*", "checkin:*", "uv:*"]
-            .iter()
-            .map(|f| format!("{}{f}", self.prefix))
-            .collect()
+        [
+            "session:*",
+            "login:fail:*",
+            "idgen:*",
+            "shop:*",
+            "lock:shop:*",
+            "seckill:*",
+            "rl:*",
+            "geo:*",
+            "likes:*",
+            "follows:*",
+            "feed:*",
+            "checkin:*",
+            "uv:*",
+        ]
+        .iter()
+        .map(|f| format!("{}{f}", self.prefix))
+        .collect()
     }
 
     /// `shop:{id}`: L2 shop cache entry `{data, expires_at}` or a null marker.
@@ -135,8 +148,14 @@ pub async fn unlink_matching(redis: &redis::aio::ConnectionManager, pattern: &st
     let mut con = redis.clone();
     let mut cursor: u64 = 0;
     loop {
-        let (next, batch): (u64, Vec<String>) =
-            redis::cmd("SCAN").arg(cursor).arg("MATCH").arg(pattern).arg("COUNT").arg(1000).query_async(&mut con).await?;
+        let (next, batch): (u64, Vec<String>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg(pattern)
+            .arg("COUNT")
+            .arg(1000)
+            .query_async(&mut con)
+            .await?;
         if !batch.is_empty() {
             let _: () = redis::cmd("UNLINK").arg(&batch).query_async(&mut con).await?;
         }

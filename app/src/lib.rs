@@ -29,16 +29,16 @@ pub mod testing;
 
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
-use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 use leptos_router::components::{A, Route, Router, Routes};
+use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 
 use auth::pages::{AccountMenu, AuthContext, LoginPage, MePage, RegisterPage};
 use catalog::pages::{CategoryPage, EditShopPage, HomePage, NewShopPage, SearchPage, ShopDetailPage};
 use checkin::pages::CheckinPage;
 use geo::pages::NearbyPage;
-use social::pages::{FeedPageView, NotePage, ProfilePage};
 use orders::pages::MyOrdersPage;
 use seckill::pages::ShopSalesPage;
+use social::pages::{FeedPageView, NotePage, ProfilePage};
 use ui::NotFound;
 
 /// The HTML document around the app (server rendering only).

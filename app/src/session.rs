@@ -63,10 +63,8 @@ impl SessionStore for RedisSessionStore {
     }
 
     async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
-        let raw: Option<String> =
-            self.redis.clone().get(self.keys.session(&id.to_string())).await.map_err(backend)?;
-        raw.map(|s| serde_json::from_str(&s).map_err(|e| session_store::Error::Decode(e.to_string())))
-            .transpose()
+        let raw: Option<String> = self.redis.clone().get(self.keys.session(&id.to_string())).await.map_err(backend)?;
+        raw.map(|s| serde_json::from_str(&s).map_err(|e| session_store::Error::Decode(e.to_string()))).transpose()
     }
 
     async fn delete(&self, id: &Id) -> session_store::Result<()> {

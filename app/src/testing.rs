@@ -62,7 +62,13 @@ pub async fn seed_shop(db: &PgPool) -> Result<(), sqlx::Error> {
 
 /// Inserts flash sale `voucher_id` on shop 1 with `stock`, running from `begin_secs` to `end_secs` relative
 /// to now (negative = in the past).
-pub async fn seed_flash_sale(db: &PgPool, voucher_id: i64, stock: i32, begin_secs: i64, end_secs: i64) -> Result<(), sqlx::Error> {
+pub async fn seed_flash_sale(
+    db: &PgPool,
+    voucher_id: i64,
+    stock: i32,
+    begin_secs: i64,
+    end_secs: i64,
+) -> Result<(), sqlx::Error> {
     seed_shop(db).await?;
     sqlx::query(
         "INSERT INTO vouchers (id, shop_id, title, pay_value_cents, actual_value_cents, kind, stock, begin_at, end_at)

@@ -29,7 +29,11 @@ pub fn FormError(#[prop(into)] error: Signal<Option<AppError>>, fields: &'static
 
 /// Formats fen as yuan: 12345 → "¥123.45", 1200 → "¥12".
 pub fn yuan(cents: i64) -> String {
-    if cents % 100 == 0 { format!("¥{}", cents / 100) } else { format!("¥{}.{:02}", cents / 100, (cents % 100).abs()) }
+    if cents % 100 == 0 {
+        format!("¥{}", cents / 100)
+    } else {
+        format!("¥{}.{:02}", cents / 100, (cents % 100).abs())
+    }
 }
 
 /// What a page shows instead of its content when loading failed: a log-in link back to `next` when the

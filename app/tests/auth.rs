@@ -45,8 +45,24 @@ async fn invalid_input_writes_nothing(db: PgPool) {
     let cases = [
         (form("12345", "secret2026"), "account"),
         (form("13900000002", "short1"), "password"),
-        (Registration { account: "13900000002", nickname: "Tester", password: "secret2026", password_confirm: "secret2027" }, "password_confirm"),
-        (Registration { account: "13900000002", nickname: "x", password: "secret2026", password_confirm: "secret2026" }, "nickname"),
+        (
+            Registration {
+                account: "13900000002",
+                nickname: "Tester",
+                password: "secret2026",
+                password_confirm: "secret2027",
+            },
+            "password_confirm",
+        ),
+        (
+            Registration {
+                account: "13900000002",
+                nickname: "x",
+                password: "secret2026",
+                password_confirm: "secret2026",
+            },
+            "nickname",
+        ),
     ];
     for (input, field) in cases {
         let err = AppError::from(service::register(&state, input).await.expect_err(field));

@@ -114,7 +114,8 @@ async fn cold_key_is_loaded_once(db: PgPool) {
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
 async fn missing_ids_are_null_cached_until_the_null_ttl(db: PgPool) {
     fixture(&db).await;
-    let states = test_instances(db.clone(), 4, &[("SHOP_CACHE_NULL_TTL_SECS", "2"), ("SHOP_CACHE_L1_TTL_SECS", "1")]).await;
+    let states =
+        test_instances(db.clone(), 4, &[("SHOP_CACHE_NULL_TTL_SECS", "2"), ("SHOP_CACHE_L1_TTL_SECS", "1")]).await;
     let reads = (0..10_000_usize).map(|i| {
         let st = states[i % 4].clone();
         // Every id is read on every instance, so the Redis null marker (not just L1) is exercised.
@@ -149,8 +150,16 @@ async fn an_edit_on_one_instance_is_seen_by_another_before_any_ttl(db: PgPool) {
     tokio::time::sleep(Duration::from_millis(300)).await; // both listeners subscribed
     assert_eq!(a.shops.get(a, SHOP).await.unwrap().unwrap().name, "老张火锅");
 
-    let edit = ShopEdit::parse("老张火锅(新)", "杭州市延安路9号", "120.17", "30.26", "120", "10:00-23:00", "/images/types/1.svg")
-        .unwrap();
+    let edit = ShopEdit::parse(
+        "老张火锅(新)",
+        "杭州市延安路9号",
+        "120.17",
+        "30.26",
+        "120",
+        "10:00-23:00",
+        "/images/types/1.svg",
+    )
+    .unwrap();
     service::edit_shop(b, Some(&people.owner), SHOP, edit).await.expect("owner may edit");
 
     let mut seen = String::new();

@@ -20,21 +20,25 @@ async fn shops_at(state: &AppState, distances: &[f64]) {
     sqlx::query("INSERT INTO shop_types (id, name) VALUES (1, 'Food'), (2, 'Other')").execute(&state.db).await.unwrap();
     for (i, d) in distances.iter().enumerate() {
         let p = north(*d);
-        sqlx::query("INSERT INTO shops (id, name, type_id, address, longitude, latitude) VALUES ($1, $2, 1, 'addr', $3, $4)")
-            .bind(i as i64 + 1)
-            .bind(format!("shop {}", i + 1))
-            .bind(p.lon)
-            .bind(p.lat)
-            .execute(&state.db)
-            .await
-            .unwrap();
-    }
-    sqlx::query("INSERT INTO shops (id, name, type_id, address, longitude, latitude) VALUES (9999, 'decoy', 2, 'addr', $1, $2)")
-        .bind(CENTRE.lon)
-        .bind(CENTRE.lat)
+        sqlx::query(
+            "INSERT INTO shops (id, name, type_id, address, longitude, latitude) VALUES ($1, $2, 1, 'addr', $3, $4)",
+        )
+        .bind(i as i64 + 1)
+        .bind(format!("shop {}", i + 1))
+        .bind(p.lon)
+        .bind(p.lat)
         .execute(&state.db)
         .await
         .unwrap();
+    }
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, address, longitude, latitude) VALUES (9999, 'decoy', 2, 'addr', $1, $2)",
+    )
+    .bind(CENTRE.lon)
+    .bind(CENTRE.lat)
+    .execute(&state.db)
+    .await
+    .unwrap();
     sqlx::query("SELECT setval('shops_id_seq', (SELECT max(id) FROM shops))").execute(&state.db).await.unwrap();
     service::load_all(state).await.unwrap();
 }
@@ -50,11 +54,18 @@ async fn nearest_first_with_redis_distances_matching_haversine(db: PgPool) {
     for n in &page.items {
         let expected = [3_000.0, 850.0, 4_950.0, 120.0, 5_060.0, 2_300.0][n.shop.id as usize - 1];
         let ours = distance_m(CENTRE, north(expected));
-        assert!((n.distance_m - ours).abs() <= ours * 0.005, "shop {}: redis {} vs geo {ours}", n.shop.id, n.distance_m);
+        assert!(
+            (n.distance_m - ours).abs() <= ours * 0.005,
+            "shop {}: redis {} vs geo {ours}",
+            n.shop.id,
+            n.distance_m
+        );
         assert!((ours - expected).abs() <= expected * 0.005, "the fixture is where it should be");
     }
     // Radius edges (Redis measures on a sphere 0.03% larger than the mean one, well inside the margins).
-    let ids = |p: app::catalog::model::Page<app::geo::model::NearbyShop>| p.items.iter().map(|n| n.shop.id).collect::<Vec<_>>();
+    let ids = |p: app::catalog::model::Page<app::geo::model::NearbyShop>| {
+        p.items.iter().map(|n| n.shop.id).collect::<Vec<_>>()
+    };
     assert_eq!(ids(service::nearby(&state, 1, CENTRE, 860.0, 1).await.unwrap()), vec![4, 2]);
     assert_eq!(ids(service::nearby(&state, 1, CENTRE, 840.0, 1).await.unwrap()), vec![4]);
     assert!(matches!(service::nearby(&state, 77, CENTRE, 5_000.0, 1).await, Err(service::GeoError::TypeNotFound(77))));
@@ -100,19 +111,33 @@ async fn opened_and_removed_shops_come_and_go_in_nearby_search(db: PgPool) {
     shops_at(&state, &[500.0]).await;
     let owner = app::testing::seed_users(&db, 440, 2).await.unwrap();
     sqlx::query("UPDATE users SET role = 'merchant' WHERE id = $1").bind(owner[0]).execute(&db).await.unwrap();
-    let merchant = CurrentUser { id: owner[0], nickname: "m".into(), role: Role::Merchant, masked_account: String::new() };
-    let shopper = CurrentUser { id: owner[1], nickname: "s".into(), role: Role::Shopper, masked_account: String::new() };
+    let merchant =
+        CurrentUser { id: owner[0], nickname: "m".into(), role: Role::Merchant, masked_account: String::new() };
+    let shopper =
+        CurrentUser { id: owner[1], nickname: "s".into(), role: Role::Shopper, masked_account: String::new() };
     let at = north(200.0);
     let edit = |name: &str| {
-        ShopEdit::parse(name, "杭州市延安路1号", &at.lon.to_string(), &at.lat.to_string(), "50", "10:00-22:00", "").unwrap()
+        ShopEdit::parse(name, "杭州市延安路1号", &at.lon.to_string(), &at.lat.to_string(), "50", "10:00-22:00", "")
+            .unwrap()
     };
     assert!(matches!(open_shop(&state, Some(&shopper), 1, edit("x")).await, Err(CatalogError::Forbidden(_))));
     let id = open_shop(&state, Some(&merchant), 1, edit("New noodles")).await.unwrap();
-    let ids = |p: app::catalog::model::Page<app::geo::model::NearbyShop>| p.items.iter().map(|n| n.shop.id).collect::<Vec<_>>();
-    assert_eq!(ids(service::nearby(&state, 1, CENTRE, 5_000.0, 1).await.unwrap()), vec![id, 1], "an opened shop is found at once");
+    let ids = |p: app::catalog::model::Page<app::geo::model::NearbyShop>| {
+        p.items.iter().map(|n| n.shop.id).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ids(service::nearby(&state, 1, CENTRE, 5_000.0, 1).await.unwrap()),
+        vec![id, 1],
+        "an opened shop is found at once"
+    );
 
     // A shop with a note keeps its history and stays; one without goes, from nearby search too.
-    sqlx::query("INSERT INTO notes (user_id, shop_id, title, body) VALUES ($1, $2, 't', 'b')").bind(owner[1]).bind(id).execute(&db).await.unwrap();
+    sqlx::query("INSERT INTO notes (user_id, shop_id, title, body) VALUES ($1, $2, 't', 'b')")
+        .bind(owner[1])
+        .bind(id)
+        .execute(&db)
+        .await
+        .unwrap();
     assert!(matches!(remove_shop(&state, Some(&merchant), id).await, Err(CatalogError::Invalid(_))));
     sqlx::query("DELETE FROM notes").execute(&db).await.unwrap();
     assert!(matches!(remove_shop(&state, Some(&shopper), id).await, Err(CatalogError::Forbidden(_))));

@@ -32,7 +32,11 @@ async fn open_sale(state: &AppState, voucher_id: i64, stock: i32) {
 /// (Redis stock, Redis buyers, Postgres stock).
 async fn stocks(state: &AppState, voucher_id: i64) -> (i64, u64, i64) {
     let (redis, buyers) = store::sale_state(&state.redis, &state.keys, voucher_id).await.unwrap();
-    let pg: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = $1").bind(voucher_id).fetch_one(&state.db).await.unwrap();
+    let pg: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = $1")
+        .bind(voucher_id)
+        .fetch_one(&state.db)
+        .await
+        .unwrap();
     (redis.unwrap(), buyers, i64::from(pg))
 }
 
@@ -58,7 +62,12 @@ async fn an_unpaid_order_closes_after_the_timeout_and_the_coupon_can_be_grabbed_
 
     let first = app::seckill::service::grab(&state, user, 11, "10.0.0.1").await.unwrap();
     wait_for("the order written", async || {
-        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM orders WHERE id = $1").bind(first).fetch_one(&db).await.unwrap() == 1
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM orders WHERE id = $1")
+            .bind(first)
+            .fetch_one(&db)
+            .await
+            .unwrap()
+            == 1
     })
     .await;
     assert_eq!(stocks(&state, 11).await, (4, 1, 4));
@@ -71,7 +80,12 @@ async fn an_unpaid_order_closes_after_the_timeout_and_the_coupon_can_be_grabbed_
     let second = app::seckill::service::grab(&state, user, 11, "10.0.0.1").await.expect("grabbable again");
     assert_ne!(first, second);
     wait_for("the second order written", async || {
-        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM orders WHERE id = $1").bind(second).fetch_one(&db).await.unwrap() == 1
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM orders WHERE id = $1")
+            .bind(second)
+            .fetch_one(&db)
+            .await
+            .unwrap()
+            == 1
     })
     .await;
     assert_eq!(service::pay(&state, user, second).await.unwrap(), PayOutcome::Paid);
@@ -94,7 +108,8 @@ async fn pay_and_close_race_on_two_hundred_orders_each_settles_exactly_once(db: 
         .map(|o| {
             let (s1, s2, o) = (state.clone(), state.clone(), o.clone());
             tokio::spawn(async move {
-                let (paid, closed) = tokio::join!(service::pay(&s1, o.user_id, o.order_id), service::close(&s2, o.order_id));
+                let (paid, closed) =
+                    tokio::join!(service::pay(&s1, o.user_id, o.order_id), service::close(&s2, o.order_id));
                 (o.order_id, paid.unwrap(), closed.unwrap())
             })
         })

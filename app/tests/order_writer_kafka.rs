@@ -23,7 +23,10 @@ async fn produced_orders_are_written_once_and_refusals_dead_lettered(db: PgPool)
     let send = |payload: Vec<u8>| {
         let (producer, topic) = (state.kafka.clone(), topic.clone());
         async move {
-            producer.send(FutureRecord::<(), _>::to(&topic).payload(&payload), Duration::from_secs(10)).await.expect("acked");
+            producer
+                .send(FutureRecord::<(), _>::to(&topic).payload(&payload), Duration::from_secs(10))
+                .await
+                .expect("acked");
         }
     };
     // Six distinct buyers on a stock of five, one of them delivered twice, plus garbage.

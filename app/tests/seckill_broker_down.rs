@@ -29,7 +29,13 @@ impl Broker {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let dir = std::env::temp_dir().join(&name);
         std::fs::create_dir_all(&dir).unwrap(); // the broker reads .env from its working directory
-        let mut b = Broker { name: name.clone(), port, storage: format!("postgres://postgres:postgres@127.0.0.1/{name}?sslmode=disable"), dir, child: None };
+        let mut b = Broker {
+            name: name.clone(),
+            port,
+            storage: format!("postgres://postgres:postgres@127.0.0.1/{name}?sslmode=disable"),
+            dir,
+            child: None,
+        };
         b.up().await;
         b
     }
@@ -115,12 +121,16 @@ async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_
     store::release(&state.redis, &state.keys, 9, users[3], -1).await.unwrap();
 
     // A grab whose delivery report never came (the unknown outcome) waits on the compensation list.
-    let unknown = OrderCreated { order_id: state.ids.next_id(), user_id: users[11], voucher_id: 9, ts: service::now_ms() };
+    let unknown =
+        OrderCreated { order_id: state.ids.next_id(), user_id: users[11], voucher_id: 9, ts: service::now_ms() };
     assert_eq!(store::try_grab(&state.redis, &state.keys, 9, users[11]).await.unwrap(), GrabCode::Ok);
     store::push_compensation(&state.redis, &state.keys, &serde_json::to_vec(&unknown).unwrap()).await.unwrap();
     acknowledged.push(unknown.order_id);
     tokio::time::sleep(Duration::from_secs(1)).await;
-    assert!(store::compensation_backlog(&state.redis, &state.keys).await.unwrap() >= 1, "kept while the broker is down");
+    assert!(
+        store::compensation_backlog(&state.redis, &state.keys).await.unwrap() >= 1,
+        "kept while the broker is down"
+    );
 
     broker.up().await;
     let started = Instant::now();
@@ -133,7 +143,10 @@ async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_
         if backlog == 0 && written == expected {
             break;
         }
-        assert!(started.elapsed() < Duration::from_secs(90), "backlog {backlog}, written {written:?}, expected {expected:?}");
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "backlog {backlog}, written {written:?}, expected {expected:?}"
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     let pg_stock: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = 9").fetch_one(&db).await.unwrap();

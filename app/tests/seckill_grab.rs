@@ -22,8 +22,11 @@ async fn open_sale(state: &AppState, voucher_id: i64, stock: i32, begin_secs: i6
 async fn drained(db: &PgPool, voucher_id: i64, n: i64) -> Duration {
     let started = std::time::Instant::now();
     loop {
-        let written: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM orders WHERE voucher_id = $1").bind(voucher_id).fetch_one(db).await.unwrap();
+        let written: i64 = sqlx::query_scalar("SELECT count(*) FROM orders WHERE voucher_id = $1")
+            .bind(voucher_id)
+            .fetch_one(db)
+            .await
+            .unwrap();
         if written >= n {
             return started.elapsed();
         }
@@ -63,7 +66,10 @@ async fn a_thousand_buyers_on_a_hundred_coupons_three_times_no_oversell(db: PgPo
         open_sale(&state, vid, 100, -60, 3600).await;
         let (ok, refused) = grab_all(&state, vid, &users).await;
         assert_eq!(ok.len(), 100, "round {round}: exactly the stock is sold");
-        assert!(refused.iter().all(|e| matches!(e, SeckillError::Refused(GrabCode::SoldOut))), "round {round}: {refused:?}");
+        assert!(
+            refused.iter().all(|e| matches!(e, SeckillError::Refused(GrabCode::SoldOut))),
+            "round {round}: {refused:?}"
+        );
         drained(&db, vid, 100).await;
         tokio::time::sleep(Duration::from_millis(300)).await; // a late duplicate would show up now
         let (rows, distinct_users, pg_stock): (i64, i64, i32) = sqlx::query_as(
@@ -76,7 +82,8 @@ async fn a_thousand_buyers_on_a_hundred_coupons_three_times_no_oversell(db: PgPo
         assert_eq!((rows, distinct_users, pg_stock), (100, 100, 0), "round {round}");
         let (redis_stock, buyers) = store::sale_state(&state.redis, &state.keys, vid).await.unwrap();
         assert_eq!((redis_stock, buyers), (Some(0), 100), "round {round}");
-        let mut ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM orders WHERE voucher_id = $1").bind(vid).fetch_all(&db).await.unwrap();
+        let mut ids: Vec<i64> =
+            sqlx::query_scalar("SELECT id FROM orders WHERE voucher_id = $1").bind(vid).fetch_all(&db).await.unwrap();
         let mut acked = ok.clone();
         ids.sort_unstable();
         acked.sort_unstable();
@@ -95,11 +102,16 @@ async fn fifty_concurrent_grabs_of_one_user_make_one_order(db: PgPool) {
     let (ok, refused) = grab_all(&state, 7, &[user; 50]).await;
     assert_eq!(ok.len(), 1, "one order per user");
     // The per-user limit (5 per window) stops most; those that reach Redis are told they already have one.
-    assert!(refused.iter().all(|e| matches!(e, SeckillError::RateLimited(_) | SeckillError::Refused(GrabCode::AlreadyBought))));
+    assert!(
+        refused
+            .iter()
+            .all(|e| matches!(e, SeckillError::RateLimited(_) | SeckillError::Refused(GrabCode::AlreadyBought)))
+    );
     assert!(refused.iter().any(|e| matches!(e, SeckillError::Refused(GrabCode::AlreadyBought))));
     drained(&db, 7, 1).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM orders WHERE user_id = $1").bind(user).fetch_one(&db).await.unwrap();
+    let rows: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM orders WHERE user_id = $1").bind(user).fetch_one(&db).await.unwrap();
     assert_eq!(rows, 1);
     assert_eq!(store::sale_state(&state.redis, &state.keys, 7).await.unwrap(), (Some(9), 1));
     writer.abort();
@@ -113,7 +125,9 @@ async fn before_start_after_end_and_unknown_sale_each_answer_clearly_and_write_n
     // An ended sale is not restored at start-up; load it the way the merchant's creation would.
     seed_flash_sale(&db, 2, 5, -7200, -3600).await.unwrap();
     let now = service::now_ms();
-    store::load_sale(&state.redis, &state.keys, 2, 5, (now - 7_200_000, now - 3_600_000), now + 3_600_000).await.unwrap();
+    store::load_sale(&state.redis, &state.keys, 2, 5, (now - 7_200_000, now - 3_600_000), now + 3_600_000)
+        .await
+        .unwrap();
 
     let answers = [
         (1, GrabCode::NotStarted, "The sale has not started yet."),
@@ -140,7 +154,10 @@ async fn the_rate_limit_answers_with_the_wait(db: PgPool) {
     let user = seed_users(&db, 403, 1).await.unwrap()[0];
     open_sale(&state, 3, 5, 600, 3600).await;
     for _ in 0..2 {
-        assert!(matches!(service::grab(&state, user, 3, "10.0.0.3").await, Err(SeckillError::Refused(GrabCode::NotStarted))));
+        assert!(matches!(
+            service::grab(&state, user, 3, "10.0.0.3").await,
+            Err(SeckillError::Refused(GrabCode::NotStarted))
+        ));
     }
     let err = service::grab(&state, user, 3, "10.0.0.3").await.expect_err("throttled");
     let SeckillError::RateLimited(wait) = err else { panic!("expected a rate limit, got {err:?}") };
@@ -167,10 +184,11 @@ async fn start_up_restores_sales_redis_lost_but_never_overwrites_a_live_one(db: 
     sqlx::query("UPDATE vouchers SET stock = 9 WHERE id = 5").execute(&db).await.unwrap();
     assert_eq!(service::restore_sales(&state).await.unwrap(), 1);
     assert_eq!(store::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(9), 1));
-    let end_ms: i64 = sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = 5")
-        .fetch_one(&db)
-        .await
-        .unwrap();
+    let end_ms: i64 =
+        sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = 5")
+            .fetch_one(&db)
+            .await
+            .unwrap();
     for key in [state.keys.seckill_stock(5), state.keys.seckill_buyers(5), state.keys.seckill_window(5)] {
         let expires_at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query_async(&mut state.redis.clone()).await.unwrap();
         assert_eq!(expires_at, service::forget_at_ms(&state, end_ms), "{key} is restored with the sale's lifetime");
@@ -189,20 +207,43 @@ async fn start_up_gives_a_lifetime_to_a_sale_loaded_without_one_and_keeps_its_fi
     // The state an older version wrote: no expiry anywhere, and Redis ahead of Postgres.
     let mut redis = state.redis.clone();
     let _: () = redis::pipe()
-        .cmd("SET").arg(state.keys.seckill_stock(6)).arg(7).ignore()
-        .cmd("SADD").arg(state.keys.seckill_buyers(6)).arg(1).arg(2).arg(3).ignore()
-        .cmd("HSET").arg(state.keys.seckill_window(6)).arg("begin").arg(0).arg("end").arg(i64::MAX).ignore()
-        .cmd("SADD").arg(state.keys.seckill_released(6)).arg(99).ignore()
+        .cmd("SET")
+        .arg(state.keys.seckill_stock(6))
+        .arg(7)
+        .ignore()
+        .cmd("SADD")
+        .arg(state.keys.seckill_buyers(6))
+        .arg(1)
+        .arg(2)
+        .arg(3)
+        .ignore()
+        .cmd("HSET")
+        .arg(state.keys.seckill_window(6))
+        .arg("begin")
+        .arg(0)
+        .arg("end")
+        .arg(i64::MAX)
+        .ignore()
+        .cmd("SADD")
+        .arg(state.keys.seckill_released(6))
+        .arg(99)
+        .ignore()
         .query_async(&mut redis)
         .await
         .unwrap();
     assert_eq!(service::restore_sales(&state).await.unwrap(), 0, "a sale Redis knows is not rewritten");
     assert_eq!(store::sale_state(&state.redis, &state.keys, 6).await.unwrap(), (Some(7), 3));
-    let end_ms: i64 = sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = 6")
-        .fetch_one(&db)
-        .await
-        .unwrap();
-    let keys = [state.keys.seckill_stock(6), state.keys.seckill_buyers(6), state.keys.seckill_window(6), state.keys.seckill_released(6)];
+    let end_ms: i64 =
+        sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = 6")
+            .fetch_one(&db)
+            .await
+            .unwrap();
+    let keys = [
+        state.keys.seckill_stock(6),
+        state.keys.seckill_buyers(6),
+        state.keys.seckill_window(6),
+        state.keys.seckill_released(6),
+    ];
     for key in keys {
         let expires_at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query_async(&mut redis).await.unwrap();
         assert_eq!(expires_at, service::forget_at_ms(&state, end_ms), "{key}");

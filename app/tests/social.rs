@@ -73,19 +73,25 @@ async fn follow_unfollow_and_common_follows(db: PgPool) {
     assert!(service::profile(&state, u[0], Some(u[1])).await.unwrap().followed_by_me);
 
     service::set_follow(&state, u[0], u[3], false).await.unwrap();
-    let set: Vec<i64> = redis::cmd("SMEMBERS").arg(state.keys.follows(u[0])).query_async(&mut state.redis.clone()).await.unwrap();
+    let set: Vec<i64> =
+        redis::cmd("SMEMBERS").arg(state.keys.follows(u[0])).query_async(&mut state.redis.clone()).await.unwrap();
     assert!(!set.contains(&u[3]), "an unfollow leaves no trace in the set");
-    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM follows WHERE user_id = $1").bind(u[0]).fetch_one(&db).await.unwrap();
+    let rows: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM follows WHERE user_id = $1").bind(u[0]).fetch_one(&db).await.unwrap();
     assert_eq!((rows, set.len()), (2, 2));
     let p = service::profile(&state, u[1], Some(u[0])).await.unwrap();
     assert_eq!(p.common.iter().map(|x| x.id).collect::<Vec<_>>(), vec![u[4]]);
     assert!(matches!(service::set_follow(&state, u[0], u[0], true).await, Err(service::SocialError::SelfFollow)));
-    assert!(matches!(service::set_follow(&state, u[0], 987_654, true).await, Err(service::SocialError::NotFound("User"))));
+    assert!(matches!(
+        service::set_follow(&state, u[0], 987_654, true).await,
+        Err(service::SocialError::NotFound("User"))
+    ));
 
     // Redis lost the sets: start-up rebuilds them from Postgres.
     redis::cmd("DEL").arg(state.keys.follows(u[0])).query_async::<()>(&mut state.redis.clone()).await.unwrap();
     service::load_follows(&state).await.unwrap();
-    let mut set: Vec<i64> = redis::cmd("SMEMBERS").arg(state.keys.follows(u[0])).query_async(&mut state.redis.clone()).await.unwrap();
+    let mut set: Vec<i64> =
+        redis::cmd("SMEMBERS").arg(state.keys.follows(u[0])).query_async(&mut state.redis.clone()).await.unwrap();
     set.sort_unstable();
     assert_eq!(set, vec![u[2], u[4]]);
 }
@@ -134,5 +140,8 @@ async fn the_feed_pages_through_notes_with_equal_timestamps_and_drops_deleted_on
     service::delete_note(&state, author, later[1]).await.unwrap();
     let first = service::feed(&state, reader, None, 0).await.unwrap();
     assert!(!first.notes.iter().any(|n| n.id == later[1]), "a deleted note drops out");
-    assert!(matches!(service::delete_note(&state, reader, later[0]).await, Err(service::SocialError::NoteNotFound)), "only the author deletes");
+    assert!(
+        matches!(service::delete_note(&state, reader, later[0]).await, Err(service::SocialError::NoteNotFound)),
+        "only the author deletes"
+    );
 }

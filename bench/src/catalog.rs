@@ -102,7 +102,8 @@ async fn main() -> Result<(), String> {
     let donor: app::catalog::model::Shop = serde_json::from_slice(&body).map_err(|e| format!("shop json: {e}"))?;
     let stale = app::catalog::model::Shop { id, name: format!("{} (stale)", donor.name), ..donor };
     let entry = serde_json::to_string(&L2Entry { data: Some(stale), expires_at: 0 }).map_err(|e| e.to_string())?;
-    let _: () = redis::cmd("SET").arg(keys.shop(id)).arg(entry).query_async(&mut con).await.map_err(|e| e.to_string())?;
+    let _: () =
+        redis::cmd("SET").arg(keys.shop(id)).arg(entry).query_async(&mut con).await.map_err(|e| e.to_string())?;
     let before = db_loads(&client, &base).await?;
     let started = Instant::now();
     let readers: Vec<_> = (0..1_000)

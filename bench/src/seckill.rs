@@ -40,7 +40,12 @@ fn env_num(name: &str, default: usize) -> Result<usize, String> {
 }
 
 /// One grab over HTTP: (status, body, latency).
-async fn grab(client: &HttpClient, url: &str, cookie: &str, voucher_id: i64) -> Result<(u16, String, Duration), String> {
+async fn grab(
+    client: &HttpClient,
+    url: &str,
+    cookie: &str,
+    voucher_id: i64,
+) -> Result<(u16, String, Duration), String> {
     let req = hyper::Request::post(url)
         .header("content-type", "application/x-www-form-urlencoded")
         .header("accept", "application/json")
@@ -60,7 +65,13 @@ fn outcome(status: u16, body: &str) -> String {
         return "ok".into();
     }
     let kind = body.trim_start_matches(['{', '"']).split(['"', ':']).next().unwrap_or("?");
-    let detail = if body.contains("Sold out") { " (sold out)" } else if body.contains("already have") { " (already)" } else { "" };
+    let detail = if body.contains("Sold out") {
+        " (sold out)"
+    } else if body.contains("already have") {
+        " (already)"
+    } else {
+        ""
+    };
     format!("{status} {kind}{detail}")
 }
 
@@ -86,7 +97,7 @@ async fn new_sale(state: &AppState, stock: i32, title: &str) -> Result<i64, Stri
     let mut tx = state.db.begin().await.map_err(|e| e.to_string())?;
     let id = store::insert_sale(&mut tx, 1, &sale).await.map_err(|e| e.to_string())?;
     tx.commit().await.map_err(|e| e.to_string())?;
-    let forget_at = service::forget_at_ms(&state, sale.end_ms);
+    let forget_at = service::forget_at_ms(state, sale.end_ms);
     store::load_sale(&state.redis, &state.keys, id, i64::from(stock), (sale.begin_ms, sale.end_ms), forget_at)
         .await
         .map_err(|e| e.to_string())?;
@@ -145,7 +156,12 @@ fn evalsha_ceiling(state: &AppState, sha: &str, requests: usize, concurrency: us
 
 /// (b) The naive peer: each buyer one transaction of a guarded UPDATE and an INSERT, `concurrency` at a
 /// time over a pool as large as the server's.
-async fn db_only(state: &AppState, users: &[(i64, String)], voucher_id: i64, concurrency: usize) -> Result<(f64, usize), String> {
+async fn db_only(
+    state: &AppState,
+    users: &[(i64, String)],
+    voucher_id: i64,
+    concurrency: usize,
+) -> Result<(f64, usize), String> {
     let pool = sqlx::postgres::PgPoolOptions::new()
         .max_connections(state.config.database_max_connections)
         .connect(&state.config.database_url)
@@ -196,7 +212,11 @@ async fn db_only(state: &AppState, users: &[(i64, String)], voucher_id: i64, con
 /// (c) The broker alone: `n` order-sized messages through the server's kind of producer (idempotent,
 /// acks=all, same linger and timeout), `concurrency` awaiting their delivery report at a time, to a topic
 /// of its own. Returns (messages/s, p50, p99, not persisted).
-async fn produce_only(state: &AppState, n: usize, concurrency: usize) -> Result<(f64, Duration, Duration, usize), String> {
+async fn produce_only(
+    state: &AppState,
+    n: usize,
+    concurrency: usize,
+) -> Result<(f64, Duration, Duration, usize), String> {
     let topic = kafka::topic(&state.config, "bench.produce");
     kafka::create_topics(&state.config, std::slice::from_ref(&topic)).await.map_err(|e| e.to_string())?;
     let publisher = kafka::Publisher::new(&state.config).map_err(|e| e.to_string())?;
@@ -213,10 +233,18 @@ async fn produce_only(state: &AppState, n: usize, concurrency: usize) -> Result<
                 let mut results = Vec::new();
                 loop {
                     let Some(i) = queue.lock().await.pop() else { return results };
-                    let order = OrderCreated { order_id: ids.next_id(), user_id: i as i64, voucher_id: 1, ts: service::now_ms() };
+                    let order = OrderCreated {
+                        order_id: ids.next_id(),
+                        user_id: i as i64,
+                        voucher_id: 1,
+                        ts: service::now_ms(),
+                    };
                     let payload = serde_json::to_vec(&order).unwrap_or_default();
                     let sent = Instant::now();
-                    let ok = matches!(publisher.send(&topic, &order.order_id.to_string(), &payload).await, Delivery::Persisted);
+                    let ok = matches!(
+                        publisher.send(&topic, &order.order_id.to_string(), &payload).await,
+                        Delivery::Persisted
+                    );
                     results.push((sent.elapsed(), ok));
                 }
             })
@@ -324,32 +352,66 @@ async fn main() -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .into_iter()
         .collect();
-    let (redis_stock, redis_buyers) = store::sale_state(&state.redis, &state.keys, voucher).await.map_err(|e| e.to_string())?;
+    let (redis_stock, redis_buyers) =
+        store::sale_state(&state.redis, &state.keys, voucher).await.map_err(|e| e.to_string())?;
     let all_persisted = acked.iter().all(|(_, id)| written.contains(id));
     println!("\n== after the writer drained");
-    println!("drain time     {:>10.0} ms  ({} orders, from the last answer to the last row)", drain.as_secs_f64() * 1000.0, acked.len());
-    println!("no oversell    {:>10}  (rows {rows} ≤ stock {stock}; Postgres stock {pg_stock}; Redis stock {redis_stock:?})",
-        rows <= i64::from(stock) && pg_stock >= 0 && redis_stock.unwrap_or(0) >= 0);
+    println!(
+        "drain time     {:>10.0} ms  ({} orders, from the last answer to the last row)",
+        drain.as_secs_f64() * 1000.0,
+        acked.len()
+    );
+    println!(
+        "no oversell    {:>10}  (rows {rows} ≤ stock {stock}; Postgres stock {pg_stock}; Redis stock {redis_stock:?})",
+        rows <= i64::from(stock) && pg_stock >= 0 && redis_stock.unwrap_or(0) >= 0
+    );
     println!("one per user   {:>10}  ({distinct_users} distinct users in {rows} rows)", distinct_users == rows);
-    println!("all persisted  {:>10}  ({} acknowledged, {} written, Redis buyers {redis_buyers})", all_persisted, acked.len(), written.len());
+    println!(
+        "all persisted  {:>10}  ({} acknowledged, {} written, Redis buyers {redis_buyers})",
+        all_persisted,
+        acked.len(),
+        written.len()
+    );
     println!("stores agree   {:>10}", i64::from(pg_stock) == redis_stock.unwrap_or(-1) && redis_buyers as i64 == rows);
 
     // (a) The ceiling: the same script via EVALSHA, same concurrency, its own keys with ample stock.
     let prefix = &state.config.redis_key_prefix;
     let k = |s: &str| format!("{prefix}bench:{{evalsha}}:{s}");
     let mut conn = state.redis.clone();
-    let sha: String = redis::cmd("SCRIPT").arg("LOAD").arg(include_str!("../../lua/seckill.lua")).query_async(&mut conn).await.map_err(|e| e.to_string())?;
+    let sha: String = redis::cmd("SCRIPT")
+        .arg("LOAD")
+        .arg(include_str!("../../lua/seckill.lua"))
+        .query_async(&mut conn)
+        .await
+        .map_err(|e| e.to_string())?;
     let now = app::seckill::service::now_ms();
     redis::pipe()
-        .cmd("SET").arg(k("stock")).arg(1_000_000_000).ignore()
-        .cmd("DEL").arg(k("buyers")).ignore()
-        .cmd("HSET").arg(k("window")).arg("begin").arg(now - 1000).arg("end").arg(now + 3_600_000).ignore()
+        .cmd("SET")
+        .arg(k("stock"))
+        .arg(1_000_000_000)
+        .ignore()
+        .cmd("DEL")
+        .arg(k("buyers"))
+        .ignore()
+        .cmd("HSET")
+        .arg(k("window"))
+        .arg("begin")
+        .arg(now - 1000)
+        .arg("end")
+        .arg(now + 3_600_000)
+        .ignore()
         .query_async::<()>(&mut conn)
         .await
         .map_err(|e| e.to_string())?;
     let evalsha_requests = (n * 10).max(100_000);
     let ceiling = evalsha_ceiling(&state, &sha, evalsha_requests, concurrency)?;
-    redis::cmd("DEL").arg(k("stock")).arg(k("buyers")).arg(k("window")).query_async::<()>(&mut conn).await.map_err(|e| e.to_string())?;
+    redis::cmd("DEL")
+        .arg(k("stock"))
+        .arg(k("buyers"))
+        .arg(k("window"))
+        .query_async::<()>(&mut conn)
+        .await
+        .map_err(|e| e.to_string())?;
 
     // (b) The naive peer on a sale of its own, same users, same concurrency.
     let db_voucher = new_sale(&state, stock, "bench DB-only baseline").await?;
@@ -362,11 +424,21 @@ async fn main() -> Result<(), String> {
     println!("redis-benchmark EVALSHA seckill.lua  {ceiling:>10.0} req/s  (ceiling, {evalsha_requests} requests)");
     println!("DB-only UPDATE…WHERE stock>0+INSERT  {db_rps:>10.0} req/s  (naive peer, {db_sold} sold)");
     println!("grab_coupon over HTTP               {rps:>10.0} req/s");
-    println!("produce only (acks=all, awaited)     {produce_rate:>10.0} msg/s  (p50 {:.1} ms, p99 {:.1} ms, {produce_failed} not persisted)",
-        produce_p50.as_secs_f64() * 1000.0, produce_p99.as_secs_f64() * 1000.0);
+    println!(
+        "produce only (acks=all, awaited)     {produce_rate:>10.0} msg/s  (p50 {:.1} ms, p99 {:.1} ms, {produce_failed} not persisted)",
+        produce_p50.as_secs_f64() * 1000.0,
+        produce_p99.as_secs_f64() * 1000.0
+    );
     println!("ratio to ceiling                     {:>10.2}  (target ≥ 0.5)", rps / ceiling);
     println!("ratio to DB-only                     {:>10.1}× (target ≥ 10×)", rps / db_rps);
-    println!("p99 latency                          {:>10.1} ms (target ≤ 25 ms at C = 1,000)", percentile(&latencies, 0.99).as_secs_f64() * 1000.0);
-    println!("drain of {} orders                {:>10.0} ms (target ≤ 5 s for 10,000)", acked.len(), drain.as_secs_f64() * 1000.0);
+    println!(
+        "p99 latency                          {:>10.1} ms (target ≤ 25 ms at C = 1,000)",
+        percentile(&latencies, 0.99).as_secs_f64() * 1000.0
+    );
+    println!(
+        "drain of {} orders                {:>10.0} ms (target ≤ 5 s for 10,000)",
+        acked.len(),
+        drain.as_secs_f64() * 1000.0
+    );
     Ok(())
 }

@@ -87,12 +87,22 @@ async fn seed(config: Config, reset: bool) -> Result<(), CliError> {
 async fn reconcile(config: Config) -> Result<(), CliError> {
     let state = connect(config).await?;
     let sales = app::seckill::service::audit(&state, None).await.map_err(CliError::Seckill)?;
-    println!("{:>8} {:>9} {:>9} {:>11} {:>13} {:>9} {:>6}  title", "voucher", "pg_stock", "pg_orders", "redis_stock", "redis_buyers", "in_flight", "drift");
+    println!(
+        "{:>8} {:>9} {:>9} {:>11} {:>13} {:>9} {:>6}  title",
+        "voucher", "pg_stock", "pg_orders", "redis_stock", "redis_buyers", "in_flight", "drift"
+    );
     for s in &sales {
         let redis_stock = s.redis_stock.map_or("-".to_string(), |v| v.to_string());
         println!(
             "{:>8} {:>9} {:>9} {:>11} {:>13} {:>9} {:>6}  {}",
-            s.voucher_id, s.pg_stock, s.pg_orders, redis_stock, s.redis_buyers, s.in_flight(), s.drift(), s.title
+            s.voucher_id,
+            s.pg_stock,
+            s.pg_orders,
+            redis_stock,
+            s.redis_buyers,
+            s.in_flight(),
+            s.drift(),
+            s.title
         );
     }
     match sales.iter().filter(|s| s.drift() != 0).count() {

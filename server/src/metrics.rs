@@ -25,29 +25,61 @@ fn value(counter: &AtomicU64) -> Vec<(String, i64)> {
 /// Renders every counter of this instance.
 pub fn render(state: &AppState) -> String {
     let mut out = String::new();
-    let cache: Vec<(String, i64)> =
-        state.shops.metrics.snapshot().into_iter().map(|(e, v)| (format!("{{cache=\"shop\",event=\"{e}\"}}"), v as i64)).collect();
+    let cache: Vec<(String, i64)> = state
+        .shops
+        .metrics
+        .snapshot()
+        .into_iter()
+        .map(|(e, v)| (format!("{{cache=\"shop\",event=\"{e}\"}}"), v as i64))
+        .collect();
     family(&mut out, "haodian_cache_events_total", "counter", "Shop cache reads by outcome (per instance).", &cache);
     let m = &state.seckill.metrics;
-    let outcomes: Vec<(String, i64)> = m.outcomes().into_iter().map(|(o, v)| (format!("{{outcome=\"{o}\"}}"), v as i64)).collect();
-    family(&mut out, "haodian_seckill_grabs_total", "counter", "Flash-sale script answers by outcome (per instance).", &outcomes);
+    let outcomes: Vec<(String, i64)> =
+        m.outcomes().into_iter().map(|(o, v)| (format!("{{outcome=\"{o}\"}}"), v as i64)).collect();
+    family(
+        &mut out,
+        "haodian_seckill_grabs_total",
+        "counter",
+        "Flash-sale script answers by outcome (per instance).",
+        &outcomes,
+    );
     let o = &state.order_metrics;
     for (name, help, counter) in [
-        ("haodian_seckill_sold_out_flag_hits_total", "Grabs answered by the local sold-out flag.", &m.sold_out_flag_hits),
+        (
+            "haodian_seckill_sold_out_flag_hits_total",
+            "Grabs answered by the local sold-out flag.",
+            &m.sold_out_flag_hits,
+        ),
         ("haodian_seckill_rate_limited_total", "Grabs refused by a rate limit.", &m.rate_limited),
-        ("haodian_seckill_produce_failures_total", "Orders the broker certainly refused (grab given back).", &m.produce_failures),
-        ("haodian_seckill_produce_unknown_total", "Orders with an unknown produce outcome (queued for resend).", &m.produce_unknown),
+        (
+            "haodian_seckill_produce_failures_total",
+            "Orders the broker certainly refused (grab given back).",
+            &m.produce_failures,
+        ),
+        (
+            "haodian_seckill_produce_unknown_total",
+            "Orders with an unknown produce outcome (queued for resend).",
+            &m.produce_unknown,
+        ),
         ("haodian_seckill_compensated_total", "Queued orders re-sent successfully.", &m.compensated),
         ("haodian_orders_closed_total", "Unpaid orders closed (closer or sweeper).", &o.closed),
         ("haodian_orders_paid_total", "Orders paid.", &o.paid),
         ("haodian_orders_refunds_total", "Payments refunded because the order had closed first.", &o.refunds),
-        ("haodian_orders_sweeper_finds_total", "Overdue unpaid orders the sweeper found (non-zero: the closer missed them).", &o.sweeper_finds),
+        (
+            "haodian_orders_sweeper_finds_total",
+            "Overdue unpaid orders the sweeper found (non-zero: the closer missed them).",
+            &o.sweeper_finds,
+        ),
     ] {
         family(&mut out, name, "counter", help, &value(counter));
     }
     for (name, help, lag) in [
         ("haodian_order_writer_lag", "Messages on orders.created not yet consumed (-1 until known).", &m.writer_lag),
-        ("haodian_order_closer_lag", "Close checks on orders.close-delay not yet consumed (-1 until known).", &o.closer_lag),
+        (
+            "haodian_order_closer_lag",
+            "Close checks on orders.close-delay not yet consumed (-1 until known).",
+            &o.closer_lag,
+        ),
     ] {
         family(&mut out, name, "gauge", help, &[(String::new(), lag.load(Ordering::Relaxed))]);
     }
@@ -58,7 +90,13 @@ pub fn render(state: &AppState) -> String {
 async fn render_gauges(state: &AppState) -> String {
     let mut out = String::new();
     match app::seckill::store::compensation_backlog(&state.redis, &state.keys).await {
-        Ok(n) => family(&mut out, "haodian_seckill_compensation_backlog", "gauge", "Order messages waiting for a resend.", &[(String::new(), n as i64)]),
+        Ok(n) => family(
+            &mut out,
+            "haodian_seckill_compensation_backlog",
+            "gauge",
+            "Order messages waiting for a resend.",
+            &[(String::new(), n as i64)],
+        ),
         Err(e) => tracing::warn!("metrics: compensation backlog unavailable: {e}"),
     }
     match app::seckill::service::audit(state, None).await {
@@ -67,9 +105,21 @@ async fn render_gauges(state: &AppState) -> String {
                 sales.iter().map(|s| (format!("{{voucher=\"{}\"}}", s.voucher_id), f(s))).collect()
             };
             let drift = per_sale(|s| s.drift());
-            family(&mut out, "haodian_seckill_drift", "gauge", "(Redis stock + buyers) - (Postgres stock + live orders); 0 when healthy.", &drift);
+            family(
+                &mut out,
+                "haodian_seckill_drift",
+                "gauge",
+                "(Redis stock + buyers) - (Postgres stock + live orders); 0 when healthy.",
+                &drift,
+            );
             let in_flight = per_sale(|s| s.in_flight());
-            family(&mut out, "haodian_seckill_in_flight", "gauge", "Grabbed coupons not yet stored by the order writer.", &in_flight);
+            family(
+                &mut out,
+                "haodian_seckill_in_flight",
+                "gauge",
+                "Grabbed coupons not yet stored by the order writer.",
+                &in_flight,
+            );
         }
         Err(e) => tracing::warn!("metrics: flash-sale audit unavailable: {e}"),
     }

@@ -58,8 +58,11 @@ pub const FLASH_UPCOMING: i64 = 2;
 /// See [`FLASH_LIVE`].
 pub const FLASH_ENDED: i64 = 3;
 
-/// (name, icon, avg price range in yuan, name words).
-const TYPES: [(&str, &str, (i64, i64), &[&str]); 14] = [
+/// A demo shop type: (name, icon, avg price range in yuan, words shop names are made of).
+type DemoType = (&'static str, &'static str, (i64, i64), &'static [&'static str]);
+
+/// The demo city's shop types.
+const TYPES: [DemoType; 14] = [
     ("火锅 Hotpot", "🍲", (80, 160), &["火锅", "老火锅", "串串香", "牛肉火锅"]),
     ("小吃快餐 Snacks", "🥟", (12, 40), &["小笼包", "拌川", "面馆", "馄饨", "生煎"]),
     ("咖啡 Coffee", "☕", (25, 50), &["咖啡", "Coffee", "咖啡馆", "烘焙咖啡"]),
@@ -87,21 +90,113 @@ struct Area {
 }
 
 const AREAS: [Area; 10] = [
-    Area { name: "湖滨", lon: 120.1645, lat: 30.2565, spread: 0.008, weight: 16, roads: &["延安路", "平海路", "东坡路", "南山路", "解放路"] },
-    Area { name: "武林", lon: 120.1625, lat: 30.2785, spread: 0.009, weight: 15, roads: &["体育场路", "武林路", "环城北路", "凤起路", "中山北路"] },
-    Area { name: "黄龙", lon: 120.1335, lat: 30.2745, spread: 0.010, weight: 12, roads: &["文三路", "曙光路", "天目山路", "保俶北路", "教工路"] },
-    Area { name: "钱江新城", lon: 120.2125, lat: 30.2445, spread: 0.010, weight: 12, roads: &["富春路", "民心路", "新业路", "钱江路", "解放东路"] },
-    Area { name: "滨江", lon: 120.2105, lat: 30.2085, spread: 0.014, weight: 11, roads: &["江南大道", "滨盛路", "长河路", "西兴路", "浦沿路"] },
-    Area { name: "西溪", lon: 120.0835, lat: 30.2885, spread: 0.012, weight: 8, roads: &["文一西路", "五常大道", "紫金港路", "西溪路"] },
-    Area { name: "未来科技城", lon: 120.0105, lat: 30.2855, spread: 0.016, weight: 7, roads: &["文一西路", "良睦路", "高教路", "海曙路"] },
-    Area { name: "萧山", lon: 120.2645, lat: 30.1845, spread: 0.016, weight: 8, roads: &["市心路", "人民路", "金城路", "山阴路"] },
-    Area { name: "城东", lon: 120.1955, lat: 30.2985, spread: 0.012, weight: 6, roads: &["艮山西路", "新塘路", "秋涛北路", "天城路"] },
-    Area { name: "临平", lon: 120.2995, lat: 30.4195, spread: 0.012, weight: 5, roads: &["迎宾路", "世纪大道", "南苑街", "藕花洲大街"] },
+    Area {
+        name: "湖滨",
+        lon: 120.1645,
+        lat: 30.2565,
+        spread: 0.008,
+        weight: 16,
+        roads: &["延安路", "平海路", "东坡路", "南山路", "解放路"],
+    },
+    Area {
+        name: "武林",
+        lon: 120.1625,
+        lat: 30.2785,
+        spread: 0.009,
+        weight: 15,
+        roads: &["体育场路", "武林路", "环城北路", "凤起路", "中山北路"],
+    },
+    Area {
+        name: "黄龙",
+        lon: 120.1335,
+        lat: 30.2745,
+        spread: 0.010,
+        weight: 12,
+        roads: &["文三路", "曙光路", "天目山路", "保俶北路", "教工路"],
+    },
+    Area {
+        name: "钱江新城",
+        lon: 120.2125,
+        lat: 30.2445,
+        spread: 0.010,
+        weight: 12,
+        roads: &["富春路", "民心路", "新业路", "钱江路", "解放东路"],
+    },
+    Area {
+        name: "滨江",
+        lon: 120.2105,
+        lat: 30.2085,
+        spread: 0.014,
+        weight: 11,
+        roads: &["江南大道", "滨盛路", "长河路", "西兴路", "浦沿路"],
+    },
+    Area {
+        name: "西溪",
+        lon: 120.0835,
+        lat: 30.2885,
+        spread: 0.012,
+        weight: 8,
+        roads: &["文一西路", "五常大道", "紫金港路", "西溪路"],
+    },
+    Area {
+        name: "未来科技城",
+        lon: 120.0105,
+        lat: 30.2855,
+        spread: 0.016,
+        weight: 7,
+        roads: &["文一西路", "良睦路", "高教路", "海曙路"],
+    },
+    Area {
+        name: "萧山",
+        lon: 120.2645,
+        lat: 30.1845,
+        spread: 0.016,
+        weight: 8,
+        roads: &["市心路", "人民路", "金城路", "山阴路"],
+    },
+    Area {
+        name: "城东",
+        lon: 120.1955,
+        lat: 30.2985,
+        spread: 0.012,
+        weight: 6,
+        roads: &["艮山西路", "新塘路", "秋涛北路", "天城路"],
+    },
+    Area {
+        name: "临平",
+        lon: 120.2995,
+        lat: 30.4195,
+        spread: 0.012,
+        weight: 5,
+        roads: &["迎宾路", "世纪大道", "南苑街", "藕花洲大街"],
+    },
 ];
 
 const NAME_PREFIXES: [&str; 24] = [
-    "老张", "阿婆", "小巷", "一品", "金牌", "蜀香", "江南", "西子", "湖畔", "外婆家", "南宋", "钱塘",
-    "知味", "弄堂", "青藤", "半山", "桂语", "拾光", "木子", "星河", "鹿角", "松风", "白塔", "小城",
+    "老张",
+    "阿婆",
+    "小巷",
+    "一品",
+    "金牌",
+    "蜀香",
+    "江南",
+    "西子",
+    "湖畔",
+    "外婆家",
+    "南宋",
+    "钱塘",
+    "知味",
+    "弄堂",
+    "青藤",
+    "半山",
+    "桂语",
+    "拾光",
+    "木子",
+    "星河",
+    "鹿角",
+    "松风",
+    "白塔",
+    "小城",
 ];
 const HOURS: [&str; 5] = ["10:00-22:00", "09:00-21:00", "11:00-次日02:00", "10:30-21:30", "07:00-20:00"];
 
@@ -257,9 +352,8 @@ async fn seed_users(tx: &mut sqlx::PgConnection) -> Result<i64, SeedError> {
             Some(id) => id,
             None => {
                 let password = Password::parse(DEMO_PASSWORD).map_err(|e| SeedError::Demo(e.to_string()))?;
-                let hash = app::auth::service::hash_password(password)
-                    .await
-                    .map_err(|e| SeedError::Hash(e.to_string()))?;
+                let hash =
+                    app::auth::service::hash_password(password).await.map_err(|e| SeedError::Hash(e.to_string()))?;
                 let (phone, email) = match &account {
                     Account::Phone(p) => (Some(p.as_str()), None),
                     Account::Email(e) => (None, Some(e.as_str())),
@@ -382,7 +476,13 @@ mod tests {
         assert_eq!(a.len() as i64, SHOP_COUNT);
         assert!(a.iter().zip(&b).all(|(x, y)| x.name == y.name && x.lon == y.lon && x.lat == y.lat));
         for s in &a {
-            assert!((119.9..=120.4).contains(&s.lon) && (30.1..=30.5).contains(&s.lat), "{} at {},{}", s.name, s.lon, s.lat);
+            assert!(
+                (119.9..=120.4).contains(&s.lon) && (30.1..=30.5).contains(&s.lat),
+                "{} at {},{}",
+                s.name,
+                s.lon,
+                s.lat
+            );
         }
         let types: std::collections::HashSet<i64> = a.iter().map(|s| s.type_id).collect();
         assert_eq!(types.len(), TYPES.len(), "every type has shops");

@@ -75,7 +75,13 @@ async fn api_errors_carry_http_statuses(db: PgPool) {
     let state = test_state(db, &[("LOGIN_MAX_FAILURES", "2")]).await;
     let router = server::router::build(state.clone());
 
-    let resp = post(&router, "/api/auth/register", "account=nope&nickname=T1&password=secret2026&password_confirm=secret2026", None).await;
+    let resp = post(
+        &router,
+        "/api/auth/register",
+        "account=nope&nickname=T1&password=secret2026&password_confirm=secret2026",
+        None,
+    )
+    .await;
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
     assert!(body(resp).await.contains("account"));
 
@@ -163,7 +169,11 @@ async fn grab_over_http_needs_a_login_and_answers_statuses(db: PgPool) {
     let resp = post(&router, "/api/seckill/grab", "voucher_id=77", None).await;
     assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
     assert!(body(resp).await.contains("LoginRequired"));
-    assert_eq!(app::seckill::store::sale_state(&state.redis, &state.keys, 77).await.unwrap(), (Some(3), 0), "nothing taken");
+    assert_eq!(
+        app::seckill::store::sale_state(&state.redis, &state.keys, 77).await.unwrap(),
+        (Some(3), 0),
+        "nothing taken"
+    );
 
     let (sid, _) = register(&router, &db, "13900000031").await;
     let resp = post(&router, "/api/seckill/grab", "voucher_id=77", Some(&sid)).await;
@@ -173,7 +183,10 @@ async fn grab_over_http_needs_a_login_and_answers_statuses(db: PgPool) {
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
     assert!(body(resp).await.contains("You already have this coupon."));
     assert_eq!(post(&router, "/api/seckill/grab", "voucher_id=999", Some(&sid)).await.status(), StatusCode::NOT_FOUND);
-    assert_eq!(post(&router, "/api/seckill/grab", "voucher_id=abc", Some(&sid)).await.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        post(&router, "/api/seckill/grab", "voucher_id=abc", Some(&sid)).await.status(),
+        StatusCode::BAD_REQUEST
+    );
 
     // Not written yet (no writer running here): the status is "queued"; a stranger sees nothing more.
     let status = body(post(&router, "/api/orders/status", &format!("order_id={order_id}"), Some(&sid)).await).await;
@@ -206,15 +219,20 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
     let id: i64 = body(resp).await.parse().unwrap();
     let (stock, buyers) = app::seckill::store::sale_state(&state.redis, &state.keys, id).await.unwrap();
     assert_eq!((stock, buyers), (Some(20), 0), "creation loads the Redis state in the same step");
-    let end_ms: i64 = sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = $1")
-        .bind(id)
-        .fetch_one(&db)
-        .await
-        .unwrap();
+    let end_ms: i64 =
+        sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = $1")
+            .bind(id)
+            .fetch_one(&db)
+            .await
+            .unwrap();
     let forget_at = app::seckill::service::forget_at_ms(&state, end_ms);
     assert_eq!(forget_at, end_ms + 15 * 60_000 + 24 * 3_600_000, "kept until its last order can close, plus a day");
     let expires_at = || async {
-        redis::cmd("PEXPIRETIME").arg(state.keys.seckill_stock(id)).query_async::<i64>(&mut state.redis.clone()).await.unwrap()
+        redis::cmd("PEXPIRETIME")
+            .arg(state.keys.seckill_stock(id))
+            .query_async::<i64>(&mut state.redis.clone())
+            .await
+            .unwrap()
     };
     assert_eq!(expires_at().await, forget_at);
 
@@ -225,7 +243,11 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
     let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=5"), Some(&stranger)).await;
     assert_eq!(resp.status(), StatusCode::FORBIDDEN);
 
-    sqlx::query("UPDATE vouchers SET begin_at = now() - interval '1 minute' WHERE id = $1").bind(id).execute(&db).await.unwrap();
+    sqlx::query("UPDATE vouchers SET begin_at = now() - interval '1 minute' WHERE id = $1")
+        .bind(id)
+        .execute(&db)
+        .await
+        .unwrap();
     let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=50"), Some(&owner)).await;
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
     assert!(body(resp).await.contains("can no longer change"));
@@ -240,7 +262,10 @@ async fn nearby_search_refuses_bad_input_with_4xx(db: PgPool) {
     let router = server::router::build(state);
     app::testing::seed_shop(&db).await.unwrap();
     let get = |q: &str| {
-        let req = Request::get(format!("/api/geo/nearby?{q}")).header(header::ACCEPT, "application/json").body(Body::empty()).unwrap();
+        let req = Request::get(format!("/api/geo/nearby?{q}"))
+            .header(header::ACCEPT, "application/json")
+            .body(Body::empty())
+            .unwrap();
         router.clone().oneshot(req)
     };
     let ok = get("type_id=1&lon=120.1&lat=30.2&radius_km=&page=1").await.unwrap();
@@ -249,7 +274,10 @@ async fn nearby_search_refuses_bad_input_with_4xx(db: PgPool) {
     let bad_lon = get("type_id=1&lon=999&lat=30.2&radius_km=&page=1").await.unwrap();
     assert_eq!(bad_lon.status(), StatusCode::BAD_REQUEST);
     assert!(body(bad_lon).await.contains("Longitude"));
-    assert_eq!(get("type_id=1&lon=120.1&lat=30.2&radius_km=99&page=1").await.unwrap().status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        get("type_id=1&lon=120.1&lat=30.2&radius_km=99&page=1").await.unwrap().status(),
+        StatusCode::BAD_REQUEST
+    );
     assert_eq!(get("type_id=42&lon=120.1&lat=30.2&radius_km=&page=1").await.unwrap().status(), StatusCode::NOT_FOUND);
     assert_eq!(get("type_id=x&lon=120.1&lat=30.2&radius_km=&page=1").await.unwrap().status(), StatusCode::BAD_REQUEST);
 }
@@ -295,9 +323,13 @@ async fn image_uploads_check_login_type_and_size(db: PgPool) {
     assert_eq!(served.status(), StatusCode::OK);
     assert_eq!(served.into_body().collect().await.unwrap().to_bytes().to_vec(), png, "the same bytes come back");
 
-    let html_as_png = send(vec![("image/png", png.clone()), ("image/png", b"<script>alert(1)</script>".to_vec())], Some(sid.clone())).await.unwrap();
+    let html_as_png =
+        send(vec![("image/png", png.clone()), ("image/png", b"<script>alert(1)</script>".to_vec())], Some(sid.clone()))
+            .await
+            .unwrap();
     assert_eq!(html_as_png.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
-    let too_big = send(vec![("image/png", [png.clone(), vec![0u8; 2 * 1024 * 1024]].concat())], Some(sid.clone())).await.unwrap();
+    let too_big =
+        send(vec![("image/png", [png.clone(), vec![0u8; 2 * 1024 * 1024]].concat())], Some(sid.clone())).await.unwrap();
     assert_eq!(too_big.status(), StatusCode::PAYLOAD_TOO_LARGE);
     let stored = std::fs::read_dir(&dir).unwrap().count();
     assert_eq!(stored, 1, "refused uploads store nothing, not even their valid files");

@@ -24,7 +24,8 @@ async fn migrations_apply_to_an_empty_database_and_rerun_as_a_no_op(db: PgPool) 
 async fn flash_orders_allow_one_live_order_per_user(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     seed::run(&db, &state.redis, &state.keys, false).await.unwrap();
-    let user: i64 = sqlx::query_scalar("SELECT id FROM users WHERE phone = '13800000002'").fetch_one(&db).await.unwrap();
+    let user: i64 =
+        sqlx::query_scalar("SELECT id FROM users WHERE phone = '13800000002'").fetch_one(&db).await.unwrap();
     let insert = |id: i64, status: &'static str| {
         sqlx::query("INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents) VALUES ($1, $2, $3, 'flash', $4, 1990)")
             .bind(id)
@@ -55,12 +56,11 @@ async fn demo_seed_is_idempotent_and_realistic(db: PgPool) {
             .unwrap();
     assert!(min_lon > 119.9 && max_lon < 120.4 && min_lat > 30.1 && max_lat < 30.5, "inside Hangzhou");
 
-    let owned: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM shops s JOIN users u ON u.id = s.owner_id WHERE u.role = 'merchant'",
-    )
-    .fetch_one(&db)
-    .await
-    .unwrap();
+    let owned: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM shops s JOIN users u ON u.id = s.owner_id WHERE u.role = 'merchant'")
+            .fetch_one(&db)
+            .await
+            .unwrap();
     assert!(owned >= 1, "the demo merchant owns shops");
 
     let window = |id: i64| {

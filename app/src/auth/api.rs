@@ -15,7 +15,12 @@ pub async fn register(
 ) -> Result<CurrentUser, AppError> {
     use super::service::{self, Registration};
     let state = crate::edge::state()?;
-    let form = Registration { account: &account, nickname: &nickname, password: &password, password_confirm: &password_confirm };
+    let form = Registration {
+        account: &account,
+        nickname: &nickname,
+        password: &password,
+        password_confirm: &password_confirm,
+    };
     let user = service::register(&state, form).await.map_err(|e| AppError::from(e).respond())?;
     let session = crate::edge::session().await?;
     super::session::sign_in(&session, user.id).await.map_err(|e| AppError::internal(e).respond())?;
@@ -27,9 +32,8 @@ pub async fn register(
 pub async fn login(account: String, password: String) -> Result<CurrentUser, AppError> {
     let state = crate::edge::state()?;
     let ip = crate::edge::client_ip(&state).await;
-    let user = super::service::login(&state, &account, &password, &ip)
-        .await
-        .map_err(|e| AppError::from(e).respond())?;
+    let user =
+        super::service::login(&state, &account, &password, &ip).await.map_err(|e| AppError::from(e).respond())?;
     let session = crate::edge::session().await?;
     super::session::sign_in(&session, user.id).await.map_err(|e| AppError::internal(e).respond())?;
     Ok(user)

@@ -50,10 +50,7 @@ impl From<AuthError> for AppError {
                 n => format!("Wrong account or password. {n} attempts left."),
             }),
             AuthError::Locked { retry_after_secs } => AppError::TooManyRequests {
-                message: format!(
-                    "Too many failed log-in attempts. Try again in {}.",
-                    human_wait(retry_after_secs)
-                ),
+                message: format!("Too many failed log-in attempts. Try again in {}.", human_wait(retry_after_secs)),
                 retry_after_secs,
             },
             other => AppError::internal(other),
@@ -105,10 +102,7 @@ fn dummy_hash() -> &'static str {
     static DUMMY: OnceLock<String> = OnceLock::new();
     DUMMY.get_or_init(|| {
         let salt = SaltString::generate(&mut OsRng);
-        argon2()
-            .hash_password(salt.as_str().as_bytes(), &salt)
-            .map(|h| h.to_string())
-            .unwrap_or_default()
+        argon2().hash_password(salt.as_str().as_bytes(), &salt).map(|h| h.to_string()).unwrap_or_default()
     })
 }
 
@@ -145,12 +139,7 @@ pub async fn register(state: &AppState, form: Registration<'_>) -> Result<Curren
 }
 
 /// Checks credentials with per-account and per-address throttling; `client_ip` keys the latter.
-pub async fn login(
-    state: &AppState,
-    account: &str,
-    password: &str,
-    client_ip: &str,
-) -> Result<CurrentUser, AuthError> {
+pub async fn login(state: &AppState, account: &str, password: &str, client_ip: &str) -> Result<CurrentUser, AuthError> {
     let account = Account::parse(account).map_err(AuthError::Invalid)?;
     if password.is_empty() {
         return Err(AuthError::Invalid(AppError::invalid(Password::FIELD, "Enter your password.")));

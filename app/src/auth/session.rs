@@ -29,7 +29,11 @@ pub async fn user_id(session: &Session) -> Result<Option<i64>, SessionError> {
 
 /// Mints a logged-in session for `user_id` directly in `store` and returns the cookie value. For load
 /// generators: logging 10,000 users in over HTTP would spend minutes in argon2 before measuring anything.
-pub async fn mint(store: &crate::session::RedisSessionStore, user_id: i64, ttl: time::Duration) -> Result<String, SessionError> {
+pub async fn mint(
+    store: &crate::session::RedisSessionStore,
+    user_id: i64,
+    ttl: time::Duration,
+) -> Result<String, SessionError> {
     use tower_sessions::SessionStore;
     let mut data = std::collections::HashMap::new();
     data.insert(USER_ID.to_string(), serde_json::Value::from(user_id));

@@ -84,10 +84,7 @@ pub async fn find_by_id(db: &PgPool, id: i64) -> Result<Option<UserRow>, sqlx::E
 }
 
 /// Remaining lock time in seconds for each key whose failure count reached its limit (0 if none is locked).
-pub async fn lock_remaining(
-    redis: &ConnectionManager,
-    limits: &[(&str, u32)],
-) -> Result<u64, redis::RedisError> {
+pub async fn lock_remaining(redis: &ConnectionManager, limits: &[(&str, u32)]) -> Result<u64, redis::RedisError> {
     let mut pipe = redis::pipe();
     for (key, _) in limits {
         pipe.cmd("GET").arg(*key).cmd("TTL").arg(*key);

@@ -1,4 +1,7 @@
 //! Catalog server functions: thin — session, call the service, map errors.
+// A server function takes one argument per form field, and the macro also emits the client-side twin of
+// each, which an attribute on the function does not reach.
+#![allow(clippy::too_many_arguments)]
 
 use leptos::prelude::*;
 
@@ -58,7 +61,6 @@ pub async fn shop_for_edit(id: i64) -> Result<Shop, AppError> {
 
 /// Saves the owner's edit.
 #[server(endpoint = "catalog/update-shop")]
-#[allow(clippy::too_many_arguments)]
 pub async fn update_shop(
     id: i64,
     name: String,
@@ -74,8 +76,9 @@ pub async fn update_shop(
     let run = async {
         // Authorise before validating, so a stranger learns nothing about the form's rules.
         super::service::authorize_owner(&state, user.as_ref(), id).await?;
-        let edit = super::model::ShopEdit::parse(&name, &address, &longitude, &latitude, &avg_price, &open_hours, &images)
-            .map_err(super::service::CatalogError::Invalid)?;
+        let edit =
+            super::model::ShopEdit::parse(&name, &address, &longitude, &latitude, &avg_price, &open_hours, &images)
+                .map_err(super::service::CatalogError::Invalid)?;
         super::service::edit_shop(&state, user.as_ref(), id, edit).await
     };
     run.await.map_err(|e| AppError::from(e).respond())
@@ -83,7 +86,6 @@ pub async fn update_shop(
 
 /// A merchant opens a new shop of type `type_id`; answers its id.
 #[server(endpoint = "catalog/open-shop")]
-#[allow(clippy::too_many_arguments)]
 pub async fn open_shop(
     type_id: i64,
     name: String,
@@ -97,8 +99,9 @@ pub async fn open_shop(
     let state = crate::edge::state()?;
     let user = crate::edge::current_user().await?;
     let run = async {
-        let edit = super::model::ShopEdit::parse(&name, &address, &longitude, &latitude, &avg_price, &open_hours, &images)
-            .map_err(super::service::CatalogError::Invalid)?;
+        let edit =
+            super::model::ShopEdit::parse(&name, &address, &longitude, &latitude, &avg_price, &open_hours, &images)
+                .map_err(super::service::CatalogError::Invalid)?;
         super::service::open_shop(&state, user.as_ref(), type_id, edit).await
     };
     run.await.map_err(|e| AppError::from(e).respond())

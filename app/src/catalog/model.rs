@@ -268,8 +268,9 @@ mod tests {
 
     #[test]
     fn edits_are_validated_field_by_field() {
-        let ok = ShopEdit::parse("新名字", "杭州市延安路1号", "120.16", "30.25", "88.5", "10:00-22:00", "/a.svg\n\n/b.svg")
-            .expect("valid");
+        let ok =
+            ShopEdit::parse("新名字", "杭州市延安路1号", "120.16", "30.25", "88.5", "10:00-22:00", "/a.svg\n\n/b.svg")
+                .expect("valid");
         assert_eq!(ok.avg_price_cents, 8850);
         assert_eq!(ok.images.len(), 2);
         let field = |r: Result<ShopEdit, AppError>| match r.expect_err("invalid") {

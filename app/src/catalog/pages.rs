@@ -3,7 +3,9 @@
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::api::{OpenShop, RemoveShop, UpdateShop, get_shop_page, list_shop_types, list_shops, search_shops, shop_for_edit};
+use super::api::{
+    OpenShop, RemoveShop, UpdateShop, get_shop_page, list_shop_types, list_shops, search_shops, shop_for_edit,
+};
 use super::model::{Page, ShopPage, ShopSort, ShopSummary, VoucherView, page_from_query};
 use crate::error::AppError;
 use crate::orders::api::buy_voucher;

@@ -93,8 +93,10 @@ pub async fn shop_page(
     visitor: &str,
 ) -> Result<ShopPage, CatalogError> {
     let shop = shop(state, id).await?;
-    let (mut vouchers, visitors_today) =
-        tokio::try_join!(async { Ok(store::vouchers_of_shop(&state.db, id).await?) }, record_visit(state, id, visitor))?;
+    let (mut vouchers, visitors_today) = tokio::try_join!(
+        async { Ok(store::vouchers_of_shop(&state.db, id).await?) },
+        record_visit(state, id, visitor)
+    )?;
     // Flash-sale stock comes from Redis, which is ahead of Postgres while orders are still in Kafka.
     let flash: Vec<i64> = vouchers.iter().filter(|v| v.kind == "flash").map(|v| v.id).collect();
     let (server_now_ms, stocks) = crate::seckill::store::live_stocks(&state.redis, &state.keys, &flash).await?;
@@ -161,12 +163,18 @@ pub async fn edit_shop(
 }
 
 /// A merchant opens a new shop: Postgres first, then its place in nearby search.
-pub async fn open_shop(state: &AppState, user: Option<&CurrentUser>, type_id: i64, edit: ShopEdit) -> Result<i64, CatalogError> {
+pub async fn open_shop(
+    state: &AppState,
+    user: Option<&CurrentUser>,
+    type_id: i64,
+    edit: ShopEdit,
+) -> Result<i64, CatalogError> {
     let user = user.ok_or(CatalogError::LoginRequired)?;
     if user.role != Role::Merchant {
         return Err(CatalogError::Forbidden(0));
     }
-    let id = store::insert_shop(&state.db, user.id, type_id, &edit).await?.ok_or(CatalogError::TypeNotFound(type_id))?;
+    let id =
+        store::insert_shop(&state.db, user.id, type_id, &edit).await?.ok_or(CatalogError::TypeNotFound(type_id))?;
     crate::geo::store::place(&state.redis, &state.keys, type_id, id, edit.longitude, edit.latitude).await?;
     Ok(id)
 }

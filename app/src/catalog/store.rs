@@ -43,7 +43,12 @@ const SUMMARY: &str = "SELECT id, name, area, images[1] AS image, avg_price_cent
 
 /// Runs a summary query whose `$1` is `filter`, one page of it. It fetches one row more than a page:
 /// that row's presence says whether a next page exists.
-async fn fetch_page<'q, T>(db: &PgPool, sql: &'q str, filter: T, page: u32) -> Result<(Vec<ShopSummary>, bool), sqlx::Error>
+async fn fetch_page<'q, T>(
+    db: &PgPool,
+    sql: &'q str,
+    filter: T,
+    page: u32,
+) -> Result<(Vec<ShopSummary>, bool), sqlx::Error>
 where
     T: 'q + Send + sqlx::Encode<'q, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>,
 {
@@ -148,21 +153,27 @@ pub async fn l2_invalidate(
     channel: &str,
     id: i64,
 ) -> Result<(), redis::RedisError> {
-    redis::pipe().cmd("DEL").arg(key).ignore().cmd("PUBLISH").arg(channel).arg(id).ignore()
+    redis::pipe()
+        .cmd("DEL")
+        .arg(key)
+        .ignore()
+        .cmd("PUBLISH")
+        .arg(channel)
+        .arg(id)
+        .ignore()
         .query_async(&mut redis.clone())
         .await
 }
 
 /// Tries to take the rebuild lock; true if this caller now owns it.
-pub async fn try_lock(redis: &ConnectionManager, key: &str, token: &str, ttl_ms: u64) -> Result<bool, redis::RedisError> {
-    let reply: Option<String> = redis::cmd("SET")
-        .arg(key)
-        .arg(token)
-        .arg("NX")
-        .arg("PX")
-        .arg(ttl_ms)
-        .query_async(&mut redis.clone())
-        .await?;
+pub async fn try_lock(
+    redis: &ConnectionManager,
+    key: &str,
+    token: &str,
+    ttl_ms: u64,
+) -> Result<bool, redis::RedisError> {
+    let reply: Option<String> =
+        redis::cmd("SET").arg(key).arg(token).arg("NX").arg("PX").arg(ttl_ms).query_async(&mut redis.clone()).await?;
     Ok(reply.is_some())
 }
 
@@ -183,11 +194,24 @@ pub async fn record_visit(
 ) -> Result<u64, redis::RedisError> {
     const KEEP_SECS: u64 = 35 * 24 * 3600;
     let (count,): (u64,) = redis::pipe()
-        .cmd("PFADD").arg(shop_key).arg(visitor).ignore()
-        .cmd("EXPIRE").arg(shop_key).arg(KEEP_SECS).ignore()
-        .cmd("PFADD").arg(site_key).arg(visitor).ignore()
-        .cmd("EXPIRE").arg(site_key).arg(KEEP_SECS).ignore()
-        .cmd("PFCOUNT").arg(shop_key)
+        .cmd("PFADD")
+        .arg(shop_key)
+        .arg(visitor)
+        .ignore()
+        .cmd("EXPIRE")
+        .arg(shop_key)
+        .arg(KEEP_SECS)
+        .ignore()
+        .cmd("PFADD")
+        .arg(site_key)
+        .arg(visitor)
+        .ignore()
+        .cmd("EXPIRE")
+        .arg(site_key)
+        .arg(KEEP_SECS)
+        .ignore()
+        .cmd("PFCOUNT")
+        .arg(shop_key)
         .query_async(&mut redis.clone())
         .await?;
     Ok(count)

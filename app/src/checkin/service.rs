@@ -21,7 +21,9 @@ pub enum CheckinError {
 impl From<CheckinError> for AppError {
     fn from(e: CheckinError) -> Self {
         match e {
-            CheckinError::AlreadyCheckedIn => AppError::invalid("checkin", "You already checked in today. Come back tomorrow!"),
+            CheckinError::AlreadyCheckedIn => {
+                AppError::invalid("checkin", "You already checked in today. Come back tomorrow!")
+            }
             other => AppError::internal(other),
         }
     }
@@ -58,7 +60,10 @@ pub async fn month(state: &AppState, user_id: i64, today: Date) -> Result<Checki
     for _ in 0..120 {
         let Some(last_of_prev) = month_start.previous_day().filter(|_| complete) else { break };
         let len = last_of_prev.day();
-        let run = trailing_run(store::month_bits(&state.redis, &key(state, user_id, last_of_prev), len).await?, u32::from(len));
+        let run = trailing_run(
+            store::month_bits(&state.redis, &key(state, user_id, last_of_prev), len).await?,
+            u32::from(len),
+        );
         streak += run;
         complete = run == u32::from(len);
         month_start = last_of_prev.replace_day(1).unwrap_or(last_of_prev);

@@ -4,7 +4,8 @@ use redis::aio::ConnectionManager;
 
 /// Sets `day`'s bit (1-based); returns whether it was already set.
 pub async fn check_in(redis: &ConnectionManager, key: &str, day: u8) -> Result<bool, redis::RedisError> {
-    let previous: u8 = redis::cmd("SETBIT").arg(key).arg(u32::from(day) - 1).arg(1).query_async(&mut redis.clone()).await?;
+    let previous: u8 =
+        redis::cmd("SETBIT").arg(key).arg(u32::from(day) - 1).arg(1).query_async(&mut redis.clone()).await?;
     Ok(previous == 1)
 }
 

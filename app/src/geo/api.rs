@@ -8,7 +8,13 @@ use crate::error::AppError;
 
 /// Shops of a type near a point (`radius_km` empty = 5 km), 20 a page, nearest first.
 #[server(endpoint = "geo/nearby", input = leptos::server_fn::codec::GetUrl)]
-pub async fn nearby_shops(type_id: i64, lon: String, lat: String, radius_km: String, page: u32) -> Result<Page<NearbyShop>, AppError> {
+pub async fn nearby_shops(
+    type_id: i64,
+    lon: String,
+    lat: String,
+    radius_km: String,
+    page: u32,
+) -> Result<Page<NearbyShop>, AppError> {
     let state = crate::edge::state()?;
     let at = super::model::GeoPoint::parse(&lon, &lat).map_err(AppError::respond)?;
     let radius = super::model::parse_radius_km(&radius_km).map_err(AppError::respond)?;

@@ -24,12 +24,18 @@ pub struct GeoPoint {
 impl GeoPoint {
     /// Parses longitude and latitude, refusing anything Redis GEO could not store.
     pub fn parse(lon: &str, lat: &str) -> Result<Self, AppError> {
-        let lon: f64 = lon.trim().parse().ok().filter(|v: &f64| v.is_finite() && (-180.0..=180.0).contains(v)).ok_or_else(
-            || AppError::invalid("lon", "Longitude is a number from -180 to 180."),
-        )?;
-        let lat: f64 = lat.trim().parse().ok().filter(|v: &f64| v.is_finite() && (-MAX_LAT..=MAX_LAT).contains(v)).ok_or_else(
-            || AppError::invalid("lat", "Latitude is a number from -85.05 to 85.05."),
-        )?;
+        let lon: f64 = lon
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && (-180.0..=180.0).contains(v))
+            .ok_or_else(|| AppError::invalid("lon", "Longitude is a number from -180 to 180."))?;
+        let lat: f64 = lat
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && (-MAX_LAT..=MAX_LAT).contains(v))
+            .ok_or_else(|| AppError::invalid("lat", "Latitude is a number from -85.05 to 85.05."))?;
         Ok(Self { lon, lat })
     }
 }
@@ -82,8 +88,9 @@ mod tests {
     #[test]
     fn points_and_radii_are_checked() {
         assert_eq!(GeoPoint::parse("120.16", " 30.25 ").unwrap(), GeoPoint { lon: 120.16, lat: 30.25 });
-        for (lon, lat, field) in [("181", "30", "lon"), ("NaN", "30", "lon"), ("120", "86", "lat"), ("120", "", "lat")] {
-            assert_eq!(GeoPoint::parse(lon, lat).unwrap_err().field_message(field).is_some(), true, "{lon},{lat}");
+        for (lon, lat, field) in [("181", "30", "lon"), ("NaN", "30", "lon"), ("120", "86", "lat"), ("120", "", "lat")]
+        {
+            assert!(GeoPoint::parse(lon, lat).unwrap_err().field_message(field).is_some(), "{lon},{lat}");
         }
         assert_eq!(parse_radius_km(""), Ok(5_000.0));
         assert_eq!(parse_radius_km("2.5"), Ok(2_500.0));

@@ -66,7 +66,10 @@ pub fn NearbyPage() -> impl IntoView {
             locate(
                 move |lon, lat| {
                     set_locating.set(None);
-                    navigate(&format!("/nearby?type={type_id}&lon={lon:.6}&lat={lat:.6}&r={radius}"), Default::default());
+                    navigate(
+                        &format!("/nearby?type={type_id}&lon={lon:.6}&lat={lat:.6}&r={radius}"),
+                        Default::default(),
+                    );
                 },
                 move || set_locating.set(Some("Your browser did not share a location — choose an area instead.")),
             );

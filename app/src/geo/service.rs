@@ -45,7 +45,13 @@ pub async fn load_all(state: &AppState) -> Result<usize, GeoError> {
 
 /// Page `page` (1-based) of shops of `type_id` within `radius_m` of `at`, nearest first. Each page asks
 /// Redis for everything up to its end and orders ties by id, so pages neither skip nor repeat a shop.
-pub async fn nearby(state: &AppState, type_id: i64, at: GeoPoint, radius_m: f64, page: u32) -> Result<Page<NearbyShop>, GeoError> {
+pub async fn nearby(
+    state: &AppState,
+    type_id: i64,
+    at: GeoPoint,
+    radius_m: f64,
+    page: u32,
+) -> Result<Page<NearbyShop>, GeoError> {
     crate::catalog::store::shop_type(&state.db, type_id).await?.ok_or(GeoError::TypeNotFound(type_id))?;
     let page = page.clamp(1, 500);
     let end = page as usize * PAGE_SIZE;

@@ -12,7 +12,11 @@ pub async fn positions(db: &PgPool) -> Result<Vec<(i64, i64, f64, f64)>, sqlx::E
 }
 
 /// Replaces the GEO sets of the given types with `positions` (`(type, shop, lon, lat)`), one round trip.
-pub async fn replace_all(redis: &ConnectionManager, keys: &Keys, positions: &[(i64, i64, f64, f64)]) -> Result<(), redis::RedisError> {
+pub async fn replace_all(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    positions: &[(i64, i64, f64, f64)],
+) -> Result<(), redis::RedisError> {
     let mut pipe = redis::pipe();
     pipe.atomic();
     let mut types: Vec<i64> = positions.iter().map(|p| p.0).collect();
@@ -34,8 +38,21 @@ pub async fn replace_all(redis: &ConnectionManager, keys: &Keys, positions: &[(i
 }
 
 /// Places (or moves) one shop.
-pub async fn place(redis: &ConnectionManager, keys: &Keys, type_id: i64, shop_id: i64, lon: f64, lat: f64) -> Result<(), redis::RedisError> {
-    redis::cmd("GEOADD").arg(keys.geo_shops(type_id)).arg(lon).arg(lat).arg(shop_id).query_async(&mut redis.clone()).await
+pub async fn place(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    type_id: i64,
+    shop_id: i64,
+    lon: f64,
+    lat: f64,
+) -> Result<(), redis::RedisError> {
+    redis::cmd("GEOADD")
+        .arg(keys.geo_shops(type_id))
+        .arg(lon)
+        .arg(lat)
+        .arg(shop_id)
+        .query_async(&mut redis.clone())
+        .await
 }
 
 /// Shops of a type within `radius_m` of the point, nearest first, at most `count`: `(shop, metres)`.
@@ -50,10 +67,15 @@ pub async fn within(
 ) -> Result<Vec<(i64, f64)>, redis::RedisError> {
     redis::cmd("GEOSEARCH")
         .arg(keys.geo_shops(type_id))
-        .arg("FROMLONLAT").arg(lon).arg(lat)
-        .arg("BYRADIUS").arg(radius_m).arg("m")
+        .arg("FROMLONLAT")
+        .arg(lon)
+        .arg(lat)
+        .arg("BYRADIUS")
+        .arg(radius_m)
+        .arg("m")
         .arg("ASC")
-        .arg("COUNT").arg(count)
+        .arg("COUNT")
+        .arg(count)
         .arg("WITHDIST")
         .query_async(&mut redis.clone())
         .await
@@ -61,13 +83,20 @@ pub async fn within(
 
 /// Summaries of the given shops (any order).
 pub async fn summaries(db: &PgPool, ids: &[i64]) -> Result<Vec<ShopSummary>, sqlx::Error> {
-    sqlx::query_as("SELECT id, name, area, images[1] AS image, avg_price_cents, score, sold FROM shops WHERE id = ANY($1)")
-        .bind(ids)
-        .fetch_all(db)
-        .await
+    sqlx::query_as(
+        "SELECT id, name, area, images[1] AS image, avg_price_cents, score, sold FROM shops WHERE id = ANY($1)",
+    )
+    .bind(ids)
+    .fetch_all(db)
+    .await
 }
 
 /// Takes a removed shop out of its type's set.
-pub async fn remove(redis: &ConnectionManager, keys: &Keys, type_id: i64, shop_id: i64) -> Result<(), redis::RedisError> {
+pub async fn remove(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    type_id: i64,
+    shop_id: i64,
+) -> Result<(), redis::RedisError> {
     redis::cmd("ZREM").arg(keys.geo_shops(type_id)).arg(shop_id).query_async(&mut redis.clone()).await
 }

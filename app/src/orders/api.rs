@@ -11,7 +11,8 @@ use crate::error::AppError;
 pub async fn get_order_status(order_id: i64) -> Result<OrderStatus, AppError> {
     let state = crate::edge::state()?;
     let user = crate::edge::current_user().await?.ok_or_else(|| AppError::LoginRequired.respond())?;
-    let order = super::store::order_of_user(&state.db, user.id, order_id).await.map_err(|e| AppError::internal(e).respond())?;
+    let order =
+        super::store::order_of_user(&state.db, user.id, order_id).await.map_err(|e| AppError::internal(e).respond())?;
     Ok(order.map_or(OrderStatus::Queued, |o| o.status))
 }
 

@@ -2,10 +2,10 @@
 //! orders, payment, and the buyer's views.
 
 pub mod api;
-pub mod model;
-pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod closer;
+pub mod model;
+pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod service;
 #[cfg(feature = "ssr")]

@@ -43,7 +43,9 @@ impl PayOutcome {
         match self {
             Self::Paid => "Paid. Enjoy!",
             Self::AlreadyPaid => "This order is already paid.",
-            Self::Refunded => "This order had expired and was closed before your payment arrived, so your payment was refunded.",
+            Self::Refunded => {
+                "This order had expired and was closed before your payment arrived, so your payment was refunded."
+            }
         }
     }
 }

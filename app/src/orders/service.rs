@@ -108,7 +108,8 @@ pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOut
 /// Buys a normal coupon: an unpaid order at once, with its close check queued.
 pub async fn buy(state: &AppState, user_id: i64, voucher_id: i64) -> Result<i64, OrderError> {
     let id = state.ids.next_id();
-    let created_ms = store::insert_normal_order(&state.db, id, user_id, voucher_id).await?.ok_or(OrderError::VoucherNotFound)?;
+    let created_ms =
+        store::insert_normal_order(&state.db, id, user_id, voucher_id).await?.ok_or(OrderError::VoucherNotFound)?;
     // If this send fails the sweeper still closes the order on time; the buyer need not wait or retry.
     if let Err(e) = publish_close_checks(state, &[(id, created_ms)]).await {
         tracing::warn!(order = id, "close check not queued, the sweeper will close it: {e}");

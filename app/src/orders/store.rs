@@ -57,12 +57,13 @@ async fn write_bulk(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -> Resu
         *per_voucher.entry(*voucher).or_default() += 1;
     }
     for (voucher, n) in &per_voucher {
-        let ok = sqlx::query("UPDATE vouchers SET stock = stock - $2, updated_at = now() WHERE id = $1 AND stock >= $2")
-            .bind(voucher)
-            .bind(n)
-            .execute(&mut *sp)
-            .await?
-            .rows_affected();
+        let ok =
+            sqlx::query("UPDATE vouchers SET stock = stock - $2, updated_at = now() WHERE id = $1 AND stock >= $2")
+                .bind(voucher)
+                .bind(n)
+                .execute(&mut *sp)
+                .await?
+                .rows_affected();
         if ok != 1 {
             sp.rollback().await?;
             return Ok(None);
@@ -73,7 +74,12 @@ async fn write_bulk(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -> Resu
     let existing: std::collections::HashSet<i64> = if rest.is_empty() {
         Default::default()
     } else {
-        sqlx::query_scalar::<_, i64>("SELECT id FROM orders WHERE id = ANY($1)").bind(&rest).fetch_all(&mut *sp).await?.into_iter().collect()
+        sqlx::query_scalar::<_, i64>("SELECT id FROM orders WHERE id = ANY($1)")
+            .bind(&rest)
+            .fetch_all(&mut *sp)
+            .await?
+            .into_iter()
+            .collect()
     };
     sp.commit().await?;
     let mut out = BatchOutcome::default();
@@ -124,11 +130,12 @@ async fn write_one_by_one(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -
             }
             continue;
         }
-        let deducted = sqlx::query("UPDATE vouchers SET stock = stock - 1, updated_at = now() WHERE id = $1 AND stock >= 1")
-            .bind(msg.voucher_id)
-            .execute(&mut *sp)
-            .await?
-            .rows_affected();
+        let deducted =
+            sqlx::query("UPDATE vouchers SET stock = stock - 1, updated_at = now() WHERE id = $1 AND stock >= 1")
+                .bind(msg.voucher_id)
+                .execute(&mut *sp)
+                .await?
+                .rows_affected();
         if deducted == 1 {
             sp.commit().await?;
             out.inserted.push(msg.order_id);
@@ -294,7 +301,12 @@ pub async fn overdue_unpaid(db: &PgPool, timeout: std::time::Duration, limit: i6
 }
 
 /// Creates an unpaid order for a normal coupon on sale; `None` if there is no such coupon.
-pub async fn insert_normal_order(db: &PgPool, order_id: i64, user_id: i64, voucher_id: i64) -> Result<Option<i64>, sqlx::Error> {
+pub async fn insert_normal_order(
+    db: &PgPool,
+    order_id: i64,
+    user_id: i64,
+    voucher_id: i64,
+) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar(
         "INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents)
          SELECT $1, $2, v.id, 'normal', 'unpaid', v.pay_value_cents FROM vouchers v

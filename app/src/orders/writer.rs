@@ -50,7 +50,9 @@ pub struct BatchReport {
 }
 
 /// Waits for one message, then gathers more until `MAX_BATCH` or `LINGER` passes without one.
-async fn next_batch<C: rdkafka::consumer::ConsumerContext + 'static>(consumer: &StreamConsumer<C>) -> Result<Vec<OwnedMessage>, KafkaError> {
+async fn next_batch<C: rdkafka::consumer::ConsumerContext + 'static>(
+    consumer: &StreamConsumer<C>,
+) -> Result<Vec<OwnedMessage>, KafkaError> {
     let first = consumer.recv().await?.detach();
     let mut batch = vec![first];
     while batch.len() < MAX_BATCH {
@@ -87,7 +89,8 @@ pub async fn process_batch(state: &AppState, messages: &[OwnedMessage]) -> Resul
         dead_letter(state, &payload, reason).await?;
         // Redis counted this grab; Postgres refused it: give the coupon back so the sale stays honest.
         if let Err(e) =
-            crate::seckill::store::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await
+            crate::seckill::store::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id)
+                .await
         {
             tracing::error!(order = order.order_id, "could not release a refused grab in Redis: {e}");
         }
@@ -106,7 +109,8 @@ pub async fn process_batch(state: &AppState, messages: &[OwnedMessage]) -> Resul
 /// Runs the writer until an error; the caller restarts it (offsets are committed only after the DB commit).
 pub async fn run(state: AppState) -> Result<(), WriterError> {
     let lag = kafka::LagContext { lag: state.seckill.metrics.writer_lag.clone() };
-    let consumer = kafka::consumer_with_lag(&state.config, &format!("{}{GROUP}", state.config.kafka_topic_prefix), lag)?;
+    let consumer =
+        kafka::consumer_with_lag(&state.config, &format!("{}{GROUP}", state.config.kafka_topic_prefix), lag)?;
     consumer.subscribe(&[&kafka::topic(&state.config, ORDERS_CREATED)])?;
     loop {
         let batch = next_batch(&consumer).await?;

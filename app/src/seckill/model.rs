@@ -71,7 +71,11 @@ pub fn parse_yuan(field: &str, raw: &str) -> Result<i64, AppError> {
     let bad = || AppError::invalid(field, "An amount in yuan, like 9.90 (0 to 100000).");
     let raw = raw.trim();
     let (whole, frac) = raw.split_once('.').unwrap_or((raw, ""));
-    if whole.is_empty() || frac.len() > 2 || !whole.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+    if whole.is_empty()
+        || frac.len() > 2
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
         return Err(bad());
     }
     let yuan: i64 = whole.parse().map_err(|_| bad())?;
@@ -96,7 +100,14 @@ pub fn parse_local_time(field: &str, raw: &str) -> Result<i64, AppError> {
     let s = if b.len() == 19 { num(17..19)? } else { 0 };
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
     let days_in = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    if !(1970..=9999).contains(&y) || !(1..=12).contains(&mo) || d < 1 || d > days_in[(mo - 1) as usize] || h > 23 || mi > 59 || s > 59 {
+    if !(1970..=9999).contains(&y)
+        || !(1..=12).contains(&mo)
+        || d < 1
+        || d > days_in[(mo - 1) as usize]
+        || h > 23
+        || mi > 59
+        || s > 59
+    {
         return Err(bad());
     }
     // Days since 1970-01-01 (civil-from-days inverse, Howard Hinnant's algorithm).
@@ -112,7 +123,15 @@ pub fn parse_local_time(field: &str, raw: &str) -> Result<i64, AppError> {
 impl NewFlashSale {
     /// Checks every field; the first problem is reported against its field.
     #[allow(clippy::too_many_arguments)]
-    pub fn parse(title: &str, rules: &str, pay: &str, actual: &str, stock: &str, begin: &str, end: &str) -> Result<Self, AppError> {
+    pub fn parse(
+        title: &str,
+        rules: &str,
+        pay: &str,
+        actual: &str,
+        stock: &str,
+        begin: &str,
+        end: &str,
+    ) -> Result<Self, AppError> {
         let title = title.trim();
         if title.is_empty() || title.chars().count() > 64 {
             return Err(AppError::invalid("title", "A title of 1 to 64 characters."));
@@ -132,7 +151,15 @@ impl NewFlashSale {
         if end_ms <= begin_ms {
             return Err(AppError::invalid("end", "The sale must end after it begins."));
         }
-        Ok(Self { title: title.to_string(), rules: rules.to_string(), pay_cents, actual_cents, stock, begin_ms, end_ms })
+        Ok(Self {
+            title: title.to_string(),
+            rules: rules.to_string(),
+            pay_cents,
+            actual_cents,
+            stock,
+            begin_ms,
+            end_ms,
+        })
     }
 }
 
@@ -207,7 +234,8 @@ mod tests {
 
     #[test]
     fn a_sale_must_make_sense() {
-        let ok = NewFlashSale::parse("¥100 代金券", "", "9.9", "100", "50", "2026-12-01T10:00", "2026-12-01T12:00").unwrap();
+        let ok =
+            NewFlashSale::parse("¥100 代金券", "", "9.9", "100", "50", "2026-12-01T10:00", "2026-12-01T12:00").unwrap();
         assert_eq!((ok.pay_cents, ok.actual_cents, ok.stock), (990, 10_000, 50));
         assert_eq!(ok.end_ms - ok.begin_ms, 7_200_000);
         let field = |r: Result<NewFlashSale, AppError>| match r.unwrap_err() {
@@ -215,15 +243,26 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!(field(NewFlashSale::parse("", "", "1", "2", "5", "2026-12-01T10:00", "2026-12-01T12:00")), "title");
-        assert_eq!(field(NewFlashSale::parse("t", "", "9", "2", "5", "2026-12-01T10:00", "2026-12-01T12:00")), "actual");
+        assert_eq!(
+            field(NewFlashSale::parse("t", "", "9", "2", "5", "2026-12-01T10:00", "2026-12-01T12:00")),
+            "actual"
+        );
         assert_eq!(field(NewFlashSale::parse("t", "", "1", "2", "0", "2026-12-01T10:00", "2026-12-01T12:00")), "stock");
         assert_eq!(field(NewFlashSale::parse("t", "", "1", "2", "5", "2026-12-01T10:00", "2026-12-01T09:00")), "end");
     }
 
     #[test]
     fn drift_compares_totals_not_snapshots() {
-        let a = SaleAudit { voucher_id: 1, title: "t".into(), begin_ms: 0, end_ms: 1, pg_stock: 90, pg_orders: 10,
-                            redis_stock: Some(85), redis_buyers: 15 };
+        let a = SaleAudit {
+            voucher_id: 1,
+            title: "t".into(),
+            begin_ms: 0,
+            end_ms: 1,
+            pg_stock: 90,
+            pg_orders: 10,
+            redis_stock: Some(85),
+            redis_buyers: 15,
+        };
         assert_eq!((a.in_flight(), a.drift()), (5, 0), "orders in Kafka are in flight, not drift");
         let lost = SaleAudit { redis_stock: Some(86), ..a };
         assert_eq!(lost.drift(), 1);

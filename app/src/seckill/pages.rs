@@ -80,7 +80,10 @@ fn GrabButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
         }
     };
     let retryable = |e: &AppError| {
-        matches!(e, AppError::TooManyRequests { .. } | AppError::Unavailable(_) | AppError::Transport(_) | AppError::Internal)
+        matches!(
+            e,
+            AppError::TooManyRequests { .. } | AppError::Unavailable(_) | AppError::Transport(_) | AppError::Internal
+        )
     };
     view! {
         {move || match grab.value().get() {
@@ -117,7 +120,12 @@ fn OrderFollower(order_id: i64) -> impl IntoView {
         }
         Some(Ok(OrderStatus::Queued)) if asked.get_value() < 120 => {
             asked.update_value(|n| *n += 1);
-            set_timeout(move || { poll.dispatch(order_id); }, Duration::from_millis(500));
+            set_timeout(
+                move || {
+                    poll.dispatch(order_id);
+                },
+                Duration::from_millis(500),
+            );
         }
         _ => {}
     });
@@ -252,5 +260,4 @@ mod tests {
         assert_eq!(cst_text(1_796_083_200_000), "2026-12-01 08:00");
         assert_eq!(cst_text(1_709_164_830_000), "2024-02-29 08:00");
     }
-
 }

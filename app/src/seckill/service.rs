@@ -69,7 +69,9 @@ impl From<SeckillError> for AppError {
                 tracing::warn!(%cause, "grab given back: broker unavailable");
                 AppError::Unavailable("We could not queue your order, so nothing was taken. Please try again.".into())
             }
-            SeckillError::AlreadyStarted => AppError::invalid("stock", "The sale has started: its stock can no longer change."),
+            SeckillError::AlreadyStarted => {
+                AppError::invalid("stock", "The sale has started: its stock can no longer change.")
+            }
             SeckillError::Catalog(e) => e.into(),
             SeckillError::Invalid(e) => e,
             other => AppError::internal(other),
@@ -133,7 +135,10 @@ pub struct SeckillLocal {
 
 impl Default for SeckillLocal {
     fn default() -> Self {
-        Self { sold_out: moka::future::Cache::builder().time_to_live(SOLD_OUT_FLAG_TTL).build(), metrics: SeckillMetrics::default() }
+        Self {
+            sold_out: moka::future::Cache::builder().time_to_live(SOLD_OUT_FLAG_TTL).build(),
+            metrics: SeckillMetrics::default(),
+        }
     }
 }
 
@@ -238,7 +243,8 @@ pub async fn drain_compensation(state: &AppState) -> Result<usize, SeckillError>
             return Ok(delivered);
         }
         for payload in batch {
-            let key = serde_json::from_slice::<OrderCreated>(&payload).map(|o| o.order_id.to_string()).unwrap_or_default();
+            let key =
+                serde_json::from_slice::<OrderCreated>(&payload).map(|o| o.order_id.to_string()).unwrap_or_default();
             match state.publisher.send(&topic, &key, &payload).await {
                 Delivery::Persisted => {
                     store::remove_compensation(&state.redis, &state.keys, &payload).await?;
@@ -293,7 +299,8 @@ pub async fn create_sale(
     let mut tx = state.db.begin().await?;
     let id = store::insert_sale(&mut tx, shop_id, &sale).await?;
     let forget_at = forget_at_ms(state, sale.end_ms);
-    store::load_sale(&state.redis, &state.keys, id, i64::from(sale.stock), (sale.begin_ms, sale.end_ms), forget_at).await?;
+    store::load_sale(&state.redis, &state.keys, id, i64::from(sale.stock), (sale.begin_ms, sale.end_ms), forget_at)
+        .await?;
     if let Err(e) = tx.commit().await {
         store::forget_sale(&state.redis, &state.keys, id).await?;
         return Err(e.into());
@@ -334,7 +341,11 @@ pub async fn audit(state: &AppState, shop_id: Option<i64>) -> Result<Vec<SaleAud
 }
 
 /// The merchant's view of one shop's sales (owner only).
-pub async fn shop_sales(state: &AppState, user: Option<&CurrentUser>, shop_id: i64) -> Result<Vec<SaleAudit>, SeckillError> {
+pub async fn shop_sales(
+    state: &AppState,
+    user: Option<&CurrentUser>,
+    shop_id: i64,
+) -> Result<Vec<SaleAudit>, SeckillError> {
     authorize_owner(state, user, shop_id).await?;
     audit(state, Some(shop_id)).await
 }
@@ -347,7 +358,12 @@ pub fn spawn_reconciliation(state: AppState, every: Duration) -> tokio::task::Jo
             match audit(&state, None).await {
                 Ok(sales) => {
                     for s in sales.iter().filter(|s| s.drift() != 0) {
-                        tracing::error!(voucher = s.voucher_id, drift = s.drift(), ?s, "flash sale drift between Redis and Postgres");
+                        tracing::error!(
+                            voucher = s.voucher_id,
+                            drift = s.drift(),
+                            ?s,
+                            "flash sale drift between Redis and Postgres"
+                        );
                     }
                 }
                 Err(e) => tracing::warn!("reconciliation skipped: {e}"),

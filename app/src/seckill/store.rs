@@ -28,10 +28,27 @@ pub async fn load_sale(
     let (begin_ms, end_ms) = window;
     redis::pipe()
         .atomic()
-        .cmd("SET").arg(keys.seckill_stock(voucher_id)).arg(stock).arg("PXAT").arg(forget_at_ms).ignore()
-        .cmd("DEL").arg(keys.seckill_buyers(voucher_id)).arg(keys.seckill_released(voucher_id)).ignore()
-        .cmd("HSET").arg(keys.seckill_window(voucher_id)).arg("begin").arg(begin_ms).arg("end").arg(end_ms).ignore()
-        .cmd("PEXPIREAT").arg(keys.seckill_window(voucher_id)).arg(forget_at_ms).ignore()
+        .cmd("SET")
+        .arg(keys.seckill_stock(voucher_id))
+        .arg(stock)
+        .arg("PXAT")
+        .arg(forget_at_ms)
+        .ignore()
+        .cmd("DEL")
+        .arg(keys.seckill_buyers(voucher_id))
+        .arg(keys.seckill_released(voucher_id))
+        .ignore()
+        .cmd("HSET")
+        .arg(keys.seckill_window(voucher_id))
+        .arg("begin")
+        .arg(begin_ms)
+        .arg("end")
+        .arg(end_ms)
+        .ignore()
+        .cmd("PEXPIREAT")
+        .arg(keys.seckill_window(voucher_id))
+        .arg(forget_at_ms)
+        .ignore()
         .query_async(&mut redis.clone())
         .await
 }
@@ -80,15 +97,22 @@ pub async fn rate_limit(
     limit: u32,
 ) -> Result<Option<u64>, redis::RedisError> {
     let request_id = format!("{:032x}", rand::random::<u128>());
-    let wait: i64 = RATE_LIMIT.key(key).arg(window_ms).arg(limit).arg(request_id).invoke_async(&mut redis.clone()).await?;
+    let wait: i64 =
+        RATE_LIMIT.key(key).arg(window_ms).arg(limit).arg(request_id).invoke_async(&mut redis.clone()).await?;
     Ok((wait > 0).then_some(wait as u64))
 }
 
 /// Remaining stock and buyer count of a sale (for reconciliation and tests).
-pub async fn sale_state(redis: &ConnectionManager, keys: &Keys, voucher_id: i64) -> Result<(Option<i64>, u64), redis::RedisError> {
+pub async fn sale_state(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    voucher_id: i64,
+) -> Result<(Option<i64>, u64), redis::RedisError> {
     redis::pipe()
-        .cmd("GET").arg(keys.seckill_stock(voucher_id))
-        .cmd("SCARD").arg(keys.seckill_buyers(voucher_id))
+        .cmd("GET")
+        .arg(keys.seckill_stock(voucher_id))
+        .cmd("SCARD")
+        .arg(keys.seckill_buyers(voucher_id))
         .query_async(&mut redis.clone())
         .await
 }
@@ -117,7 +141,9 @@ const SALE_COLUMNS: &str = "SELECT v.id AS voucher_id, v.stock, \
 
 /// Every flash sale that has not ended.
 pub async fn current_sales(db: &PgPool) -> Result<Vec<SaleRecord>, sqlx::Error> {
-    sqlx::query_as(&format!("{SALE_COLUMNS} AND v.end_at > now() AND v.status = 'on' ORDER BY v.id")).fetch_all(db).await
+    sqlx::query_as(&format!("{SALE_COLUMNS} AND v.end_at > now() AND v.status = 'on' ORDER BY v.id"))
+        .fetch_all(db)
+        .await
 }
 
 /// Writes `sale` into Redis unless Redis already has it (`lua/restore_sale.lua`), to be forgotten at
@@ -146,12 +172,20 @@ pub async fn restore_sale(
 }
 
 /// Queues an order message whose produce outcome is unknown (newest at the head).
-pub async fn push_compensation(redis: &ConnectionManager, keys: &Keys, payload: &[u8]) -> Result<(), redis::RedisError> {
+pub async fn push_compensation(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    payload: &[u8],
+) -> Result<(), redis::RedisError> {
     redis::cmd("LPUSH").arg(keys.seckill_compensation()).arg(payload).query_async(&mut redis.clone()).await
 }
 
 /// Up to `n` of the oldest queued messages, oldest first.
-pub async fn oldest_compensation(redis: &ConnectionManager, keys: &Keys, n: isize) -> Result<Vec<Vec<u8>>, redis::RedisError> {
+pub async fn oldest_compensation(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    n: isize,
+) -> Result<Vec<Vec<u8>>, redis::RedisError> {
     let mut items: Vec<Vec<u8>> =
         redis::cmd("LRANGE").arg(keys.seckill_compensation()).arg(-n).arg(-1).query_async(&mut redis.clone()).await?;
     items.reverse();
@@ -159,7 +193,11 @@ pub async fn oldest_compensation(redis: &ConnectionManager, keys: &Keys, n: isiz
 }
 
 /// Drops one delivered message from the list.
-pub async fn remove_compensation(redis: &ConnectionManager, keys: &Keys, payload: &[u8]) -> Result<(), redis::RedisError> {
+pub async fn remove_compensation(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    payload: &[u8],
+) -> Result<(), redis::RedisError> {
     redis::cmd("LREM").arg(keys.seckill_compensation()).arg(-1).arg(payload).query_async(&mut redis.clone()).await
 }
 
@@ -180,7 +218,8 @@ pub async fn live_stocks(
         pipe.cmd("GET").arg(keys.seckill_stock(*id));
     }
     let mut values: Vec<redis::Value> = pipe.query_async(&mut redis.clone()).await?;
-    let stocks = values.split_off(1).into_iter().map(redis::from_redis_value).collect::<Result<Vec<Option<i64>>, _>>()?;
+    let stocks =
+        values.split_off(1).into_iter().map(redis::from_redis_value).collect::<Result<Vec<Option<i64>>, _>>()?;
     let time: (i64, i64) = redis::from_redis_value(values.pop().unwrap_or(redis::Value::Nil))?;
     Ok((time.0 * 1000 + time.1 / 1000, voucher_ids.iter().copied().zip(stocks).collect()))
 }
@@ -205,7 +244,11 @@ pub async fn insert_sale(tx: &mut sqlx::PgConnection, shop_id: i64, sale: &NewFl
 }
 
 /// Sets a sale's stock if it has not started (by Postgres' clock); false if it has, or is no flash sale.
-pub async fn set_stock_before_start(tx: &mut sqlx::PgConnection, voucher_id: i64, stock: i32) -> Result<bool, sqlx::Error> {
+pub async fn set_stock_before_start(
+    tx: &mut sqlx::PgConnection,
+    voucher_id: i64,
+    stock: i32,
+) -> Result<bool, sqlx::Error> {
     let done = sqlx::query(
         "UPDATE vouchers SET stock = $2, updated_at = now() WHERE id = $1 AND kind = 'flash' AND begin_at > now() + interval '1 second'",
     )
@@ -218,7 +261,10 @@ pub async fn set_stock_before_start(tx: &mut sqlx::PgConnection, voucher_id: i64
 
 /// The shop a flash sale belongs to.
 pub async fn sale_shop(db: &PgPool, voucher_id: i64) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar("SELECT shop_id FROM vouchers WHERE id = $1 AND kind = 'flash'").bind(voucher_id).fetch_optional(db).await
+    sqlx::query_scalar("SELECT shop_id FROM vouchers WHERE id = $1 AND kind = 'flash'")
+        .bind(voucher_id)
+        .fetch_optional(db)
+        .await
 }
 
 /// Postgres' side of the audit: every flash sale (of one shop, or all), newest first.
@@ -236,14 +282,31 @@ pub async fn sale_ledgers(db: &PgPool, shop_id: Option<i64>) -> Result<Vec<SaleA
     Ok(rows
         .into_iter()
         .map(|(voucher_id, title, begin_ms, end_ms, pg_stock, pg_orders)| SaleAudit {
-            voucher_id, title, begin_ms, end_ms, pg_stock, pg_orders, redis_stock: None, redis_buyers: 0,
+            voucher_id,
+            title,
+            begin_ms,
+            end_ms,
+            pg_stock,
+            pg_orders,
+            redis_stock: None,
+            redis_buyers: 0,
         })
         .collect())
 }
 
 /// Sets the Redis stock of a sale that has not started (no buyers can exist yet), keeping its lifetime.
-pub async fn set_stock(redis: &ConnectionManager, keys: &Keys, voucher_id: i64, stock: i32) -> Result<(), redis::RedisError> {
-    redis::cmd("SET").arg(keys.seckill_stock(voucher_id)).arg(stock).arg("KEEPTTL").query_async(&mut redis.clone()).await
+pub async fn set_stock(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    voucher_id: i64,
+    stock: i32,
+) -> Result<(), redis::RedisError> {
+    redis::cmd("SET")
+        .arg(keys.seckill_stock(voucher_id))
+        .arg(stock)
+        .arg("KEEPTTL")
+        .query_async(&mut redis.clone())
+        .await
 }
 
 /// Removes a sale's Redis state (undoing a creation whose database commit failed).

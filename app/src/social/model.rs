@@ -36,7 +36,10 @@ impl NewNote {
                 && !u.chars().any(|c| c.is_whitespace() || c == '"' || c == '<' || c == '>')
         };
         if !images.iter().all(image_ok) {
-            return Err(AppError::invalid("images", "Each image is an http(s) or site address of at most 300 characters."));
+            return Err(AppError::invalid(
+                "images",
+                "Each image is an http(s) or site address of at most 300 characters.",
+            ));
         }
         Ok(Self { title: title.to_string(), body: body.to_string(), images })
     }
@@ -133,9 +136,7 @@ mod tests {
     #[test]
     fn notes_are_checked() {
         assert!(NewNote::parse("好吃", "真不错", "https://img.example.com/a.jpg\n\n/images/b.png").is_ok());
-        let field = |r: Result<NewNote, AppError>| r.unwrap_err().field_message("title").map(|_| "title")
-            .or_else(|| None);
-        assert_eq!(field(NewNote::parse("", "x", "")), Some("title"));
+        assert!(NewNote::parse("", "x", "").unwrap_err().field_message("title").is_some());
         assert!(NewNote::parse("t", "", "").unwrap_err().field_message("body").is_some());
         assert!(NewNote::parse("t", "b", "javascript:alert(1)").unwrap_err().field_message("images").is_some());
         let ten = (0..10).map(|i| format!("/i/{i}.jpg")).collect::<Vec<_>>().join("\n");

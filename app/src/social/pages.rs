@@ -36,11 +36,17 @@ async fn upload_selected(input: web_sys::HtmlInputElement) -> Result<Vec<String>
         .map_err(|_| failed("network"))?
         .dyn_into()
         .map_err(|_| failed("response"))?;
-    let text = JsFuture::from(resp.text().map_err(|_| failed("body"))?).await.map_err(|_| failed("body"))?.as_string().unwrap_or_default();
+    let text = JsFuture::from(resp.text().map_err(|_| failed("body"))?)
+        .await
+        .map_err(|_| failed("body"))?
+        .as_string()
+        .unwrap_or_default();
     if resp.ok() {
         serde_json::from_str(&text).map_err(|_| failed("answer"))
     } else {
-        Err(serde_json::from_str::<AppError>(&text).map(|e| e.to_string()).unwrap_or_else(|_| failed(&resp.status().to_string())))
+        Err(serde_json::from_str::<AppError>(&text)
+            .map(|e| e.to_string())
+            .unwrap_or_else(|_| failed(&resp.status().to_string())))
     }
 }
 
@@ -72,9 +78,18 @@ pub fn ShopNotes(shop_id: i64) -> impl IntoView {
             leptos::task::spawn_local(async move {
                 match upload_selected(input).await {
                     Ok(urls) => {
-                        if let Some(area) = document().get_element_by_id("note-images").and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
+                        if let Some(area) = document()
+                            .get_element_by_id("note-images")
+                            .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+                        {
                             let current = area.value();
-                            let joined = current.lines().map(str::to_string).chain(urls.iter().cloned()).filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join("\n");
+                            let joined = current
+                                .lines()
+                                .map(str::to_string)
+                                .chain(urls.iter().cloned())
+                                .filter(|l| !l.trim().is_empty())
+                                .collect::<Vec<_>>()
+                                .join("\n");
                             area.set_value(&joined);
                         }
                         set_upload_status.set(Some(format!("{} image(s) added.", urls.len())));

@@ -41,7 +41,8 @@ impl From<SocialError> for AppError {
 
 /// Writes a note about a shop and pushes it into every follower's inbox.
 pub async fn write_note(state: &AppState, author: i64, shop_id: i64, note: NewNote) -> Result<i64, SocialError> {
-    let (id, created_ms) = store::insert_note(&state.db, author, shop_id, &note).await?.ok_or(SocialError::NotFound("Shop"))?;
+    let (id, created_ms) =
+        store::insert_note(&state.db, author, shop_id, &note).await?.ok_or(SocialError::NotFound("Shop"))?;
     let followers = store::followers(&state.db, author).await?;
     store::push_to_feeds(&state.redis, &state.keys, &followers, id, created_ms).await?;
     Ok(id)
@@ -69,7 +70,8 @@ pub async fn note(state: &AppState, id: i64, viewer: Option<i64>) -> Result<Note
 /// (liked now, count).
 pub async fn toggle_like(state: &AppState, user_id: i64, note_id: i64) -> Result<(bool, i32), SocialError> {
     store::note(&state.db, note_id).await?.ok_or(SocialError::NoteNotFound)?;
-    let delta = store::toggle_like(&state.redis, &state.keys, note_id, user_id, crate::seckill::service::now_ms()).await?;
+    let delta =
+        store::toggle_like(&state.redis, &state.keys, note_id, user_id, crate::seckill::service::now_ms()).await?;
     let count = store::add_likes(&state.db, note_id, delta).await?;
     Ok((delta > 0, count))
 }
@@ -113,7 +115,8 @@ pub async fn feed(state: &AppState, user_id: i64, max: Option<i64>, offset: u32)
     let ids: Vec<i64> = entries.iter().map(|(id, _)| *id).collect();
     let mut found = store::notes_by_ids(&state.db, &ids).await?;
     // Inbox order (newest first); a note deleted meanwhile is simply left out.
-    let notes = ids.iter().filter_map(|id| found.iter().position(|n| n.id == *id).map(|i| found.swap_remove(i))).collect();
+    let notes =
+        ids.iter().filter_map(|id| found.iter().position(|n| n.id == *id).map(|i| found.swap_remove(i))).collect();
     Ok(FeedPage { notes, next_max, next_offset })
 }
 

@@ -18,7 +18,12 @@ const SUMMARY_COLUMNS: &str = "n.id, n.title, n.user_id AS author_id, u.nickname
 const LIVE_NOTES: &str = "FROM notes n JOIN users u ON u.id = n.user_id WHERE n.deleted_at IS NULL";
 
 /// Stores a note; returns its id and creation time (unix ms).
-pub async fn insert_note(db: &PgPool, user_id: i64, shop_id: i64, note: &NewNote) -> Result<Option<(i64, i64)>, sqlx::Error> {
+pub async fn insert_note(
+    db: &PgPool,
+    user_id: i64,
+    shop_id: i64,
+    note: &NewNote,
+) -> Result<Option<(i64, i64)>, sqlx::Error> {
     sqlx::query_as(
         "INSERT INTO notes (user_id, shop_id, title, body, images) SELECT $1, s.id, $3, $4, $5 FROM shops s WHERE s.id = $2
          RETURNING id, (extract(epoch FROM created_at) * 1000)::BIGINT",
@@ -41,20 +46,23 @@ pub async fn note(db: &PgPool, id: i64) -> Result<Option<(NoteSummary, String, V
         body: String,
         images: Vec<String>,
     }
-    let row: Option<Row> = sqlx::query_as(&format!("SELECT {SUMMARY_COLUMNS}, n.body, n.images {LIVE_NOTES} AND n.id = $1"))
-        .bind(id)
-        .fetch_optional(db)
-        .await?;
+    let row: Option<Row> =
+        sqlx::query_as(&format!("SELECT {SUMMARY_COLUMNS}, n.body, n.images {LIVE_NOTES} AND n.id = $1"))
+            .bind(id)
+            .fetch_optional(db)
+            .await?;
     Ok(row.map(|r| (r.summary, r.body, r.images)))
 }
 
 /// Live notes about a shop, newest first.
 pub async fn notes_of_shop(db: &PgPool, shop_id: i64, limit: i64) -> Result<Vec<NoteSummary>, sqlx::Error> {
-    sqlx::query_as(&format!("SELECT {SUMMARY_COLUMNS} {LIVE_NOTES} AND n.shop_id = $1 ORDER BY n.created_at DESC, n.id DESC LIMIT $2"))
-        .bind(shop_id)
-        .bind(limit)
-        .fetch_all(db)
-        .await
+    sqlx::query_as(&format!(
+        "SELECT {SUMMARY_COLUMNS} {LIVE_NOTES} AND n.shop_id = $1 ORDER BY n.created_at DESC, n.id DESC LIMIT $2"
+    ))
+    .bind(shop_id)
+    .bind(limit)
+    .fetch_all(db)
+    .await
 }
 
 /// Live notes among `ids` (any order).
@@ -82,12 +90,24 @@ pub async fn add_likes(db: &PgPool, id: i64, delta: i64) -> Result<i32, sqlx::Er
 }
 
 /// Toggles `user_id`'s like in Redis (`lua/like_toggle.lua`); +1 liked now, −1 un-liked.
-pub async fn toggle_like(redis: &ConnectionManager, keys: &Keys, note_id: i64, user_id: i64, now_ms: i64) -> Result<i64, redis::RedisError> {
+pub async fn toggle_like(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    note_id: i64,
+    user_id: i64,
+    now_ms: i64,
+) -> Result<i64, redis::RedisError> {
     LIKE_TOGGLE.key(keys.likes(note_id)).arg(user_id).arg(now_ms).invoke_async(&mut redis.clone()).await
 }
 
 /// The first `n` likers in the order they liked, and whether `viewer` is among all likers.
-pub async fn likers(redis: &ConnectionManager, keys: &Keys, note_id: i64, n: isize, viewer: Option<i64>) -> Result<(Vec<i64>, bool), redis::RedisError> {
+pub async fn likers(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    note_id: i64,
+    n: isize,
+    viewer: Option<i64>,
+) -> Result<(Vec<i64>, bool), redis::RedisError> {
     let mut pipe = redis::pipe();
     pipe.cmd("ZRANGE").arg(keys.likes(note_id)).arg(0).arg(n - 1);
     pipe.cmd("ZSCORE").arg(keys.likes(note_id)).arg(viewer.unwrap_or(0));
@@ -97,8 +117,12 @@ pub async fn likers(redis: &ConnectionManager, keys: &Keys, note_id: i64, n: isi
 
 /// Nicknames of `ids`, in the order given (unknown ids dropped).
 pub async fn people(db: &PgPool, ids: &[i64]) -> Result<Vec<Person>, sqlx::Error> {
-    let rows: Vec<(i64, String)> = sqlx::query_as("SELECT id, nickname FROM users WHERE id = ANY($1)").bind(ids).fetch_all(db).await?;
-    Ok(ids.iter().filter_map(|id| rows.iter().find(|(i, _)| i == id).map(|(i, n)| Person { id: *i, nickname: n.clone() })).collect())
+    let rows: Vec<(i64, String)> =
+        sqlx::query_as("SELECT id, nickname FROM users WHERE id = ANY($1)").bind(ids).fetch_all(db).await?;
+    Ok(ids
+        .iter()
+        .filter_map(|id| rows.iter().find(|(i, _)| i == id).map(|(i, n)| Person { id: *i, nickname: n.clone() }))
+        .collect())
 }
 
 /// Records a follow; false if it existed.
@@ -113,7 +137,11 @@ pub async fn follow(db: &PgPool, user_id: i64, target: i64) -> Result<bool, sqlx
 
 /// Removes a follow; false if there was none.
 pub async fn unfollow(db: &PgPool, user_id: i64, target: i64) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query("DELETE FROM follows WHERE user_id = $1 AND follows_id = $2").bind(user_id).bind(target).execute(db).await?;
+    let done = sqlx::query("DELETE FROM follows WHERE user_id = $1 AND follows_id = $2")
+        .bind(user_id)
+        .bind(target)
+        .execute(db)
+        .await?;
     Ok(done.rows_affected() == 1)
 }
 
@@ -136,21 +164,44 @@ pub async fn all_follows(db: &PgPool) -> Result<Vec<(i64, i64)>, sqlx::Error> {
 }
 
 /// Adds or removes `target` in `user_id`'s follow set.
-pub async fn set_follow(redis: &ConnectionManager, keys: &Keys, user_id: i64, target: i64, on: bool) -> Result<(), redis::RedisError> {
-    redis::cmd(if on { "SADD" } else { "SREM" }).arg(keys.follows(user_id)).arg(target).query_async(&mut redis.clone()).await
+pub async fn set_follow(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    user_id: i64,
+    target: i64,
+    on: bool,
+) -> Result<(), redis::RedisError> {
+    redis::cmd(if on { "SADD" } else { "SREM" })
+        .arg(keys.follows(user_id))
+        .arg(target)
+        .query_async(&mut redis.clone())
+        .await
 }
 
 /// People both users follow (SINTER) and whether `a` follows `b`.
-pub async fn common_follows(redis: &ConnectionManager, keys: &Keys, a: i64, b: i64) -> Result<(Vec<i64>, bool), redis::RedisError> {
+pub async fn common_follows(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    a: i64,
+    b: i64,
+) -> Result<(Vec<i64>, bool), redis::RedisError> {
     redis::pipe()
-        .cmd("SINTER").arg(keys.follows(a)).arg(keys.follows(b))
-        .cmd("SISMEMBER").arg(keys.follows(a)).arg(b)
+        .cmd("SINTER")
+        .arg(keys.follows(a))
+        .arg(keys.follows(b))
+        .cmd("SISMEMBER")
+        .arg(keys.follows(a))
+        .arg(b)
         .query_async(&mut redis.clone())
         .await
 }
 
 /// Rebuilds every follow set from Postgres (start-up), one round trip.
-pub async fn replace_follow_sets(redis: &ConnectionManager, keys: &Keys, follows: &[(i64, i64)]) -> Result<(), redis::RedisError> {
+pub async fn replace_follow_sets(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    follows: &[(i64, i64)],
+) -> Result<(), redis::RedisError> {
     if follows.is_empty() {
         return Ok(());
     }
@@ -164,7 +215,13 @@ pub async fn replace_follow_sets(redis: &ConnectionManager, keys: &Keys, follows
 }
 
 /// Puts a note into each follower's inbox, scored by its creation time.
-pub async fn push_to_feeds(redis: &ConnectionManager, keys: &Keys, followers: &[i64], note_id: i64, created_ms: i64) -> Result<(), redis::RedisError> {
+pub async fn push_to_feeds(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    followers: &[i64],
+    note_id: i64,
+    created_ms: i64,
+) -> Result<(), redis::RedisError> {
     if followers.is_empty() {
         return Ok(()); // Redis refuses an empty pipeline
     }
@@ -176,7 +233,12 @@ pub async fn push_to_feeds(redis: &ConnectionManager, keys: &Keys, followers: &[
 }
 
 /// Takes a note out of each follower's inbox.
-pub async fn remove_from_feeds(redis: &ConnectionManager, keys: &Keys, followers: &[i64], note_id: i64) -> Result<(), redis::RedisError> {
+pub async fn remove_from_feeds(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    followers: &[i64],
+    note_id: i64,
+) -> Result<(), redis::RedisError> {
     if followers.is_empty() {
         return Ok(());
     }
@@ -188,7 +250,14 @@ pub async fn remove_from_feeds(redis: &ConnectionManager, keys: &Keys, followers
 }
 
 /// Up to `count` inbox entries with score ≤ `max`, newest first, skipping the first `offset`: `(note, score)`.
-pub async fn feed_page(redis: &ConnectionManager, keys: &Keys, user_id: i64, max: i64, offset: u32, count: u32) -> Result<Vec<(i64, i64)>, redis::RedisError> {
+pub async fn feed_page(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    user_id: i64,
+    max: i64,
+    offset: u32,
+    count: u32,
+) -> Result<Vec<(i64, i64)>, redis::RedisError> {
     redis::cmd("ZREVRANGEBYSCORE")
         .arg(keys.feed(user_id))
         .arg(max)

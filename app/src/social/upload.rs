@@ -40,33 +40,45 @@ pub async fn upload(
     session: Session,
     mut form: Multipart,
 ) -> Result<Json<Vec<String>>, (StatusCode, Json<AppError>)> {
-    let user = crate::auth::session::user_id(&session).await.map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
+    let user = crate::auth::session::user_id(&session)
+        .await
+        .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
     if user.is_none() {
         return Err((StatusCode::UNAUTHORIZED, Json(AppError::LoginRequired)));
     }
     // Check every file before writing any, so a refused upload stores nothing.
     let mut files = Vec::new();
-    while let Some(field) = form.next_field().await.map_err(|e| refuse(StatusCode::BAD_REQUEST, &format!("Unreadable upload: {e}")))? {
+    while let Some(field) =
+        form.next_field().await.map_err(|e| refuse(StatusCode::BAD_REQUEST, &format!("Unreadable upload: {e}")))?
+    {
         if files.len() == MAX_FILES {
             return Err(refuse(StatusCode::BAD_REQUEST, "At most 9 images."));
         }
         let declared = field.content_type().unwrap_or_default().to_string();
-        let bytes = field.bytes().await.map_err(|_| refuse(StatusCode::PAYLOAD_TOO_LARGE, "Each image may be at most 2 MB."))?;
+        let bytes = field
+            .bytes()
+            .await
+            .map_err(|_| refuse(StatusCode::PAYLOAD_TOO_LARGE, "Each image may be at most 2 MB."))?;
         if bytes.len() > MAX_IMAGE_BYTES {
             return Err(refuse(StatusCode::PAYLOAD_TOO_LARGE, "Each image may be at most 2 MB."));
         }
-        let ext = sniff(&declared, &bytes).ok_or_else(|| refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Only JPEG, PNG, GIF or WebP images."))?;
+        let ext = sniff(&declared, &bytes)
+            .ok_or_else(|| refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Only JPEG, PNG, GIF or WebP images."))?;
         files.push((ext, bytes));
     }
     if files.is_empty() {
         return Err(refuse(StatusCode::BAD_REQUEST, "Choose an image to upload."));
     }
     let dir = &state.config.upload_dir;
-    tokio::fs::create_dir_all(dir).await.map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
+    tokio::fs::create_dir_all(dir)
+        .await
+        .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
     let mut urls = Vec::with_capacity(files.len());
     for (ext, bytes) in files {
         let name = format!("{:032x}.{ext}", rand::random::<u128>());
-        tokio::fs::write(dir.join(&name), &bytes).await.map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
+        tokio::fs::write(dir.join(&name), &bytes)
+            .await
+            .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
         urls.push(format!("/uploads/{name}"));
     }
     Ok(Json(urls))
