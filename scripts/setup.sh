@@ -2,6 +2,12 @@
 # Installs every tool the build and the tests need, when missing. Idempotent: a warm run takes seconds.
 source "$(dirname "$0")/lib.sh"
 
+for component in clippy rustfmt; do
+  if ! rustup component list --installed | grep -q "^$component"; then
+    timed "rustup component $component" rustup component add "$component"
+  fi
+done
+
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   timed "rustup target wasm32" rustup target add wasm32-unknown-unknown
 fi

@@ -16,6 +16,11 @@ export KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:9092}"
 psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='haodian_test'" | grep -q 1 \
   || psql -h 127.0.0.1 -U postgres -d postgres -qc 'CREATE DATABASE haodian_test'
 
+# Lints first, as they fail fastest: one format, and clippy clean on the server side and the wasm side.
+timed "cargo fmt --check" cargo fmt --all --check
+timed "clippy (ssr)" cargo clippy -p app -p server -p bench --all-targets --features app/ssr -- -D warnings
+timed "clippy (hydrate)" cargo clippy -p app -p frontend --features app/hydrate --target wasm32-unknown-unknown -- -D warnings
+
 timed "cargo test -p app" cargo test -p app --features ssr
 timed "cargo test -p server" cargo test -p server
 
