@@ -95,3 +95,16 @@ pub async fn seed_users(db: &PgPool, tag: u32, n: u32) -> Result<Vec<i64>, sqlx:
     .fetch_all(db)
     .await
 }
+
+/// Flash sale `voucher_id`'s end as Postgres records it, unix ms.
+pub async fn sale_end_ms(db: &PgPool, voucher_id: i64) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = $1")
+        .bind(voucher_id)
+        .fetch_one(db)
+        .await
+}
+
+/// When Redis will drop `key`, unix ms (-1: never, -2: no such key).
+pub async fn expires_at(redis: &redis::aio::ConnectionManager, key: &str) -> Result<i64, redis::RedisError> {
+    redis::cmd("PEXPIRETIME").arg(key).query_async(&mut redis.clone()).await
+}

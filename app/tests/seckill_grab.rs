@@ -8,7 +8,7 @@ use app::seckill::model::GrabCode;
 use app::seckill::service::{self, SeckillError};
 use app::seckill::store;
 use app::state::AppState;
-use app::testing::{seed_flash_sale, seed_users, test_state};
+use app::testing::{expires_at, sale_end_ms, seed_flash_sale, seed_users, test_state};
 use sqlx::PgPool;
 
 /// The sale in Postgres and its Redis state, loaded the way start-up loads it.
@@ -184,14 +184,14 @@ async fn start_up_restores_sales_redis_lost_but_never_overwrites_a_live_one(db: 
     sqlx::query("UPDATE vouchers SET stock = 9 WHERE id = 5").execute(&db).await.unwrap();
     assert_eq!(service::restore_sales(&state).await.unwrap(), 1);
     assert_eq!(store::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(9), 1));
-    let end_ms: i64 =
-        sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = 5")
-            .fetch_one(&db)
-            .await
-            .unwrap();
+    let end_ms = sale_end_ms(&db, 5).await.unwrap();
     for key in [state.keys.seckill_stock(5), state.keys.seckill_buyers(5), state.keys.seckill_window(5)] {
-        let expires_at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query_async(&mut state.redis.clone()).await.unwrap();
-        assert_eq!(expires_at, service::forget_at_ms(&state, end_ms), "{key} is restored with the sale's lifetime");
+        let forget_at = service::forget_at_ms(&state, end_ms);
+        assert_eq!(
+            expires_at(&state.redis, &key).await.unwrap(),
+            forget_at,
+            "{key} is restored with the sale's lifetime"
+        );
     }
     assert_eq!(store::try_grab(&state.redis, &state.keys, 5, users[0]).await.unwrap(), GrabCode::AlreadyBought);
     assert_eq!(store::try_grab(&state.redis, &state.keys, 5, users[1]).await.unwrap(), GrabCode::Ok);
@@ -233,11 +233,7 @@ async fn start_up_gives_a_lifetime_to_a_sale_loaded_without_one_and_keeps_its_fi
         .unwrap();
     assert_eq!(service::restore_sales(&state).await.unwrap(), 0, "a sale Redis knows is not rewritten");
     assert_eq!(store::sale_state(&state.redis, &state.keys, 6).await.unwrap(), (Some(7), 3));
-    let end_ms: i64 =
-        sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = 6")
-            .fetch_one(&db)
-            .await
-            .unwrap();
+    let end_ms = sale_end_ms(&db, 6).await.unwrap();
     let keys = [
         state.keys.seckill_stock(6),
         state.keys.seckill_buyers(6),
@@ -245,7 +241,6 @@ async fn start_up_gives_a_lifetime_to_a_sale_loaded_without_one_and_keeps_its_fi
         state.keys.seckill_released(6),
     ];
     for key in keys {
-        let expires_at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query_async(&mut redis).await.unwrap();
-        assert_eq!(expires_at, service::forget_at_ms(&state, end_ms), "{key}");
+        assert_eq!(expires_at(&state.redis, &key).await.unwrap(), service::forget_at_ms(&state, end_ms), "{key}");
     }
 }

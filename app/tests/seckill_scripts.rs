@@ -6,7 +6,7 @@ use app::keys::Keys;
 use app::seckill::model::GrabCode;
 use app::seckill::store;
 use app::state::redis_connection;
-use app::testing::unique_token;
+use app::testing::{expires_at, unique_token};
 use futures::future::join_all;
 use redis::aio::ConnectionManager;
 
@@ -119,8 +119,7 @@ async fn a_sale_is_forgotten_as_a_whole_when_its_time_is_up() {
     assert_eq!(store::try_grab(&redis, &keys, 11, 2).await.unwrap(), GrabCode::Ok);
     store::set_stock(&redis, &keys, 11, 1).await.unwrap();
     for key in sale_keys(&keys, 11) {
-        let expires_at: i64 = redis::cmd("PEXPIRETIME").arg(&key).query_async(&mut redis.clone()).await.unwrap();
-        assert_eq!(expires_at, forget_at, "{key} must share the sale's lifetime");
+        assert_eq!(expires_at(&redis, &key).await.unwrap(), forget_at, "{key} must share the sale's lifetime");
     }
     tokio::time::sleep(Duration::from_millis((forget_at - now_ms()).max(0) as u64 + 100)).await;
     assert_eq!(store::try_grab(&redis, &keys, 11, 3).await.unwrap(), GrabCode::NoSuchSale);

@@ -219,21 +219,10 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
     let id: i64 = body(resp).await.parse().unwrap();
     let (stock, buyers) = app::seckill::store::sale_state(&state.redis, &state.keys, id).await.unwrap();
     assert_eq!((stock, buyers), (Some(20), 0), "creation loads the Redis state in the same step");
-    let end_ms: i64 =
-        sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = $1")
-            .bind(id)
-            .fetch_one(&db)
-            .await
-            .unwrap();
+    let end_ms = app::testing::sale_end_ms(&db, id).await.unwrap();
     let forget_at = app::seckill::service::forget_at_ms(&state, end_ms);
     assert_eq!(forget_at, end_ms + 15 * 60_000 + 24 * 3_600_000, "kept until its last order can close, plus a day");
-    let expires_at = || async {
-        redis::cmd("PEXPIRETIME")
-            .arg(state.keys.seckill_stock(id))
-            .query_async::<i64>(&mut state.redis.clone())
-            .await
-            .unwrap()
-    };
+    let expires_at = || async { app::testing::expires_at(&state.redis, &state.keys.seckill_stock(id)).await.unwrap() };
     assert_eq!(expires_at().await, forget_at);
 
     let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=35"), Some(&owner)).await;
