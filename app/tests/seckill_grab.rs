@@ -184,9 +184,8 @@ async fn start_up_restores_sales_redis_lost_but_never_overwrites_a_live_one(db: 
     sqlx::query("UPDATE vouchers SET stock = 9 WHERE id = 5").execute(&db).await.unwrap();
     assert_eq!(service::restore_sales(&state).await.unwrap(), 1);
     assert_eq!(store::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(9), 1));
-    let end_ms = sale_end_ms(&db, 5).await.unwrap();
+    let forget_at = service::forget_at_ms(&state, sale_end_ms(&db, 5).await.unwrap());
     for key in [state.keys.seckill_stock(5), state.keys.seckill_buyers(5), state.keys.seckill_window(5)] {
-        let forget_at = service::forget_at_ms(&state, end_ms);
         assert_eq!(
             expires_at(&state.redis, &key).await.unwrap(),
             forget_at,
@@ -233,7 +232,7 @@ async fn start_up_gives_a_lifetime_to_a_sale_loaded_without_one_and_keeps_its_fi
         .unwrap();
     assert_eq!(service::restore_sales(&state).await.unwrap(), 0, "a sale Redis knows is not rewritten");
     assert_eq!(store::sale_state(&state.redis, &state.keys, 6).await.unwrap(), (Some(7), 3));
-    let end_ms = sale_end_ms(&db, 6).await.unwrap();
+    let forget_at = service::forget_at_ms(&state, sale_end_ms(&db, 6).await.unwrap());
     let keys = [
         state.keys.seckill_stock(6),
         state.keys.seckill_buyers(6),
@@ -241,6 +240,6 @@ async fn start_up_gives_a_lifetime_to_a_sale_loaded_without_one_and_keeps_its_fi
         state.keys.seckill_released(6),
     ];
     for key in keys {
-        assert_eq!(expires_at(&state.redis, &key).await.unwrap(), service::forget_at_ms(&state, end_ms), "{key}");
+        assert_eq!(expires_at(&state.redis, &key).await.unwrap(), forget_at, "{key}");
     }
 }
