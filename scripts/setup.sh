@@ -12,23 +12,43 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   timed "rustup target wasm32" rustup target add wasm32-unknown-unknown
 fi
 
+# The tools built from source are tools, not our hot path: build them without LTO, with many codegen units
+# and no debuginfo. That halves their build (full LTO spent most of it in one single-threaded link step).
+export CARGO_PROFILE_RELEASE_LTO=false
+export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=64
+export CARGO_PROFILE_RELEASE_DEBUG=false
+export CARGO_PROFILE_RELEASE_INCREMENTAL=false
+
 # cargo-leptos and nisshi need rustc >= 1.96: the machine's nightly builds them (they are tools, not
 # project code, which builds on stable). no_downloads: cargo-leptos must never fetch binaries itself.
-if ! cargo-leptos --version 2>/dev/null | grep -q "$CARGO_LEPTOS_VERSION"; then
-  timed "cargo-leptos install" cargo +nightly install --locked --features no_downloads cargo-leptos --version "$CARGO_LEPTOS_VERSION"
-fi
+install_cargo_leptos() {
+  if ! cargo-leptos --version 2>/dev/null | grep -q "$CARGO_LEPTOS_VERSION"; then
+    timed "cargo-leptos install" cargo +nightly install --locked --features no_downloads cargo-leptos \
+      --version "$CARGO_LEPTOS_VERSION"
+  fi
+  local wbg
+  wbg="$(wasm_bindgen_version)"
+  [ -n "$wbg" ] || die "no wasm-bindgen in Cargo.lock"
+  if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $wbg"; then
+    # No --locked: its lock file names a webpki-roots release the registry does not serve.
+    timed "wasm-bindgen-cli install" cargo install wasm-bindgen-cli --version "=$wbg"
+  fi
+}
 
-WBG="$(wasm_bindgen_version)"
-[ -n "$WBG" ] || die "no wasm-bindgen in Cargo.lock"
-if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WBG"; then
-  # No --locked: its lock file names a webpki-roots release the registry does not serve.
-  timed "wasm-bindgen-cli install" cargo install wasm-bindgen-cli --version "=$WBG"
-fi
+install_nisshi() {
+  if ! nisshi --version 2>/dev/null | grep -q "$NISSHI_VERSION"; then
+    timed "nisshi install" cargo +nightly install nisshi --version "$NISSHI_VERSION" --locked \
+      --no-default-features --features dynostore,postgres
+  fi
+}
 
-if ! nisshi --version 2>/dev/null | grep -q "$NISSHI_VERSION"; then
-  timed "nisshi install" cargo +nightly install nisshi --version "$NISSHI_VERSION" --locked \
-    --no-default-features --features dynostore,postgres
-fi
+# The two chains run side by side: each spends long stretches in one crate on one core.
+install_cargo_leptos &
+leptos_pid=$!
+install_nisshi &
+nisshi_pid=$!
+wait "$leptos_pid" || die "installing cargo-leptos / wasm-bindgen-cli failed"
+wait "$nisshi_pid" || die "installing nisshi failed"
 
 if [ ! -x /usr/bin/chromium ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
