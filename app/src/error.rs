@@ -103,3 +103,50 @@ impl AppError {
         self
     }
 }
+
+/// A backing service failed: the one infrastructure error every capability error wraps (`#[from]`), so
+/// `?` on a sqlx, redis or Kafka call works in every service and the user always hears the same thing.
+#[cfg(feature = "ssr")]
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    /// Postgres failed.
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+    /// Redis failed.
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    /// Kafka failed.
+    #[error("kafka: {0}")]
+    Kafka(#[from] rdkafka::error::KafkaError),
+}
+
+#[cfg(feature = "ssr")]
+impl From<BackendError> for AppError {
+    fn from(e: BackendError) -> Self {
+        AppError::internal(e)
+    }
+}
+
+/// Lets `?` turn a sqlx, redis or Kafka error straight into `$error::Backend`, for a capability error
+/// enum whose `Backend` variant wraps [`BackendError`].
+#[cfg(feature = "ssr")]
+#[macro_export]
+macro_rules! backend_errors {
+    ($error:ty) => {
+        impl From<sqlx::Error> for $error {
+            fn from(e: sqlx::Error) -> Self {
+                Self::Backend(e.into())
+            }
+        }
+        impl From<redis::RedisError> for $error {
+            fn from(e: redis::RedisError) -> Self {
+                Self::Backend(e.into())
+            }
+        }
+        impl From<rdkafka::error::KafkaError> for $error {
+            fn from(e: rdkafka::error::KafkaError) -> Self {
+                Self::Backend(e.into())
+            }
+        }
+    };
+}

@@ -1,4 +1,5 @@
-//! Kafka plumbing shared by the web tier and the workers: topic names, the producer, topic creation.
+//! Kafka plumbing shared by the web tier and the workers: topic names, the messages on them, the
+//! producers, consumers and topic creation.
 
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use rdkafka::message::Message;
 use rdkafka::producer::{
     BaseRecord, DeliveryResult, FutureProducer, Producer, ProducerContext, PurgeConfig, ThreadedProducer,
 };
+use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use crate::config::Config;
@@ -25,6 +27,30 @@ pub const ORDERS_CLOSE_DELAY: &str = "orders.close-delay";
 pub const ORDERS_DLQ: &str = "orders.dlq";
 /// Every topic the project uses, created explicitly at start-up (clients never auto-create).
 pub const TOPICS: [&str; 3] = [ORDERS_CREATED, ORDERS_CLOSE_DELAY, ORDERS_DLQ];
+
+/// One grabbed coupon, as produced to Kafka after the Redis deduction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderCreated {
+    /// The app-minted order id (idempotency key).
+    pub order_id: i64,
+    /// Buyer.
+    pub user_id: i64,
+    /// Flash-sale voucher.
+    pub voucher_id: i64,
+    /// When the grab succeeded, unix ms.
+    pub ts: i64,
+}
+
+/// A close check on `orders.close-delay`: when `due_ms` passes, close whichever of `order_ids` are still
+/// unpaid. One check covers a whole writer batch (their creation times lie within the batch's linger), so
+/// the delayed topic carries one message per batch, not one per order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CloseCheck {
+    /// The orders.
+    pub order_ids: Vec<i64>,
+    /// When the latest of them reaches its pay deadline, unix ms (so due times rise within a partition).
+    pub due_ms: i64,
+}
 
 /// The full topic name under the configured prefix.
 pub fn topic(config: &Config, name: &str) -> String {

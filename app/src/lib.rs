@@ -1,15 +1,25 @@
 //! Haodian (好店): the Leptos application — pages, server functions and, under `ssr`, the backend.
 
+// Capabilities, lowest first: each may use the ones above it in this list, never one below
+// (`app/tests/module_graph.rs` checks it; docs/architecture.md draws it).
 pub mod auth;
 pub mod catalog;
 pub mod checkin;
-pub mod error;
 pub mod geo;
 pub mod orders;
 pub mod seckill;
 pub mod social;
+pub mod storefront;
+
+// Shared leaf modules: they use no capability (only models, the bottom layer of each).
+pub mod clock;
+pub mod error;
+pub mod inventory;
+pub mod point;
 pub mod ui;
 
+#[cfg(feature = "ssr")]
+pub mod cache;
 #[cfg(feature = "ssr")]
 pub mod config;
 #[cfg(feature = "ssr")]
@@ -21,10 +31,14 @@ pub mod kafka;
 #[cfg(feature = "ssr")]
 pub mod keys;
 #[cfg(feature = "ssr")]
+pub mod metrics;
+#[cfg(feature = "ssr")]
+pub mod rate_limit;
+#[cfg(feature = "ssr")]
 pub mod session;
 #[cfg(feature = "ssr")]
 pub mod state;
-#[cfg(feature = "ssr")]
+#[cfg(feature = "testing")]
 pub mod testing;
 
 use leptos::prelude::*;
@@ -33,12 +47,13 @@ use leptos_router::components::{A, Route, Router, Routes};
 use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 
 use auth::pages::{AccountMenu, AuthContext, LoginPage, MePage, RegisterPage};
-use catalog::pages::{CategoryPage, EditShopPage, HomePage, NewShopPage, SearchPage, ShopDetailPage};
+use catalog::pages::{CategoryPage, HomePage, SearchPage};
 use checkin::pages::CheckinPage;
 use geo::pages::NearbyPage;
 use orders::pages::MyOrdersPage;
 use seckill::pages::ShopSalesPage;
 use social::pages::{FeedPageView, NotePage, ProfilePage};
+use storefront::pages::{EditShopPage, NewShopPage, ShopDetailPage};
 use ui::NotFound;
 
 /// The HTML document around the app (server rendering only).

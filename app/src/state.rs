@@ -1,4 +1,6 @@
-//! Shared handles of one server instance: pools, clients and settings, cloned cheaply into handlers.
+//! Shared handles of one server instance: pools, clients, settings and the per-instance state of the
+//! capabilities (caches, counters) — whose types live in leaf modules, so nothing here imports a capability
+//! service and nothing below imports this module back.
 
 use std::sync::Arc;
 
@@ -8,10 +10,14 @@ use rdkafka::producer::FutureProducer;
 use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
-use crate::catalog::cache::ShopCache;
+use crate::cache::{CacheKeys, CacheTtls, TieredCache};
+use crate::catalog::model::Shop;
 use crate::config::Config;
 use crate::ids::IdGenerator;
+use crate::inventory::SoldOutFlags;
+use crate::kafka::Publisher;
 use crate::keys::Keys;
+use crate::metrics::{OrderMetrics, SeckillMetrics};
 
 /// Everything a request handler or worker needs. Stateless apart from caches: instances can scale out.
 #[derive(Clone)]
@@ -23,17 +29,19 @@ pub struct AppState {
     /// Idempotent Kafka producer (acks=all) for workers' sends.
     pub kafka: FutureProducer,
     /// The `orders.created` producer that reports whether a message was persisted.
-    pub publisher: crate::kafka::Publisher,
-    /// This instance's flash-sale flags and counters.
-    pub seckill: Arc<crate::seckill::service::SeckillLocal>,
+    pub publisher: Publisher,
+    /// This instance's view of sold-out sales.
+    pub sold_out: Arc<SoldOutFlags>,
+    /// This instance's flash-sale counters.
+    pub seckill_metrics: Arc<SeckillMetrics>,
     /// This instance's order-lifecycle counters.
-    pub order_metrics: Arc<crate::orders::service::OrderMetrics>,
+    pub order_metrics: Arc<OrderMetrics>,
     /// Redis key builder.
     pub keys: Keys,
     /// Order-id generator with this instance's leased worker number.
     pub ids: Arc<IdGenerator>,
-    /// This instance's shop cache (L1) and its counters.
-    pub shops: Arc<ShopCache>,
+    /// This instance's shop cache (L1 over the shared L2) and its counters.
+    pub shops: Arc<TieredCache<Shop>>,
     /// Settings.
     pub config: Arc<Config>,
     /// Leptos' own options (site root, pkg dir) for rendering.
@@ -85,23 +93,34 @@ impl AppState {
         let kafka = crate::kafka::producer(&config)?;
         let keys = Keys::new(config.redis_key_prefix.clone());
         let worker = crate::ids::lease_worker(&redis, &keys.id_worker_counter()).await?;
-        let state = Self {
+        let shops = Arc::new(TieredCache::new(
+            db.clone(),
+            redis.clone(),
+            keys.clone(),
+            SHOP_KEYS,
+            CacheTtls { l1: config.shop_cache_l1_ttl, l2: config.shop_cache_l2_ttl, null: config.shop_cache_null_ttl },
+        ));
+        shops.spawn_invalidation_listener(config.redis_url.clone());
+        Ok(Self {
             db,
             redis,
             kafka,
-            publisher: crate::kafka::Publisher::new(&config)?,
-            seckill: Arc::default(),
-            order_metrics: Arc::new(crate::orders::service::OrderMetrics::new()),
+            publisher: Publisher::new(&config)?,
+            sold_out: Arc::default(),
+            seckill_metrics: Arc::default(),
+            order_metrics: Arc::default(),
             ids: Arc::new(IdGenerator::new(worker)),
             keys,
-            shops: Arc::new(ShopCache::new(config.shop_cache_l1_ttl)),
+            shops,
             config: Arc::new(config),
             leptos_options,
-        };
-        ShopCache::spawn_invalidation_listener(&state);
-        Ok(state)
+        })
     }
 }
+
+/// Where the shop cache keeps its entries: `shop:{id}`, `lock:shop:{id}`, `chan:shop:invalidate`.
+const SHOP_KEYS: CacheKeys =
+    CacheKeys { entry: Keys::shop, lock: Keys::shop_lock, channel: Keys::shop_invalidation_channel };
 
 /// Opens a self-reconnecting Redis connection.
 pub async fn redis_connection(url: &str) -> Result<ConnectionManager, redis::RedisError> {

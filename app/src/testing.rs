@@ -5,6 +5,8 @@ use leptos::prelude::LeptosOptions;
 use sqlx::PgPool;
 
 use crate::config::Config;
+use crate::seckill::model::NewFlashSale;
+use crate::seckill::service::SeckillError;
 use crate::state::AppState;
 
 /// A short random token for namespacing one test's keys and topics.
@@ -61,26 +63,27 @@ pub async fn seed_shop(db: &PgPool) -> Result<(), sqlx::Error> {
 }
 
 /// Inserts flash sale `voucher_id` on shop 1 with `stock`, running from `begin_secs` to `end_secs` relative
-/// to now (negative = in the past).
+/// to now (negative = in the past), through the same SQL as a merchant's sale.
 pub async fn seed_flash_sale(
     db: &PgPool,
     voucher_id: i64,
     stock: i32,
     begin_secs: i64,
     end_secs: i64,
-) -> Result<(), sqlx::Error> {
+) -> Result<(), SeckillError> {
     seed_shop(db).await?;
-    sqlx::query(
-        "INSERT INTO vouchers (id, shop_id, title, pay_value_cents, actual_value_cents, kind, stock, begin_at, end_at)
-         VALUES ($1, 1, 'V', 990, 5000, 'flash', $2, now() + make_interval(secs => $3), now() + make_interval(secs => $4))",
-    )
-    .bind(voucher_id)
-    .bind(stock)
-    .bind(begin_secs as f64)
-    .bind(end_secs as f64)
-    .execute(db)
-    .await?;
-    Ok(())
+    let now = crate::clock::now_ms();
+    let sale = NewFlashSale {
+        title: "V".into(),
+        rules: String::new(),
+        pay_cents: 990,
+        actual_cents: 5000,
+        stock,
+        begin_ms: now + begin_secs * 1000,
+        end_ms: now + end_secs * 1000,
+    };
+    let mut conn = db.acquire().await?;
+    crate::seckill::service::seed_sale(&mut conn, voucher_id, 1, "Flash sale", &sale).await
 }
 
 /// Inserts `n` shoppers with distinct phone numbers (by `tag`); returns their ids in order.

@@ -1,9 +1,10 @@
-//! Small shared view pieces.
+//! View pieces more than one capability shows: form errors, money, 404s, pagers, coupon cards, clocks.
 
 use leptos::prelude::*;
 #[cfg(feature = "hydrate")]
 use std::time::Duration;
 
+use crate::catalog::model::VoucherView;
 use crate::error::AppError;
 
 /// Shows `error`'s message under the input named `field`, if the error is about that field.
@@ -46,6 +47,47 @@ pub fn error_notice(e: AppError, what: &str, next: String, forbidden: &'static s
         .into_any(),
         AppError::Forbidden => view! { <p class="form-error">{forbidden}</p> }.into_any(),
         other => view! { <p class="form-error" role="alert">{other.to_string()}</p> }.into_any(),
+    }
+}
+
+/// Previous/next links that keep the rest of the query (`base` already holds it).
+#[component]
+pub fn Pager(base: String, page: u32, has_next: bool) -> impl IntoView {
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let prev = (page > 1).then(|| format!("{base}{sep}page={}", page - 1));
+    let next = has_next.then(|| format!("{base}{sep}page={}", page + 1));
+    view! {
+        <nav class="pager">
+            {prev.map(|href| view! { <a rel="prev" href=href>"← Previous"</a> })}
+            <span class="muted">{format!("Page {page}")}</span>
+            {next.map(|href| view! { <a rel="next" href=href>"Next →"</a> })}
+        </nav>
+    }
+}
+
+/// A 404 page for a missing thing, else the message.
+pub fn error_view(e: AppError) -> AnyView {
+    match e {
+        AppError::NotFound(what) => view! { <NotFound message=format!("{what} not found.")/> }.into_any(),
+        other => view! { <p class="form-error">{other.to_string()}</p> }.into_any(),
+    }
+}
+
+/// A coupon's price, title and rules around `children` (its button and state), normal or flash.
+#[component]
+pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
+    view! {
+        <li class="voucher" class:flash=v.kind == "flash" data-voucher-id=v.id>
+            <div class="price">
+                <strong>{yuan(v.pay_value_cents)}</strong>
+                <s class="muted">{yuan(v.actual_value_cents)}</s>
+            </div>
+            <div class="flash-body">
+                <p class="voucher-title">{v.title}</p>
+                <p class="muted">{v.sub_title}" · "{v.rules}</p>
+                {children()}
+            </div>
+        </li>
     }
 }
 

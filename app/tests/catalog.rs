@@ -3,12 +3,15 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use app::auth::model::{CurrentUser, Role};
-use app::catalog::cache::L2Entry;
-use app::catalog::model::ShopEdit;
+use app::cache::{CacheMetrics, L2Entry};
+use app::catalog::model::{Shop, ShopEdit, ShopForm};
 use app::catalog::service::{self, CatalogError};
-use app::catalog::store;
+use app::clock::now_ms;
 use app::state::AppState;
+use app::storefront::service::{StorefrontError, shop_page};
 use app::testing::test_instances;
 use futures::StreamExt;
 use futures::future::join_all;
@@ -51,37 +54,59 @@ async fn fixture(db: &PgPool) -> People {
     People { owner, other_merchant, shopper }
 }
 
-fn total(states: &[AppState], pick: fn(&app::catalog::cache::CacheMetrics) -> &std::sync::atomic::AtomicU64) -> u64 {
+fn total(states: &[AppState], pick: fn(&CacheMetrics) -> &std::sync::atomic::AtomicU64) -> u64 {
     states.iter().map(|s| pick(&s.shops.metrics).load(Ordering::Relaxed)).sum()
 }
 
-fn now_ms() -> i64 {
-    time::OffsetDateTime::now_utc().unix_timestamp_nanos() as i64 / 1_000_000
+/// The shop through the cache; `None` when it does not exist.
+async fn read(state: &AppState, id: i64) -> Option<Arc<Shop>> {
+    match service::shop(state, id).await {
+        Ok(shop) => Some(shop),
+        Err(CatalogError::ShopNotFound(_)) => None,
+        Err(e) => panic!("read failed: {e}"),
+    }
+}
+
+/// A shop edit form with these values.
+fn form(name: &str, address: &str, lon: &str, lat: &str, price: &str, hours: &str, images: &str) -> ShopEdit {
+    ShopEdit::try_from(ShopForm {
+        name: name.into(),
+        address: address.into(),
+        longitude: lon.into(),
+        latitude: lat.into(),
+        avg_price: price.into(),
+        open_hours: hours.into(),
+        images: images.into(),
+    })
+    .unwrap()
 }
 
 /// 1,000 reads at once, spread over the instances.
 async fn read_all(states: &[AppState], id: i64, n: usize) -> Vec<Option<String>> {
     let reads = (0..n).map(|i| {
         let st = states[i % states.len()].clone();
-        async move { st.shops.get(&st, id).await.expect("read succeeds").map(|s| s.name.clone()) }
+        async move { read(&st, id).await.map(|s| s.name.clone()) }
     });
     join_all(reads).await
 }
 
-async fn l2_entry(state: &AppState, id: i64) -> Option<L2Entry> {
-    store::l2_get(&state.redis, &state.keys.shop(id)).await.unwrap().map(|raw| serde_json::from_str(&raw).unwrap())
+async fn l2_entry(state: &AppState, id: i64) -> Option<L2Entry<Shop>> {
+    state.shops.l2_entry(id).await.unwrap()
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
 async fn expired_hot_key_serves_stale_to_everyone_and_rebuilds_once(db: PgPool) {
-    fixture(&db).await;
+    let people = fixture(&db).await;
     let states = test_instances(db.clone(), 4, &[]).await;
-    let mut stale = store::shop_by_id(&db, SHOP).await.unwrap().unwrap();
-    stale.name = "旧名字".into();
-    let entry = L2Entry { data: Some(stale), expires_at: now_ms() - 1_000 };
-    store::l2_set(&states[0].redis, &states[0].keys.shop(SHOP), &serde_json::to_string(&entry).unwrap(), None)
-        .await
-        .unwrap();
+    let stale = Shop {
+        id: SHOP,
+        name: "旧名字".into(),
+        type_id: 1,
+        type_name: "火锅 Hotpot".into(),
+        owner_id: Some(people.owner.id),
+        ..Shop::default()
+    };
+    states[0].shops.put_l2(SHOP, &L2Entry { data: Some(stale), expires_at: now_ms() - 1_000 }).await.unwrap();
 
     let names = read_all(&states, SHOP, 1_000).await;
     assert!(names.iter().all(|n| n.as_deref() == Some("旧名字")), "every reader got the stale value at once");
@@ -120,7 +145,7 @@ async fn missing_ids_are_null_cached_until_the_null_ttl(db: PgPool) {
         let st = states[i % 4].clone();
         // Every id is read on every instance, so the Redis null marker (not just L1) is exercised.
         let id = 1_001 + ((i / 4) % 100) as i64;
-        async move { st.shops.get(&st, id).await.expect("read succeeds").is_none() }
+        async move { read(&st, id).await.is_none() }
     });
     let missing: Vec<bool> = futures::stream::iter(reads).buffer_unordered(500).collect().await;
     assert!(missing.iter().all(|m| *m));
@@ -137,7 +162,7 @@ async fn missing_ids_are_null_cached_until_the_null_ttl(db: PgPool) {
     .unwrap();
     // Null TTL 2 s (+ up to 20 % jitter) and L1 1 s (+20 %): after 3 s the shop must be visible.
     tokio::time::sleep(Duration::from_millis(3_000)).await;
-    let shop = states[1].shops.get(&states[1], 1_050).await.unwrap();
+    let shop = read(&states[1], 1_050).await;
     assert_eq!(shop.map(|s| s.name.clone()).as_deref(), Some("新开的店"));
 }
 
@@ -148,23 +173,14 @@ async fn an_edit_on_one_instance_is_seen_by_another_before_any_ttl(db: PgPool) {
     let states = test_instances(db, 2, &ttl).await;
     let (a, b) = (&states[0], &states[1]);
     tokio::time::sleep(Duration::from_millis(300)).await; // both listeners subscribed
-    assert_eq!(a.shops.get(a, SHOP).await.unwrap().unwrap().name, "老张火锅");
+    assert_eq!(read(a, SHOP).await.unwrap().name, "老张火锅");
 
-    let edit = ShopEdit::parse(
-        "老张火锅(新)",
-        "杭州市延安路9号",
-        "120.17",
-        "30.26",
-        "120",
-        "10:00-23:00",
-        "/images/types/1.svg",
-    )
-    .unwrap();
-    service::edit_shop(b, Some(&people.owner), SHOP, edit).await.expect("owner may edit");
+    let edit = form("老张火锅(新)", "杭州市延安路9号", "120.17", "30.26", "120", "10:00-23:00", "/images/types/1.svg");
+    service::edit_shop(b, Some(&people.owner), SHOP, &edit).await.expect("owner may edit");
 
     let mut seen = String::new();
     for _ in 0..40 {
-        seen = a.shops.get(a, SHOP).await.unwrap().unwrap().name.clone();
+        seen = read(a, SHOP).await.unwrap().name.clone();
         if seen == "老张火锅(新)" {
             break;
         }
@@ -196,23 +212,42 @@ async fn unique_visitors_are_counted_by_hyperloglog(db: PgPool) {
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn visitors_are_counted_per_business_day(db: PgPool) {
+    fixture(&db).await;
+    let state = test_instances(db, 1, &[]).await.remove(0);
+    // 23:59:59.999 on 30 November in Hangzhou (UTC+8), then the first ms of 1 December there, then 00:00 on
+    // 30 November: the first and last visits share a day's count, the middle one starts a new day.
+    let last_ms_of_nov30 = 1_796_054_399_999;
+    let first_ms_of_nov30 = last_ms_of_nov30 + 1 - 86_400_000;
+    assert_eq!(service::record_visit_at(&state, SHOP, "a:late", last_ms_of_nov30).await.unwrap(), 1);
+    assert_eq!(service::record_visit_at(&state, SHOP, "a:next", last_ms_of_nov30 + 1).await.unwrap(), 1);
+    assert_eq!(service::record_visit_at(&state, SHOP, "a:early", first_ms_of_nov30).await.unwrap(), 2);
+    let day: i64 = redis::cmd("PFCOUNT")
+        .arg(state.keys.uv_shop(SHOP, "20261201"))
+        .query_async(&mut state.redis.clone())
+        .await
+        .unwrap();
+    assert_eq!(day, 1, "filed under the Hangzhou date");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
 async fn only_the_owner_may_edit(db: PgPool) {
     let people = fixture(&db).await;
     let state = test_instances(db.clone(), 1, &[]).await.remove(0);
-    let edit = || ShopEdit::parse("改名", "杭州市延安路1号", "120.16", "30.25", "99", "", "").unwrap();
+    let edit = form("改名", "杭州市延安路1号", "120.16", "30.25", "99", "", "");
 
-    let anonymous = service::edit_shop(&state, None, SHOP, edit()).await.expect_err("anonymous");
+    let anonymous = service::edit_shop(&state, None, SHOP, &edit).await.expect_err("anonymous");
     assert!(matches!(anonymous, CatalogError::LoginRequired), "{anonymous:?}");
     for who in [&people.shopper, &people.other_merchant] {
-        let e = service::edit_shop(&state, Some(who), SHOP, edit()).await.expect_err("not the owner");
+        let e = service::edit_shop(&state, Some(who), SHOP, &edit).await.expect_err("not the owner");
         assert!(matches!(e, CatalogError::Forbidden(SHOP)), "{e:?}");
     }
     let name: String = sqlx::query_scalar("SELECT name FROM shops WHERE id = 1").fetch_one(&db).await.unwrap();
     assert_eq!(name, "老张火锅", "refused edits wrote nothing");
 
-    let saved = service::edit_shop(&state, Some(&people.owner), SHOP, edit()).await.expect("owner");
+    let saved = service::edit_shop(&state, Some(&people.owner), SHOP, &edit).await.expect("owner");
     assert_eq!(saved.name, "改名");
-    let missing = service::edit_shop(&state, Some(&people.owner), 999, edit()).await.expect_err("no such shop");
+    let missing = service::edit_shop(&state, Some(&people.owner), 999, &edit).await.expect_err("no such shop");
     assert!(matches!(missing, CatalogError::ShopNotFound(999)), "{missing:?}");
 }
 
@@ -220,9 +255,9 @@ async fn only_the_owner_may_edit(db: PgPool) {
 async fn unknown_shop_page_is_not_found(db: PgPool) {
     fixture(&db).await;
     let state = test_instances(db, 1, &[]).await.remove(0);
-    let e = service::shop_page(&state, 424_242, None, "a:x").await.expect_err("missing");
-    assert!(matches!(e, CatalogError::ShopNotFound(424_242)));
-    let page = service::shop_page(&state, SHOP, None, "a:x").await.expect("exists");
+    let e = shop_page(&state, 424_242, None, "a:x").await.expect_err("missing");
+    assert!(matches!(e, StorefrontError::Catalog(CatalogError::ShopNotFound(424_242))), "{e:?}");
+    let page = shop_page(&state, SHOP, None, "a:x").await.expect("exists");
     assert_eq!(page.visitors_today, 1);
     assert!(!page.is_owner);
 }

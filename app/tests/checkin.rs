@@ -1,6 +1,7 @@
 //! Check-ins on real Redis: once a day, the streak across a month boundary, the calendar bits.
 
 use app::checkin::service::{self, CheckinError};
+use app::clock;
 use app::testing::test_state;
 use sqlx::PgPool;
 use time::{Date, Month};
@@ -58,4 +59,19 @@ async fn the_calendar_marks_exactly_the_checked_days(db: PgPool) {
     assert_eq!(m.streak, 1);
     let mid = service::month(&state, 3, date(2026, 2, 6)).await.unwrap();
     assert_eq!((mid.checked, mid.streak), (vec![1, 5, 6], 2), "only days up to today are read");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn the_business_day_turns_at_midnight_in_hangzhou(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    // 23:59:59.999 on 30 November in Hangzhou is 15:59:59.999 UTC; one ms later it is 1 December there
+    // (a new day and a new month's bitmap) while it is still 30 November in UTC.
+    let last_ms_of_nov30 = 1_796_054_399_999;
+    service::check_in(&state, 3, clock::date_of(last_ms_of_nov30)).await.unwrap();
+    let dec = service::check_in(&state, 3, clock::date_of(last_ms_of_nov30 + 1)).await.expect("a new business day");
+    assert_eq!((dec.month, dec.checked, dec.streak), (12, vec![1], 2));
+    // 00:00 on 30 November in Hangzhou (16:00 UTC on the 29th) is the same business day as 23:59:59.999.
+    let first_ms_of_nov30 = last_ms_of_nov30 + 1 - 86_400_000;
+    let again = service::check_in(&state, 3, clock::date_of(first_ms_of_nov30)).await;
+    assert!(matches!(again, Err(CheckinError::AlreadyCheckedIn)), "{again:?}");
 }

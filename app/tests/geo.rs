@@ -68,7 +68,10 @@ async fn nearest_first_with_redis_distances_matching_haversine(db: PgPool) {
     };
     assert_eq!(ids(service::nearby(&state, 1, CENTRE, 860.0, 1).await.unwrap()), vec![4, 2]);
     assert_eq!(ids(service::nearby(&state, 1, CENTRE, 840.0, 1).await.unwrap()), vec![4]);
-    assert!(matches!(service::nearby(&state, 77, CENTRE, 5_000.0, 1).await, Err(service::GeoError::TypeNotFound(77))));
+    assert!(matches!(
+        service::nearby(&state, 77, CENTRE, 5_000.0, 1).await,
+        Err(service::GeoError::Catalog(app::catalog::service::CatalogError::TypeNotFound(77)))
+    ));
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
@@ -96,7 +99,7 @@ async fn a_moved_shop_moves_in_the_results(db: PgPool) {
     let state = test_state(db, &[]).await;
     shops_at(&state, &[300.0, 600.0]).await;
     let far = north(4_000.0);
-    app::geo::store::place(&state.redis, &state.keys, 1, 1, far.lon, far.lat).await.unwrap();
+    service::place(&state, 1, 1, far).await.unwrap();
     let page = service::nearby(&state, 1, CENTRE, 5_000.0, 1).await.unwrap();
     assert_eq!(page.items.iter().map(|n| n.shop.id).collect::<Vec<_>>(), vec![2, 1]);
     assert!((page.items[1].distance_m - 4_000.0).abs() < 20.0);
@@ -105,8 +108,9 @@ async fn a_moved_shop_moves_in_the_results(db: PgPool) {
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
 async fn opened_and_removed_shops_come_and_go_in_nearby_search(db: PgPool) {
     use app::auth::model::{CurrentUser, Role};
-    use app::catalog::model::ShopEdit;
-    use app::catalog::service::{CatalogError, open_shop, remove_shop};
+    use app::catalog::model::{ShopEdit, ShopForm};
+    use app::catalog::service::CatalogError;
+    use app::storefront::service::{StorefrontError, open_shop, remove_shop};
     let state = test_state(db.clone(), &[]).await;
     shops_at(&state, &[500.0]).await;
     let owner = app::testing::seed_users(&db, 440, 2).await.unwrap();
@@ -117,10 +121,21 @@ async fn opened_and_removed_shops_come_and_go_in_nearby_search(db: PgPool) {
         CurrentUser { id: owner[1], nickname: "s".into(), role: Role::Shopper, masked_account: String::new() };
     let at = north(200.0);
     let edit = |name: &str| {
-        ShopEdit::parse(name, "杭州市延安路1号", &at.lon.to_string(), &at.lat.to_string(), "50", "10:00-22:00", "")
-            .unwrap()
+        ShopEdit::try_from(ShopForm {
+            name: name.into(),
+            address: "杭州市延安路1号".into(),
+            longitude: at.lon.to_string(),
+            latitude: at.lat.to_string(),
+            avg_price: "50".into(),
+            open_hours: "10:00-22:00".into(),
+            images: String::new(),
+        })
+        .unwrap()
     };
-    assert!(matches!(open_shop(&state, Some(&shopper), 1, edit("x")).await, Err(CatalogError::Forbidden(_))));
+    assert!(matches!(
+        open_shop(&state, Some(&shopper), 1, edit("x")).await,
+        Err(StorefrontError::Catalog(CatalogError::Forbidden(_)))
+    ));
     let id = open_shop(&state, Some(&merchant), 1, edit("New noodles")).await.unwrap();
     let ids = |p: app::catalog::model::Page<app::geo::model::NearbyShop>| {
         p.items.iter().map(|n| n.shop.id).collect::<Vec<_>>()
@@ -138,9 +153,15 @@ async fn opened_and_removed_shops_come_and_go_in_nearby_search(db: PgPool) {
         .execute(&db)
         .await
         .unwrap();
-    assert!(matches!(remove_shop(&state, Some(&merchant), id).await, Err(CatalogError::Invalid(_))));
+    assert!(matches!(
+        remove_shop(&state, Some(&merchant), id).await,
+        Err(StorefrontError::Catalog(CatalogError::Invalid(_)))
+    ));
     sqlx::query("DELETE FROM notes").execute(&db).await.unwrap();
-    assert!(matches!(remove_shop(&state, Some(&shopper), id).await, Err(CatalogError::Forbidden(_))));
+    assert!(matches!(
+        remove_shop(&state, Some(&shopper), id).await,
+        Err(StorefrontError::Catalog(CatalogError::Forbidden(_)))
+    ));
     remove_shop(&state, Some(&merchant), id).await.unwrap();
     assert_eq!(ids(service::nearby(&state, 1, CENTRE, 5_000.0, 1).await.unwrap()), vec![1]);
     assert!(matches!(app::catalog::service::shop(&state, id).await, Err(CatalogError::ShopNotFound(_))));

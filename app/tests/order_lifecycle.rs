@@ -3,11 +3,12 @@
 
 use std::time::{Duration, Instant};
 
-use app::orders::model::{OrderCreated, PayOutcome};
+use app::clock::now_ms;
+use app::inventory::{self, GrabCode};
+use app::kafka::OrderCreated;
+use app::orders::model::PayOutcome;
 use app::orders::service::{self, CloseOutcome, OrderError};
-use app::orders::store::write_batch;
-use app::seckill::model::GrabCode;
-use app::seckill::store;
+use app::orders::writer::write_batch;
 use app::state::AppState;
 use app::testing::{seed_flash_sale, seed_users, test_state};
 use sqlx::PgPool;
@@ -16,7 +17,7 @@ use sqlx::PgPool;
 async fn stored_orders(state: &AppState, voucher_id: i64, users: &[i64], ts: i64) -> Vec<OrderCreated> {
     let mut orders = Vec::new();
     for &u in users {
-        assert_eq!(store::try_grab(&state.redis, &state.keys, voucher_id, u).await.unwrap(), GrabCode::Ok);
+        assert_eq!(inventory::try_grab(&state.redis, &state.keys, voucher_id, u).await.unwrap(), GrabCode::Ok);
         orders.push(OrderCreated { order_id: state.ids.next_id(), user_id: u, voucher_id, ts });
     }
     let out = write_batch(&state.db, &orders).await.unwrap();
@@ -31,7 +32,7 @@ async fn open_sale(state: &AppState, voucher_id: i64, stock: i32) {
 
 /// (Redis stock, Redis buyers, Postgres stock).
 async fn stocks(state: &AppState, voucher_id: i64) -> (i64, u64, i64) {
-    let (redis, buyers) = store::sale_state(&state.redis, &state.keys, voucher_id).await.unwrap();
+    let (redis, buyers) = inventory::sale_state(&state.redis, &state.keys, voucher_id).await.unwrap();
     let pg: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = $1")
         .bind(voucher_id)
         .fetch_one(&state.db)
@@ -100,7 +101,7 @@ async fn pay_and_close_race_on_two_hundred_orders_each_settles_exactly_once(db: 
     let state = test_state(db.clone(), &[]).await;
     let users = seed_users(&db, 421, 200).await.unwrap();
     open_sale(&state, 12, 200).await;
-    let orders = stored_orders(&state, 12, &users, app::seckill::service::now_ms()).await;
+    let orders = stored_orders(&state, 12, &users, now_ms()).await;
     assert_eq!(stocks(&state, 12).await, (0, 200, 0));
 
     let tasks: Vec<_> = orders
@@ -140,34 +141,45 @@ async fn pay_and_close_race_on_two_hundred_orders_each_settles_exactly_once(db: 
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
 async fn duplicate_close_checks_and_a_closer_restart_close_each_order_once(db: PgPool) {
-    let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "3")]).await;
+    let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "6")]).await;
     app::kafka::ensure_topics(&state.config).await.unwrap();
-    let users = seed_users(&db, 422, 20).await.unwrap();
-    open_sale(&state, 13, 20).await;
-    let now = app::seckill::service::now_ms();
-    let orders = stored_orders(&state, 13, &users, now).await;
+    let users = seed_users(&db, 422, 21).await.unwrap();
+    open_sale(&state, 13, 21).await;
+    let closed = || state.order_metrics.closed.load(std::sync::atomic::Ordering::Relaxed);
+    let now = now_ms();
+    // One order already overdue, its check sent first (so it heads its partition), then 20 fresh orders
+    // whose checks are due in 6 s, every one sent twice.
+    let overdue = stored_orders(&state, 13, &users[..1], now - 60_000).await.remove(0);
+    service::publish_close_checks(&state, &[(overdue.order_id, overdue.ts)]).await.unwrap();
+    let orders = stored_orders(&state, 13, &users[1..], now).await;
     let checks: Vec<(i64, i64)> = orders.iter().map(|o| (o.order_id, o.ts)).collect();
     service::publish_close_checks(&state, &checks).await.unwrap();
-    service::publish_close_checks(&state, &checks).await.unwrap(); // every check delivered twice
+    service::publish_close_checks(&state, &checks).await.unwrap();
 
-    // The closer starts, finds nothing due yet (its partitions pause), and is killed; a new one takes over.
+    // The first closer is demonstrably consuming — it closes the overdue order — yet closes none of the
+    // fresh ones (their partitions pause until due); then it is killed and a new one takes over.
     let first = app::orders::closer::spawn(state.clone());
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    wait_for("the overdue order closed", async || status_of(&db, overdue.order_id).await == "closed").await;
+    assert!(now_ms() < now + 5_000, "the check came too late to tell early from on time; rerun on a quieter machine");
     first.abort();
     let _ = first.await;
-    assert_eq!(state.order_metrics.closed.load(std::sync::atomic::Ordering::Relaxed), 0, "nothing due yet");
+    for o in &orders {
+        assert_eq!(status_of(&db, o.order_id).await, "unpaid", "a check that is not due yet closes nothing");
+    }
+    assert_eq!(closed(), 1);
     let second = app::orders::closer::spawn(state.clone());
     wait_for("all orders closed", async || {
         sqlx::query_scalar::<_, i64>("SELECT count(*) FROM orders WHERE voucher_id = 13 AND status = 'closed'")
             .fetch_one(&db)
             .await
             .unwrap()
-            == 20
+            == 21
     })
     .await;
+    assert!(now_ms() >= now + 6_000, "no fresh order closed before its deadline");
     tokio::time::sleep(Duration::from_secs(1)).await; // the duplicates are consumed too
-    assert_eq!(state.order_metrics.closed.load(std::sync::atomic::Ordering::Relaxed), 20, "each order closed once");
-    assert_eq!(stocks(&state, 13).await, (20, 0, 20), "stock released once per order");
+    assert_eq!(closed(), 21, "each order closed once");
+    assert_eq!(stocks(&state, 13).await, (21, 0, 21), "stock released once per order");
     second.abort();
 }
 
@@ -176,7 +188,7 @@ async fn the_sweeper_alone_closes_overdue_orders_the_same_way(db: PgPool) {
     let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "2")]).await;
     let users = seed_users(&db, 423, 6).await.unwrap();
     open_sale(&state, 14, 10).await;
-    let now = app::seckill::service::now_ms();
+    let now = now_ms();
     let overdue = stored_orders(&state, 14, &users[..4], now - 10_000).await;
     let fresh = stored_orders(&state, 14, &users[4..], now).await;
     assert_eq!(service::sweep(&state).await.unwrap(), 4);
@@ -197,10 +209,12 @@ async fn nobody_else_can_pay_or_see_my_order(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     let users = seed_users(&db, 424, 2).await.unwrap();
     open_sale(&state, 15, 3).await;
-    let mine = stored_orders(&state, 15, &users[..1], app::seckill::service::now_ms()).await.remove(0);
+    let mine = stored_orders(&state, 15, &users[..1], now_ms()).await.remove(0);
     assert!(matches!(service::pay(&state, users[1], mine.order_id).await, Err(OrderError::NotFound)));
-    assert!(app::orders::store::order_of_user(&db, users[1], mine.order_id).await.unwrap().is_none());
-    assert!(app::orders::store::orders_of_user(&db, users[1], 10).await.unwrap().is_empty());
+    let theirs = app::orders::writer::status(&state, users[1], mine.order_id).await.unwrap();
+    assert_eq!(theirs, app::orders::model::OrderStatus::Queued, "someone else's order looks like one not stored yet");
+    assert!(service::my_orders(&state, users[1]).await.unwrap().orders.is_empty());
+    assert_eq!(service::my_orders(&state, users[0]).await.unwrap().orders.len(), 1);
     assert_eq!(status_of(&db, mine.order_id).await, "unpaid", "untouched");
     assert_eq!(service::pay(&state, users[0], mine.order_id).await.unwrap(), PayOutcome::Paid);
     assert_eq!(service::pay(&state, users[0], mine.order_id).await.unwrap(), PayOutcome::AlreadyPaid);

@@ -1,7 +1,7 @@
 //! The order writer against real Postgres: redelivery writes nothing twice, the stock guard never oversells.
 
-use app::orders::model::OrderCreated;
-use app::orders::store::write_batch;
+use app::kafka::OrderCreated;
+use app::orders::writer::write_batch;
 use sqlx::PgPool;
 
 async fn fixture(db: &PgPool, stock: i32) -> Vec<i64> {

@@ -3,8 +3,7 @@
 
 use std::time::Duration;
 
-use app::kafka::{self, ORDERS_CREATED, ORDERS_DLQ};
-use app::orders::model::OrderCreated;
+use app::kafka::{self, ORDERS_CREATED, ORDERS_DLQ, OrderCreated};
 use app::testing::test_state;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;

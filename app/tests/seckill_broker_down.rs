@@ -6,10 +6,10 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use app::orders::model::OrderCreated;
-use app::seckill::model::GrabCode;
+use app::clock::now_ms;
+use app::inventory::{self, GrabCode};
+use app::kafka::OrderCreated;
 use app::seckill::service::{self, SeckillError};
-use app::seckill::store;
 use app::testing::{seed_flash_sale, seed_users, test_state, unique_token};
 use sqlx::PgPool;
 
@@ -113,29 +113,25 @@ async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_
         assert!(started.elapsed() < Duration::from_secs(5), "answered in {:?}", started.elapsed());
     }
     assert!(gave_back >= 4, "with the broker gone the grabs are refused and given back ({gave_back} of 5)");
-    let (stock, buyers) = store::sale_state(&state.redis, &state.keys, 9).await.unwrap();
+    let (stock, buyers) = inventory::sale_state(&state.redis, &state.keys, 9).await.unwrap();
     assert_eq!(stock, Some(100 - acknowledged.len() as i64), "every refused grab restored the stock");
     assert_eq!(buyers, acknowledged.len() as u64);
     // A refused user may try again: the grab was fully given back.
-    assert_eq!(store::try_grab(&state.redis, &state.keys, 9, users[3]).await.unwrap(), GrabCode::Ok);
-    store::release(&state.redis, &state.keys, 9, users[3], -1).await.unwrap();
+    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 9, users[3]).await.unwrap(), GrabCode::Ok);
+    inventory::release(&state.redis, &state.keys, 9, users[3], -1).await.unwrap();
 
     // A grab whose delivery report never came (the unknown outcome) waits on the compensation list.
-    let unknown =
-        OrderCreated { order_id: state.ids.next_id(), user_id: users[11], voucher_id: 9, ts: service::now_ms() };
-    assert_eq!(store::try_grab(&state.redis, &state.keys, 9, users[11]).await.unwrap(), GrabCode::Ok);
-    store::push_compensation(&state.redis, &state.keys, &serde_json::to_vec(&unknown).unwrap()).await.unwrap();
+    let unknown = OrderCreated { order_id: state.ids.next_id(), user_id: users[11], voucher_id: 9, ts: now_ms() };
+    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 9, users[11]).await.unwrap(), GrabCode::Ok);
+    service::queue_for_resend(&state, &unknown).await.unwrap();
     acknowledged.push(unknown.order_id);
     tokio::time::sleep(Duration::from_secs(1)).await;
-    assert!(
-        store::compensation_backlog(&state.redis, &state.keys).await.unwrap() >= 1,
-        "kept while the broker is down"
-    );
+    assert!(service::compensation_backlog(&state).await.unwrap() >= 1, "kept while the broker is down");
 
     broker.up().await;
     let started = Instant::now();
     loop {
-        let backlog = store::compensation_backlog(&state.redis, &state.keys).await.unwrap();
+        let backlog = service::compensation_backlog(&state).await.unwrap();
         let written: Vec<i64> =
             sqlx::query_scalar("SELECT id FROM orders WHERE voucher_id = 9 ORDER BY id").fetch_all(&db).await.unwrap();
         let mut expected = acknowledged.clone();

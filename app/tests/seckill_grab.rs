@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
+use app::clock::now_ms;
 use app::error::AppError;
-use app::seckill::model::GrabCode;
+use app::inventory::{self, GrabCode};
 use app::seckill::service::{self, SeckillError};
-use app::seckill::store;
 use app::state::AppState;
 use app::testing::{expires_at, sale_end_ms, seed_flash_sale, seed_users, test_state};
 use sqlx::PgPool;
@@ -15,7 +15,10 @@ use sqlx::PgPool;
 async fn open_sale(state: &AppState, voucher_id: i64, stock: i32, begin_secs: i64, end_secs: i64) {
     seed_flash_sale(&state.db, voucher_id, stock, begin_secs, end_secs).await.unwrap();
     service::restore_sales(state).await.unwrap();
-    assert_eq!(store::sale_state(&state.redis, &state.keys, voucher_id).await.unwrap(), (Some(i64::from(stock)), 0));
+    assert_eq!(
+        inventory::sale_state(&state.redis, &state.keys, voucher_id).await.unwrap(),
+        (Some(i64::from(stock)), 0)
+    );
 }
 
 /// Waits until `n` orders of `voucher_id` are in Postgres (or fails after 60 s).
@@ -80,7 +83,7 @@ async fn a_thousand_buyers_on_a_hundred_coupons_three_times_no_oversell(db: PgPo
         .await
         .unwrap();
         assert_eq!((rows, distinct_users, pg_stock), (100, 100, 0), "round {round}");
-        let (redis_stock, buyers) = store::sale_state(&state.redis, &state.keys, vid).await.unwrap();
+        let (redis_stock, buyers) = inventory::sale_state(&state.redis, &state.keys, vid).await.unwrap();
         assert_eq!((redis_stock, buyers), (Some(0), 100), "round {round}");
         let mut ids: Vec<i64> =
             sqlx::query_scalar("SELECT id FROM orders WHERE voucher_id = $1").bind(vid).fetch_all(&db).await.unwrap();
@@ -113,7 +116,7 @@ async fn fifty_concurrent_grabs_of_one_user_make_one_order(db: PgPool) {
     let rows: i64 =
         sqlx::query_scalar("SELECT count(*) FROM orders WHERE user_id = $1").bind(user).fetch_one(&db).await.unwrap();
     assert_eq!(rows, 1);
-    assert_eq!(store::sale_state(&state.redis, &state.keys, 7).await.unwrap(), (Some(9), 1));
+    assert_eq!(inventory::sale_state(&state.redis, &state.keys, 7).await.unwrap(), (Some(9), 1));
     writer.abort();
 }
 
@@ -124,8 +127,8 @@ async fn before_start_after_end_and_unknown_sale_each_answer_clearly_and_write_n
     open_sale(&state, 1, 5, 600, 3600).await;
     // An ended sale is not restored at start-up; load it the way the merchant's creation would.
     seed_flash_sale(&db, 2, 5, -7200, -3600).await.unwrap();
-    let now = service::now_ms();
-    store::load_sale(&state.redis, &state.keys, 2, 5, (now - 7_200_000, now - 3_600_000), now + 3_600_000)
+    let now = now_ms();
+    inventory::load_sale(&state.redis, &state.keys, 2, 5, (now - 7_200_000, now - 3_600_000), now + 3_600_000)
         .await
         .unwrap();
 
@@ -141,9 +144,9 @@ async fn before_start_after_end_and_unknown_sale_each_answer_clearly_and_write_n
     }
     assert_eq!(AppError::from(SeckillError::Refused(GrabCode::NoSuchSale)).status_code(), 404);
     assert_eq!(AppError::from(SeckillError::Refused(GrabCode::NotStarted)).status_code(), 400);
-    assert_eq!(store::sale_state(&state.redis, &state.keys, 1).await.unwrap(), (Some(5), 0));
-    assert_eq!(store::sale_state(&state.redis, &state.keys, 2).await.unwrap(), (Some(5), 0));
-    assert_eq!(store::sale_state(&state.redis, &state.keys, 999).await.unwrap(), (None, 0), "no keys made up");
+    assert_eq!(inventory::sale_state(&state.redis, &state.keys, 1).await.unwrap(), (Some(5), 0));
+    assert_eq!(inventory::sale_state(&state.redis, &state.keys, 2).await.unwrap(), (Some(5), 0));
+    assert_eq!(inventory::sale_state(&state.redis, &state.keys, 999).await.unwrap(), (None, 0), "no keys made up");
     let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM orders").fetch_one(&db).await.unwrap();
     assert_eq!(rows, 0);
 }
@@ -183,7 +186,7 @@ async fn start_up_restores_sales_redis_lost_but_never_overwrites_a_live_one(db: 
         .unwrap();
     sqlx::query("UPDATE vouchers SET stock = 9 WHERE id = 5").execute(&db).await.unwrap();
     assert_eq!(service::restore_sales(&state).await.unwrap(), 1);
-    assert_eq!(store::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(9), 1));
+    assert_eq!(inventory::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(9), 1));
     let forget_at = service::forget_at_ms(&state, sale_end_ms(&db, 5).await.unwrap());
     for key in [state.keys.seckill_stock(5), state.keys.seckill_buyers(5), state.keys.seckill_window(5)] {
         assert_eq!(
@@ -192,11 +195,11 @@ async fn start_up_restores_sales_redis_lost_but_never_overwrites_a_live_one(db: 
             "{key} is restored with the sale's lifetime"
         );
     }
-    assert_eq!(store::try_grab(&state.redis, &state.keys, 5, users[0]).await.unwrap(), GrabCode::AlreadyBought);
-    assert_eq!(store::try_grab(&state.redis, &state.keys, 5, users[1]).await.unwrap(), GrabCode::Ok);
+    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 5, users[0]).await.unwrap(), GrabCode::AlreadyBought);
+    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 5, users[1]).await.unwrap(), GrabCode::Ok);
     // Redis is now ahead of Postgres (an order in flight): a restart must not reset it.
     assert_eq!(service::restore_sales(&state).await.unwrap(), 0);
-    assert_eq!(store::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(8), 2));
+    assert_eq!(inventory::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(8), 2));
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
@@ -231,7 +234,7 @@ async fn start_up_gives_a_lifetime_to_a_sale_loaded_without_one_and_keeps_its_fi
         .await
         .unwrap();
     assert_eq!(service::restore_sales(&state).await.unwrap(), 0, "a sale Redis knows is not rewritten");
-    assert_eq!(store::sale_state(&state.redis, &state.keys, 6).await.unwrap(), (Some(7), 3));
+    assert_eq!(inventory::sale_state(&state.redis, &state.keys, 6).await.unwrap(), (Some(7), 3));
     let forget_at = service::forget_at_ms(&state, sale_end_ms(&db, 6).await.unwrap());
     let keys = [
         state.keys.seckill_stock(6),

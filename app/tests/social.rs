@@ -2,7 +2,6 @@
 
 use app::social::model::NewNote;
 use app::social::service;
-use app::social::store;
 use app::testing::{seed_shop, seed_users, test_state};
 use sqlx::PgPool;
 
@@ -48,9 +47,10 @@ async fn the_first_five_likers_come_in_the_order_they_liked(db: PgPool) {
     seed_shop(&db).await.unwrap();
     let users = seed_users(&db, 431, 8).await.unwrap();
     let id = service::write_note(&state, users[0], 1, note("n")).await.unwrap();
-    for (i, u) in [7, 3, 5, 1, 6, 2, 4].into_iter().enumerate() {
-        // Explicit times: the order of liking, not of ids, decides.
-        store::toggle_like(&state.redis, &state.keys, id, users[u], 1_000 + i as i64).await.unwrap();
+    for u in [7, 3, 5, 1, 6, 2, 4] {
+        // One like per millisecond or more: the order of liking, not of ids, decides.
+        service::toggle_like(&state, users[u], id).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     }
     let view = service::note(&state, id, None).await.unwrap();
     let first: Vec<i64> = view.first_likers.iter().map(|p| p.id).collect();
@@ -112,9 +112,15 @@ async fn the_feed_pages_through_notes_with_equal_timestamps_and_drops_deleted_on
     .fetch_all(&db)
     .await
     .unwrap();
-    store::push_to_feeds(&state.redis, &state.keys, &[reader], 0, 0).await.unwrap(); // a stale entry: no such note
+    // The inbox as fan-out leaves it: a stale entry (no such note) and 25 notes with one score.
+    let inbox = |id: i64, score: i64| {
+        let mut redis = state.redis.clone();
+        let key = state.keys.feed(reader);
+        async move { redis::cmd("ZADD").arg(key).arg(score).arg(id).query_async::<()>(&mut redis).await.unwrap() }
+    };
+    inbox(0, 0).await;
     for id in &same {
-        store::push_to_feeds(&state.redis, &state.keys, &[reader], *id, 1_796_000_000_000).await.unwrap();
+        inbox(*id, 1_796_000_000_000).await;
     }
     let mut later = Vec::new();
     for i in 0..3 {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use app::catalog::cache::L2Entry;
+use app::cache::L2Entry;
 use app::keys::Keys;
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;

@@ -17,10 +17,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use app::config::Config;
+use app::kafka::OrderCreated;
 use app::kafka::{self, Delivery};
-use app::orders::model::OrderCreated;
 use app::seckill::model::NewFlashSale;
-use app::seckill::{service, store};
+use app::seckill::service;
 use app::state::AppState;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -82,9 +82,9 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-/// A fresh sale for this run, live now, loaded into Redis the way a merchant's creation does.
+/// A fresh sale for this run, live now, created the way a merchant's creation does (Postgres + Redis).
 async fn new_sale(state: &AppState, stock: i32, title: &str) -> Result<i64, String> {
-    let now = app::seckill::service::now_ms();
+    let now = app::clock::now_ms();
     let sale = NewFlashSale {
         title: title.into(),
         rules: String::new(),
@@ -94,14 +94,7 @@ async fn new_sale(state: &AppState, stock: i32, title: &str) -> Result<i64, Stri
         begin_ms: now - 1000,
         end_ms: now + 3_600_000,
     };
-    let mut tx = state.db.begin().await.map_err(|e| e.to_string())?;
-    let id = store::insert_sale(&mut tx, 1, &sale).await.map_err(|e| e.to_string())?;
-    tx.commit().await.map_err(|e| e.to_string())?;
-    let forget_at = service::forget_at_ms(state, sale.end_ms);
-    store::load_sale(&state.redis, &state.keys, id, i64::from(stock), (sale.begin_ms, sale.end_ms), forget_at)
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok(id)
+    service::open_sale(state, 1, sale).await.map_err(|e| e.to_string())
 }
 
 /// `n` fresh shoppers, each with a logged-in session; returns (user id, cookie).
@@ -119,7 +112,7 @@ async fn users(state: &AppState, n: usize) -> Result<Vec<(i64, String)>, String>
     let store = app::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());
     let mut out = Vec::with_capacity(n);
     for id in ids {
-        let cookie = app::auth::session::mint(&store, id, time::Duration::hours(1)).await.map_err(|e| e.to_string())?;
+        let cookie = app::session::mint(&store, id, time::Duration::hours(1)).await.map_err(|e| e.to_string())?;
         out.push((id, cookie));
     }
     Ok(out)
@@ -237,7 +230,7 @@ async fn produce_only(
                         order_id: ids.next_id(),
                         user_id: i as i64,
                         voucher_id: 1,
-                        ts: service::now_ms(),
+                        ts: app::clock::now_ms(),
                     };
                     let payload = serde_json::to_vec(&order).unwrap_or_default();
                     let sent = Instant::now();
@@ -353,7 +346,7 @@ async fn main() -> Result<(), String> {
         .into_iter()
         .collect();
     let (redis_stock, redis_buyers) =
-        store::sale_state(&state.redis, &state.keys, voucher).await.map_err(|e| e.to_string())?;
+        app::inventory::sale_state(&state.redis, &state.keys, voucher).await.map_err(|e| e.to_string())?;
     let all_persisted = acked.iter().all(|(_, id)| written.contains(id));
     println!("\n== after the writer drained");
     println!(
@@ -384,7 +377,7 @@ async fn main() -> Result<(), String> {
         .query_async(&mut conn)
         .await
         .map_err(|e| e.to_string())?;
-    let now = app::seckill::service::now_ms();
+    let now = app::clock::now_ms();
     redis::pipe()
         .cmd("SET")
         .arg(k("stock"))

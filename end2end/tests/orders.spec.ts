@@ -5,6 +5,33 @@ import { expect, logInDemo, waitForHydration } from './helpers';
 
 const LIVE_SALE = 1; // the seeded live flash sale on shop 1
 
+/** The order id in "Got it — order #123 …" or "Order #123 created …". */
+function orderId(text: string | null): string {
+  const m = /#(\d+)/.exec(text ?? '');
+  if (!m) throw new Error(`no order number in ${JSON.stringify(text)}`);
+  return m[1];
+}
+
+/** The server's word on one of my orders (the page shows a due order as closed before the server says so). */
+async function serverStatus(page: Page, id: string): Promise<string | undefined> {
+  const res = await page.request.post('/api/orders/mine', { form: {} });
+  expect(res.ok()).toBeTruthy();
+  // Ids are 64-bit: compare them as text, never as JavaScript numbers.
+  const text = await res.text();
+  const m = new RegExp(`"id":${id},[^}]*?"status":"(\\w+)"`).exec(text);
+  return m?.[1];
+}
+
+/** Buys the shop's first normal coupon; answers the order id. */
+async function buyNormal(page: Page) {
+  await page.goto('/shops/1');
+  await waitForHydration(page);
+  const normal = page.locator('li.voucher:not(.flash)').first();
+  await normal.locator('.buy-button').click();
+  await expect(normal.locator('.buy-result')).toContainText('created');
+  return { normal, id: orderId(await normal.locator('.buy-result').textContent()) };
+}
+
 async function grabLiveSale(page: Page) {
   await page.goto('/shops/1');
   await waitForHydration(page);
@@ -14,20 +41,26 @@ async function grabLiveSale(page: Page) {
   return card;
 }
 
-test('grab → My orders counts down → Pay → paid', async ({ page }) => {
+test('grab → My orders counts down → Pay → paid, and it stays paid past the deadline', async ({ page }) => {
+  test.setTimeout(60_000);
   await logInDemo(page, '13800000003');
-  await grabLiveSale(page);
+  const card = await grabLiveSale(page);
+  const paidId = orderId(await card.locator('.grab-result').textContent());
+  // A witness bought just after: its deadline comes after the grabbed order's, and it stays unpaid.
+  const witness = (await buyNormal(page)).id;
   await page.goto('/orders');
   await waitForHydration(page);
-  const row = page.locator('.order-list tbody tr').first();
+  const row = page.locator(`.order-list tbody tr[data-order-id="${paidId}"]`);
   await expect(row.locator('.pay-countdown')).toContainText(/Closes in 00:0\d/);
   await row.getByRole('button', { name: 'Pay' }).click();
   await expect(page.locator('.pay-result')).toHaveText('Paid. Enjoy!');
   await expect(row.locator('.order-status')).toHaveText('paid');
   await expect(row.locator('.pay-button')).toHaveCount(0);
-  await page.waitForTimeout(9_000); // past the pay deadline: a paid order stays paid
+  // Once the server has closed the witness, the closer has passed the paid order's deadline too.
+  await expect.poll(() => serverStatus(page, witness), { timeout: 30_000 }).toBe('Closed');
+  expect(await serverStatus(page, paidId)).toBe('Paid');
   await page.reload();
-  await expect(page.locator('.order-list tbody tr').first().locator('.order-status')).toHaveText('paid');
+  await expect(page.locator(`.order-list tbody tr[data-order-id="${paidId}"] .order-status`)).toHaveText('paid');
 });
 
 test('an unpaid order closes by itself and the coupon is grabbable again', async ({ page }) => {
@@ -49,12 +82,9 @@ test('an unpaid order closes by itself and the coupon is grabbable again', async
 
 test('a normal coupon is bought at once and shows up unpaid', async ({ page }) => {
   await logInDemo(page, '13800000002');
-  await page.goto('/shops/1');
-  await waitForHydration(page);
-  const normal = page.locator('li.voucher:not(.flash)').first();
-  await normal.locator('.buy-button').click();
-  await expect(normal.locator('.buy-result')).toContainText('created');
+  const { normal, id } = await buyNormal(page);
+  expect(await serverStatus(page, id)).toBe('Unpaid');
   await normal.locator('.buy-result a').click();
   await expect(page).toHaveURL(/\/orders/);
-  await expect(page.locator('.order-list tbody tr').first().locator('.order-status')).toHaveText(/awaiting payment|closed/);
+  await expect(page.locator(`.order-list tbody tr[data-order-id="${id}"] .order-status`)).toHaveText('awaiting payment');
 });

@@ -33,7 +33,7 @@ pub fn render(state: &AppState) -> String {
         .map(|(e, v)| (format!("{{cache=\"shop\",event=\"{e}\"}}"), v as i64))
         .collect();
     family(&mut out, "haodian_cache_events_total", "counter", "Shop cache reads by outcome (per instance).", &cache);
-    let m = &state.seckill.metrics;
+    let m = &state.seckill_metrics;
     let outcomes: Vec<(String, i64)> =
         m.outcomes().into_iter().map(|(o, v)| (format!("{{outcome=\"{o}\"}}"), v as i64)).collect();
     family(
@@ -89,7 +89,7 @@ pub fn render(state: &AppState) -> String {
 /// Gauges that need a round trip: the compensation backlog and the order writer's lag.
 async fn render_gauges(state: &AppState) -> String {
     let mut out = String::new();
-    match app::seckill::store::compensation_backlog(&state.redis, &state.keys).await {
+    match app::seckill::service::compensation_backlog(state).await {
         Ok(n) => family(
             &mut out,
             "haodian_seckill_compensation_backlog",

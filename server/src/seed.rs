@@ -7,6 +7,7 @@ use time::{Duration, OffsetDateTime};
 
 use app::auth::model::{Account, Password};
 use app::keys::Keys;
+use app::seckill::model::NewFlashSale;
 
 /// Seeding failed.
 #[derive(Debug, thiserror::Error)]
@@ -17,6 +18,9 @@ pub enum SeedError {
     /// Redis (only used by `--reset`).
     #[error("resetting Redis: {0}")]
     Redis(#[from] redis::RedisError),
+    /// Writing a demo flash sale.
+    #[error("seeding flash sales: {0}")]
+    Sale(#[from] app::seckill::service::SeckillError),
     /// Hashing a demo password.
     #[error("hashing demo passwords: {0}")]
     Hash(String),
@@ -407,6 +411,11 @@ async fn seed_shops(tx: &mut sqlx::PgConnection, merchant_id: i64) -> Result<(),
     Ok(())
 }
 
+/// Unix ms of an instant.
+fn unix_ms(t: OffsetDateTime) -> i64 {
+    (t.unix_timestamp_nanos() / 1_000_000) as i64
+}
+
 async fn seed_vouchers(tx: &mut sqlx::PgConnection) -> Result<(), SeedError> {
     let now = OffsetDateTime::now_utc();
     // (id, shop, title, rules, pay, value, stock, window relative to now)
@@ -416,21 +425,16 @@ async fn seed_vouchers(tx: &mut sqlx::PgConnection) -> Result<(), SeedError> {
         (FLASH_ENDED, "昨日秒杀 ¥50 代金券", 990, 5_000, 30, Duration::days(-2), Duration::days(-1)),
     ];
     for (id, title, pay, value, stock, begin, end) in flash {
-        sqlx::query(
-            "INSERT INTO vouchers (id, shop_id, title, sub_title, rules, pay_value_cents, actual_value_cents,
-                                   kind, stock, begin_at, end_at)
-             VALUES ($1, 1, $2, '周一至周日可用', '每人限购一张；不与其他优惠同享', $3, $4, 'flash', $5, $6, $7)
-             ON CONFLICT (id) DO NOTHING",
-        )
-        .bind(id)
-        .bind(title)
-        .bind(pay)
-        .bind(value)
-        .bind(stock)
-        .bind(now + begin)
-        .bind(now + end)
-        .execute(&mut *tx)
-        .await?;
+        let sale = NewFlashSale {
+            title: title.into(),
+            rules: "每人限购一张；不与其他优惠同享".into(),
+            pay_cents: pay,
+            actual_cents: value,
+            stock,
+            begin_ms: unix_ms(now + begin),
+            end_ms: unix_ms(now + end),
+        };
+        app::seckill::service::seed_sale(&mut *tx, id, 1, "周一至周日可用", &sale).await?;
         // A demo sale nobody has bought yet gets its window moved relative to now, so "live", "starting
         // soon" and "ended" hold whenever the demo starts; sales with orders keep their history.
         sqlx::query(

@@ -169,11 +169,7 @@ async fn grab_over_http_needs_a_login_and_answers_statuses(db: PgPool) {
     let resp = post(&router, "/api/seckill/grab", "voucher_id=77", None).await;
     assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
     assert!(body(resp).await.contains("LoginRequired"));
-    assert_eq!(
-        app::seckill::store::sale_state(&state.redis, &state.keys, 77).await.unwrap(),
-        (Some(3), 0),
-        "nothing taken"
-    );
+    assert_eq!(app::inventory::sale_state(&state.redis, &state.keys, 77).await.unwrap(), (Some(3), 0), "nothing taken");
 
     let (sid, _) = register(&router, &db, "13900000031").await;
     let resp = post(&router, "/api/seckill/grab", "voucher_id=77", Some(&sid)).await;
@@ -204,10 +200,12 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
     sqlx::query("UPDATE users SET role = 'merchant' WHERE id = $1").bind(owner_id).execute(&db).await.unwrap();
     sqlx::query("UPDATE shops SET owner_id = $1 WHERE id = 1").bind(owner_id).execute(&db).await.unwrap();
 
-    let form = "shop_id=1&title=T&rules=&pay=9.9&actual=100&stock=20&begin=2099-01-01T10:00&end=2099-01-01T12:00";
+    // The sale's fields travel as the server function's `form` argument (serde_qs indexing).
+    let form = "shop_id=1&form[title]=T&form[rules]=&form[pay]=9.9&form[actual]=100&form[stock]=20\
+                &form[begin]=2099-01-01T10:00&form[end]=2099-01-01T12:00";
     assert_eq!(post(&router, "/api/seckill/create-sale", form, None).await.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(post(&router, "/api/seckill/create-sale", form, Some(&stranger)).await.status(), StatusCode::FORBIDDEN);
-    let bad = form.replace("stock=20", "stock=0");
+    let bad = form.replace("form[stock]=20", "form[stock]=0");
     let resp = post(&router, "/api/seckill/create-sale", &bad, Some(&owner)).await;
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
     assert!(body(resp).await.contains("stock"));
@@ -217,7 +215,7 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
     let resp = post(&router, "/api/seckill/create-sale", form, Some(&owner)).await;
     assert_eq!(resp.status(), StatusCode::OK);
     let id: i64 = body(resp).await.parse().unwrap();
-    let (stock, buyers) = app::seckill::store::sale_state(&state.redis, &state.keys, id).await.unwrap();
+    let (stock, buyers) = app::inventory::sale_state(&state.redis, &state.keys, id).await.unwrap();
     assert_eq!((stock, buyers), (Some(20), 0), "creation loads the Redis state in the same step");
     let end_ms = app::testing::sale_end_ms(&db, id).await.unwrap();
     let forget_at = app::seckill::service::forget_at_ms(&state, end_ms);
@@ -227,7 +225,7 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
 
     let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=35"), Some(&owner)).await;
     assert_eq!(resp.status(), StatusCode::OK);
-    assert_eq!(app::seckill::store::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
+    assert_eq!(app::inventory::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
     assert_eq!(expires_at().await, forget_at, "changing the stock keeps the sale's lifetime");
     let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=5"), Some(&stranger)).await;
     assert_eq!(resp.status(), StatusCode::FORBIDDEN);
@@ -242,7 +240,7 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
     assert!(body(resp).await.contains("can no longer change"));
     let pg: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = $1").bind(id).fetch_one(&db).await.unwrap();
     assert_eq!(pg, 35);
-    assert_eq!(app::seckill::store::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
+    assert_eq!(app::inventory::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]

@@ -1,9 +1,25 @@
-//! Auth server functions: thin wrappers that bind the session and map errors to HTTP statuses.
+//! Auth server functions: thin wrappers that bind the session and map errors to HTTP statuses; and the
+//! current-user lookup every other capability's server functions use.
 
 use leptos::prelude::*;
 
 use super::model::CurrentUser;
 use crate::error::AppError;
+
+/// The logged-in user, if any; a dangling session (deleted user) counts as logged out.
+#[cfg(feature = "ssr")]
+pub async fn current_user(cx: &crate::edge::Cx) -> Result<Option<CurrentUser>, AppError> {
+    match cx.user_id().await? {
+        Some(id) => Ok(super::service::user_by_id(&cx.state, id).await?),
+        None => Ok(None),
+    }
+}
+
+/// The logged-in user, or 401.
+#[cfg(feature = "ssr")]
+pub async fn require_user(cx: &crate::edge::Cx) -> Result<CurrentUser, AppError> {
+    current_user(cx).await?.ok_or(AppError::LoginRequired)
+}
 
 /// Creates an account and logs it in.
 #[server(endpoint = "auth/register")]
@@ -13,41 +29,43 @@ pub async fn register(
     password: String,
     password_confirm: String,
 ) -> Result<CurrentUser, AppError> {
-    use super::service::{self, Registration};
-    let state = crate::edge::state()?;
-    let form = Registration {
-        account: &account,
-        nickname: &nickname,
-        password: &password,
-        password_confirm: &password_confirm,
-    };
-    let user = service::register(&state, form).await.map_err(|e| AppError::from(e).respond())?;
-    let session = crate::edge::session().await?;
-    super::session::sign_in(&session, user.id).await.map_err(|e| AppError::internal(e).respond())?;
-    Ok(user)
+    crate::edge::run(|cx| async move {
+        let form = super::service::Registration {
+            account: &account,
+            nickname: &nickname,
+            password: &password,
+            password_confirm: &password_confirm,
+        };
+        let user = super::service::register(&cx.state, form).await?;
+        crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::internal)?;
+        Ok(user)
+    })
+    .await
 }
 
 /// Logs in with phone or e-mail and password.
 #[server(endpoint = "auth/login")]
 pub async fn login(account: String, password: String) -> Result<CurrentUser, AppError> {
-    let state = crate::edge::state()?;
-    let ip = crate::edge::client_ip(&state).await;
-    let user =
-        super::service::login(&state, &account, &password, &ip).await.map_err(|e| AppError::from(e).respond())?;
-    let session = crate::edge::session().await?;
-    super::session::sign_in(&session, user.id).await.map_err(|e| AppError::internal(e).respond())?;
-    Ok(user)
+    crate::edge::run(|cx| async move {
+        let ip = cx.client_ip().await;
+        let user = super::service::login(&cx.state, &account, &password, &ip).await?;
+        crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::internal)?;
+        Ok(user)
+    })
+    .await
 }
 
 /// Logs out (idempotent).
 #[server(endpoint = "auth/logout")]
 pub async fn logout() -> Result<(), AppError> {
-    let session = crate::edge::session().await?;
-    super::session::sign_out(&session).await.map_err(|e| AppError::internal(e).respond())
+    crate::edge::run(
+        |cx| async move { crate::session::sign_out(&cx.session().await?).await.map_err(AppError::internal) },
+    )
+    .await
 }
 
 /// The logged-in user, or `None`.
 #[server(endpoint = "auth/me")]
 pub async fn me() -> Result<Option<CurrentUser>, AppError> {
-    crate::edge::current_user().await
+    crate::edge::run(|cx| async move { current_user(&cx).await }).await
 }

@@ -1,4 +1,4 @@
-//! Accounts: register, log in/out, "me", login throttling and the session binding.
+//! Accounts: register, log in/out, "me", login throttling.
 
 pub mod api;
 pub mod model;
@@ -6,6 +6,4 @@ pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod service;
 #[cfg(feature = "ssr")]
-pub mod session;
-#[cfg(feature = "ssr")]
-pub mod store;
+mod store;

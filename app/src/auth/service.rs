@@ -7,7 +7,7 @@ use argon2::{Algorithm, Argon2, Params, Version};
 
 use super::model::{Account, CurrentUser, Nickname, Password, Role};
 use super::store;
-use crate::error::AppError;
+use crate::error::{AppError, BackendError};
 use crate::state::AppState;
 
 /// What can go wrong in the auth service; converted to [`AppError`] at the server-function edge.
@@ -25,16 +25,15 @@ pub enum AuthError {
     /// Too many failures for this account or address.
     #[error("locked for {retry_after_secs} s")]
     Locked { retry_after_secs: u64 },
-    /// Postgres failed.
-    #[error("database: {0}")]
-    Db(#[from] sqlx::Error),
-    /// Redis failed.
-    #[error("redis: {0}")]
-    Redis(#[from] redis::RedisError),
+    /// A backing service failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
     /// Hashing failed or its thread panicked.
     #[error("password hashing: {0}")]
     Hash(String),
 }
+
+crate::backend_errors!(AuthError);
 
 impl From<AuthError> for AppError {
     fn from(e: AuthError) -> Self {
@@ -53,7 +52,8 @@ impl From<AuthError> for AppError {
                 message: format!("Too many failed log-in attempts. Try again in {}.", human_wait(retry_after_secs)),
                 retry_after_secs,
             },
-            other => AppError::internal(other),
+            AuthError::Backend(e) => e.into(),
+            other @ AuthError::Hash(_) => AppError::internal(other),
         }
     }
 }

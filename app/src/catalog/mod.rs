@@ -1,8 +1,7 @@
-//! Shops and shop types: what the home and category pages browse.
+//! Shops and shop types: what the home, category and search pages browse; shops through the cache;
+//! who owns a shop.
 
 pub mod api;
-#[cfg(feature = "ssr")]
-pub mod cache;
 pub mod model;
 pub mod pages;
 #[cfg(feature = "ssr")]
@@ -10,4 +9,4 @@ pub mod rest;
 #[cfg(feature = "ssr")]
 pub mod service;
 #[cfg(feature = "ssr")]
-pub mod store;
+mod store;

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
+use crate::point::GeoPoint;
 
 /// A shop category tile on the home page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,7 +20,7 @@ pub struct ShopType {
 }
 
 /// Everything the shop page shows; this is what the shop cache stores.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
 pub struct Shop {
     /// Primary key.
@@ -123,6 +124,11 @@ impl ShopSort {
     }
 }
 
+/// A score in tenths as people read it: 45 → "4.5".
+pub fn score_text(score: i16) -> String {
+    format!("{:.1}", f64::from(score) / 10.0)
+}
+
 /// Parses a 1-based page number from a URL; garbage or 0 means page 1, huge values are capped.
 pub fn page_from_query(s: Option<&str>) -> u32 {
     s.and_then(|p| p.parse::<u32>().ok()).filter(|p| *p >= 1).unwrap_or(1).min(10_000)
@@ -154,22 +160,29 @@ pub struct VoucherView {
     pub end_ms: Option<i64>,
 }
 
-/// The shop page's payload: the (cached) shop, its coupons and today's visitors.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShopPage {
-    /// The shop.
-    pub shop: Shop,
-    /// Its coupons.
-    pub vouchers: Vec<VoucherView>,
-    /// Distinct visitors today (HyperLogLog estimate).
-    pub visitors_today: u64,
-    /// Whether the viewer owns the shop (shows the edit link and the 7-day figures).
-    pub is_owner: bool,
-    /// For the owner: (yyyy-mm-dd, visitors) for the last 7 days, oldest first.
-    pub visitors_week: Vec<(String, u64)>,
-    /// The sale clock (Redis' time, which `lua/seckill.lua` judges by) when the page was built, unix ms:
-    /// countdowns run on this, not on the browser's clock.
-    pub server_now_ms: i64,
+/// The shop form as the browser sends it (inputs named `form[name]`, …): raw text, parsed into [`ShopEdit`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShopForm {
+    /// Name.
+    pub name: String,
+    /// Street address.
+    pub address: String,
+    /// Longitude, degrees.
+    pub longitude: String,
+    /// Latitude, degrees.
+    pub latitude: String,
+    /// Average price per person, yuan.
+    pub avg_price: String,
+    /// Opening hours text.
+    pub open_hours: String,
+    /// Image addresses, one per line.
+    pub images: String,
+}
+
+impl ShopForm {
+    /// The form's names, each reported against by [`ShopEdit::try_from`] (the page shows them inline).
+    pub const FIELDS: [&'static str; 7] =
+        ["name", "address", "longitude", "latitude", "avg_price", "open_hours", "images"];
 }
 
 /// A merchant's edit of a shop, parsed and checked.
@@ -179,10 +192,8 @@ pub struct ShopEdit {
     pub name: String,
     /// Address, 4–128 characters.
     pub address: String,
-    /// Longitude in [-180, 180].
-    pub longitude: f64,
-    /// Latitude in the Web-Mercator range Redis GEO accepts.
-    pub latitude: f64,
+    /// Where the shop is.
+    pub at: GeoPoint,
     /// Average price, fen.
     pub avg_price_cents: i64,
     /// Hours text, up to 64 characters.
@@ -191,49 +202,34 @@ pub struct ShopEdit {
     pub images: Vec<String>,
 }
 
-impl ShopEdit {
-    /// Parses the edit form's raw strings; each problem names its field.
-    pub fn parse(
-        name: &str,
-        address: &str,
-        longitude: &str,
-        latitude: &str,
-        avg_price_yuan: &str,
-        open_hours: &str,
-        images: &str,
-    ) -> Result<Self, AppError> {
-        let name = name.trim();
+impl TryFrom<ShopForm> for ShopEdit {
+    type Error = AppError;
+
+    /// Parses the form; each problem names its field.
+    fn try_from(form: ShopForm) -> Result<Self, AppError> {
+        let name = form.name.trim();
         if name.is_empty() || name.chars().count() > 64 {
             return Err(AppError::invalid("name", "Give the shop a name of 1 to 64 characters."));
         }
-        let address = address.trim();
+        let address = form.address.trim();
         let n = address.chars().count();
         if !(4..=128).contains(&n) {
             return Err(AppError::invalid("address", "Enter an address of 4 to 128 characters."));
         }
-        let longitude: f64 = longitude
-            .trim()
-            .parse()
-            .ok()
-            .filter(|v: &f64| v.is_finite() && (-180.0..=180.0).contains(v))
-            .ok_or_else(|| AppError::invalid("longitude", "Longitude is a number from -180 to 180."))?;
-        let latitude: f64 = latitude
-            .trim()
-            .parse()
-            .ok()
-            .filter(|v: &f64| v.is_finite() && (-85.05112878..=85.05112878).contains(v))
-            .ok_or_else(|| AppError::invalid("latitude", "Latitude is a number from -85.05 to 85.05."))?;
-        let price: f64 = avg_price_yuan
+        let at = GeoPoint::parse_fields(("longitude", &form.longitude), ("latitude", &form.latitude))?;
+        let price: f64 = form
+            .avg_price
             .trim()
             .parse()
             .ok()
             .filter(|v: &f64| v.is_finite() && (0.0..=100_000.0).contains(v))
             .ok_or_else(|| AppError::invalid("avg_price", "Average price is an amount in yuan, 0 to 100000."))?;
-        let open_hours = open_hours.trim();
+        let open_hours = form.open_hours.trim();
         if open_hours.chars().count() > 64 {
             return Err(AppError::invalid("open_hours", "Keep opening hours under 64 characters."));
         }
-        let images: Vec<String> = images.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect();
+        let images: Vec<String> =
+            form.images.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect();
         if images.len() > 9 {
             return Err(AppError::invalid("images", "At most 9 images."));
         }
@@ -243,8 +239,7 @@ impl ShopEdit {
         Ok(Self {
             name: name.to_string(),
             address: address.to_string(),
-            longitude,
-            latitude,
+            at,
             avg_price_cents: (price * 100.0).round() as i64,
             open_hours: open_hours.to_string(),
             images,
@@ -266,21 +261,32 @@ mod tests {
         assert_eq!(page_from_query(None), 1);
     }
 
+    fn form(name: &str, lon: &str, lat: &str, price: &str, images: &str) -> ShopForm {
+        ShopForm {
+            name: name.into(),
+            address: "杭州市延安路1号".into(),
+            longitude: lon.into(),
+            latitude: lat.into(),
+            avg_price: price.into(),
+            open_hours: "10:00-22:00".into(),
+            images: images.into(),
+        }
+    }
+
     #[test]
     fn edits_are_validated_field_by_field() {
-        let ok =
-            ShopEdit::parse("新名字", "杭州市延安路1号", "120.16", "30.25", "88.5", "10:00-22:00", "/a.svg\n\n/b.svg")
-                .expect("valid");
+        let ok = ShopEdit::try_from(form("新名字", "120.16", "30.25", "88.5", "/a.svg\n\n/b.svg")).expect("valid");
         assert_eq!(ok.avg_price_cents, 8850);
+        assert_eq!(ok.at, GeoPoint { lon: 120.16, lat: 30.25 });
         assert_eq!(ok.images.len(), 2);
-        let field = |r: Result<ShopEdit, AppError>| match r.expect_err("invalid") {
+        let field = |f: ShopForm| match ShopEdit::try_from(f).expect_err("invalid") {
             AppError::Validation { field, .. } => field,
             other => panic!("{other:?}"),
         };
-        assert_eq!(field(ShopEdit::parse("", "杭州市延安路1号", "120", "30", "1", "", "")), "name");
-        assert_eq!(field(ShopEdit::parse("x", "杭州市延安路1号", "200", "30", "1", "", "")), "longitude");
-        assert_eq!(field(ShopEdit::parse("x", "杭州市延安路1号", "120", "89", "1", "", "")), "latitude");
-        assert_eq!(field(ShopEdit::parse("x", "杭州市延安路1号", "120", "30", "-1", "", "")), "avg_price");
-        assert_eq!(field(ShopEdit::parse("x", "杭州市延安路1号", "120", "30", "1", "", "javascript:x")), "images");
+        assert_eq!(field(form("", "120", "30", "1", "")), "name");
+        assert_eq!(field(form("x", "200", "30", "1", "")), "longitude");
+        assert_eq!(field(form("x", "120", "89", "1", "")), "latitude");
+        assert_eq!(field(form("x", "120", "30", "-1", "")), "avg_price");
+        assert_eq!(field(form("x", "120", "30", "1", "javascript:x")), "images");
     }
 }

@@ -1,17 +1,12 @@
-//! Home, category, search, shop and shop-edit pages.
+//! Home, category and search pages.
 
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::api::{
-    OpenShop, RemoveShop, UpdateShop, get_shop_page, list_shop_types, list_shops, search_shops, shop_for_edit,
-};
-use super::model::{Page, ShopPage, ShopSort, ShopSummary, VoucherView, page_from_query};
+use super::api::{list_shop_types, list_shops, search_shops};
+use super::model::{Page, ShopSort, ShopSummary, page_from_query};
 use crate::error::AppError;
-use crate::orders::api::buy_voucher;
-use crate::seckill::pages::FlashSaleCard;
-use crate::social::pages::ShopNotes;
-use crate::ui::{FieldError, FormError, NotFound, error_notice, yuan};
+use crate::ui::{Pager, error_view, yuan};
 
 /// `/`: greeting, search box and the shop-type tiles.
 #[component]
@@ -57,10 +52,6 @@ fn SearchBox(value: String) -> impl IntoView {
     }
 }
 
-fn score_text(score: i16) -> String {
-    format!("{:.1}", f64::from(score) / 10.0)
-}
-
 #[component]
 fn ShopList(items: Vec<ShopSummary>) -> impl IntoView {
     if items.is_empty() {
@@ -74,7 +65,7 @@ fn ShopList(items: Vec<ShopSummary>) -> impl IntoView {
                     <div>
                         <a class="shop-name" href=format!("/shops/{}", s.id)>{s.name}</a>
                         <p class="muted">
-                            {format!("★ {} · {} / person · {} · {} sold", score_text(s.score), yuan(s.avg_price_cents), s.area, s.sold)}
+                            {format!("★ {} · {} / person · {} · {} sold", super::model::score_text(s.score), yuan(s.avg_price_cents), s.area, s.sold)}
                         </p>
                     </div>
                 </li>
@@ -82,29 +73,6 @@ fn ShopList(items: Vec<ShopSummary>) -> impl IntoView {
         </ul>
     }
     .into_any()
-}
-
-/// Previous/next links that keep the rest of the query (`base` already holds it).
-#[component]
-pub fn Pager(base: String, page: u32, has_next: bool) -> impl IntoView {
-    let sep = if base.contains('?') { '&' } else { '?' };
-    let prev = (page > 1).then(|| format!("{base}{sep}page={}", page - 1));
-    let next = has_next.then(|| format!("{base}{sep}page={}", page + 1));
-    view! {
-        <nav class="pager">
-            {prev.map(|href| view! { <a rel="prev" href=href>"← Previous"</a> })}
-            <span class="muted">{format!("Page {page}")}</span>
-            {next.map(|href| view! { <a rel="next" href=href>"Next →"</a> })}
-        </nav>
-    }
-}
-
-/// A 404 page for a missing thing, else the message.
-pub fn error_view(e: AppError) -> AnyView {
-    match e {
-        AppError::NotFound(what) => view! { <NotFound message=format!("{what} not found.")/> }.into_any(),
-        other => view! { <p class="form-error">{other.to_string()}</p> }.into_any(),
-    }
 }
 
 /// `/types/:id?sort=&page=`: one category, 20 shops a page.
@@ -184,239 +152,4 @@ fn urlencode(s: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
-}
-
-fn shop_id() -> impl Fn() -> Option<i64> + Copy + Send + Sync + 'static {
-    let params = use_params_map();
-    move || params.read().get("id").and_then(|s| s.parse::<i64>().ok())
-}
-
-/// A resource keyed on the shop id in the URL; a non-numeric id is a 404 without asking the server.
-fn shop_resource<T, Fut>(fetch: fn(i64) -> Fut) -> Resource<Result<T, AppError>>
-where
-    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
-    Fut: Future<Output = Result<T, AppError>> + Send + 'static,
-{
-    Resource::new(shop_id(), move |id| async move {
-        match id {
-            Some(id) => fetch(id).await,
-            None => Err(AppError::NotFound("Shop".into())),
-        }
-    })
-}
-
-/// `/shops/:id`.
-#[component]
-pub fn ShopDetailPage() -> impl IntoView {
-    let data = shop_resource(get_shop_page);
-    view! {
-        <Suspense fallback=|| view! { <p>"Loading shop…"</p> }>
-            {move || Suspend::new(async move {
-                match data.await {
-                    Ok(page) => view! { <ShopDetails page/> }.into_any(),
-                    Err(e) => error_view(e),
-                }
-            })}
-        </Suspense>
-    }
-}
-
-#[component]
-fn ShopDetails(page: ShopPage) -> impl IntoView {
-    let ShopPage { shop, vouchers, visitors_today, is_owner, visitors_week, server_now_ms } = page;
-    let id = shop.id;
-    view! {
-        <article class="shop">
-            <div class="gallery">
-                {shop.images.iter().map(|src| view! { <img src=src.clone() alt=shop.name.clone()/> }).collect_view()}
-            </div>
-            <h1 class="shop-title">{shop.name.clone()}</h1>
-            <p class="muted">{format!("{} · {}", shop.type_name, shop.area)}</p>
-            <dl class="facts">
-                <dt>"Score"</dt><dd>{format!("★ {}", score_text(shop.score))}</dd>
-                <dt>"Per person"</dt><dd class="shop-price">{yuan(shop.avg_price_cents)}</dd>
-                <dt>"Address"</dt><dd class="shop-address">{shop.address.clone()}</dd>
-                <dt>"Hours"</dt><dd>{shop.open_hours.clone()}</dd>
-                <dt>"Sold"</dt><dd>{shop.sold}</dd>
-            </dl>
-            <p class="uv"><strong class="uv-today">{visitors_today}</strong>" visitors today"</p>
-            {is_owner.then(|| view! {
-                <section class="owner-panel">
-                    <a class="edit-link" href=format!("/shops/{id}/edit")>"Edit this shop"</a>
-                    " · "
-                    <a class="sales-link" href=format!("/shops/{id}/sales")>"Flash sales"</a>
-                    <h2>"Visitors, last 7 days"</h2>
-                    // Explicit <tbody>: the HTML parser inserts one anyway, and hydration must match the DOM.
-                    <table class="uv-week">
-                        <tbody>
-                            {visitors_week.into_iter().map(|(day, n)| view! { <tr><td>{day}</td><td>{n}</td></tr> }).collect_view()}
-                        </tbody>
-                    </table>
-                </section>
-            })}
-            <ShopNotes shop_id=id/>
-            <h2>"Coupons"</h2>
-            <ul class="vouchers">
-                {vouchers.into_iter().map(|v| if v.kind == "flash" {
-                    view! { <FlashSaleCard v server_now_ms shop_id=id/> }.into_any()
-                } else {
-                    view! { <VoucherCard v shop_id=id/> }.into_any()
-                }).collect_view()}
-            </ul>
-        </article>
-    }
-}
-
-/// A coupon's price, title and rules around `children` (its button and state), normal or flash.
-#[component]
-pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
-    view! {
-        <li class="voucher" class:flash=v.kind == "flash" data-voucher-id=v.id>
-            <div class="price">
-                <strong>{yuan(v.pay_value_cents)}</strong>
-                <s class="muted">{yuan(v.actual_value_cents)}</s>
-            </div>
-            <div class="flash-body">
-                <p class="voucher-title">{v.title}</p>
-                <p class="muted">{v.sub_title}" · "{v.rules}</p>
-                {children()}
-            </div>
-        </li>
-    }
-}
-
-#[component]
-fn VoucherCard(v: VoucherView, shop_id: i64) -> impl IntoView {
-    let voucher_id = v.id;
-    let buy = Action::new(move |vid: &i64| buy_voucher(*vid));
-    view! {
-        <VoucherShell v>
-            {move || match buy.value().get() {
-                Some(Ok(order_id)) => view! {
-                    <p class="buy-result ok" role="status">
-                        {format!("Order #{order_id} created — ")} <a href="/orders">"pay in My orders"</a>
-                    </p>
-                }.into_any(),
-                Some(Err(AppError::LoginRequired)) => view! {
-                    <p class="buy-result" role="status">
-                        "Log in first. " <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>
-                    </p>
-                }.into_any(),
-                other => view! {
-                    <button class="buy-button" disabled=move || buy.pending().get()
-                        on:click=move |_| { if !buy.pending().get_untracked() { buy.dispatch(voucher_id); } }>
-                        "Buy"
-                    </button>
-                    {other.and_then(Result::err).map(|e| view! { <p class="buy-result" role="alert">{e.to_string()}</p> })}
-                }.into_any(),
-            }}
-        </VoucherShell>
-    }
-}
-
-/// A labelled text input with its inline error.
-#[component]
-fn TextField(name: &'static str, label: &'static str, value: String, error: Signal<Option<AppError>>) -> impl IntoView {
-    view! {
-        <label for=name>{label}</label>
-        <input id=name name=name value=value/>
-        <FieldError error field=name/>
-    }
-}
-
-/// `/shops/:id/edit`: the owner's edit form.
-#[component]
-pub fn EditShopPage() -> impl IntoView {
-    let id = shop_id();
-    let data = shop_resource(shop_for_edit);
-    let action = ServerAction::<UpdateShop>::new();
-    let remove = ServerAction::<RemoveShop>::new();
-    let error = Signal::derive(move || action.value().get().and_then(Result::err));
-    view! {
-        <section class="auth-card wide">
-            <Suspense fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match data.await {
-                        Ok(shop) => view! {
-                            <h1>"Edit shop"</h1>
-                            <ActionForm action=action>
-                                <input type="hidden" name="id" value=shop.id/>
-                                <TextField name="name" label="Name" value=shop.name.clone() error/>
-                                <TextField name="address" label="Address" value=shop.address.clone() error/>
-                                <TextField name="longitude" label="Longitude" value=shop.longitude.to_string() error/>
-                                <TextField name="latitude" label="Latitude" value=shop.latitude.to_string() error/>
-                                <TextField name="avg_price" label="Average price per person (yuan)"
-                                    value=format!("{:.2}", shop.avg_price_cents as f64 / 100.0) error/>
-                                <TextField name="open_hours" label="Opening hours" value=shop.open_hours.clone() error/>
-                                <label for="images">"Images (one address per line)"</label>
-                                <textarea id="images" name="images" rows="3">{shop.images.join("\n")}</textarea>
-                                <FieldError error field="images"/>
-                                <FormError error fields=&["name", "address", "longitude", "latitude", "avg_price", "open_hours", "images"]/>
-                                <button type="submit" class="primary" disabled=move || action.pending().get()>"Save"</button>
-                            </ActionForm>
-                            {move || matches!(action.value().get(), Some(Ok(_))).then(|| view! {
-                                <p class="saved" role="status">"Saved. " <a href=format!("/shops/{}", shop.id)>"View the shop"</a></p>
-                            })}
-                            <ActionForm action=remove attr:class="remove-shop">
-                                <input type="hidden" name="id" value=shop.id/>
-                                <button type="submit" class="danger">"Remove this shop"</button>
-                            </ActionForm>
-                            {move || remove.value().get().map(|r| match r {
-                                Ok(()) => view! { <p class="saved" role="status">"Removed. " <a href="/">"Home"</a></p> }.into_any(),
-                                Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
-                            })}
-                        }
-                        .into_any(),
-                        Err(e @ (AppError::LoginRequired | AppError::Forbidden)) => error_notice(
-                            e,
-                            "edit your shop",
-                            format!("/shops/{}/edit", id().unwrap_or_default()),
-                            "You can only edit your own shops.",
-                        ),
-                        Err(e) => error_view(e),
-                    }
-                })}
-            </Suspense>
-        </section>
-    }
-}
-
-/// `/shops/new`: a merchant opens a shop (it appears in its category and in nearby search at once).
-#[component]
-pub fn NewShopPage() -> impl IntoView {
-    let action = ServerAction::<OpenShop>::new();
-    let error = Signal::derive(move || action.value().get().and_then(Result::err));
-    let types = Resource::new(|| (), |_| list_shop_types());
-    view! {
-        <section class="auth-card wide">
-            <h1>"Open a shop"</h1>
-            <ActionForm action=action>
-                <label for="type_id">"Kind of shop"</label>
-                <Suspense fallback=|| view! { <select id="type_id" name="type_id"></select> }>
-                    {move || Suspend::new(async move {
-                        let list = types.await.unwrap_or_default();
-                        view! {
-                            <select id="type_id" name="type_id">
-                                {list.into_iter().map(|t| view! { <option value=t.id>{t.name}</option> }).collect_view()}
-                            </select>
-                        }
-                    })}
-                </Suspense>
-                <TextField name="name" label="Name" value=String::new() error/>
-                <TextField name="address" label="Address" value=String::new() error/>
-                <TextField name="longitude" label="Longitude" value=String::new() error/>
-                <TextField name="latitude" label="Latitude" value=String::new() error/>
-                <TextField name="avg_price" label="Average price per person (yuan)" value=String::new() error/>
-                <TextField name="open_hours" label="Opening hours" value=String::new() error/>
-                <label for="images">"Images (one address per line)"</label>
-                <textarea id="images" name="images" rows="3"></textarea>
-                <FieldError error field="images"/>
-                <FormError error fields=&["name", "address", "longitude", "latitude", "avg_price", "open_hours", "images"]/>
-                <button type="submit" class="primary" disabled=move || action.pending().get()>"Open the shop"</button>
-            </ActionForm>
-            {move || action.value().get().and_then(Result::ok).map(|id| view! {
-                <p class="saved" role="status">"Opened. " <a href=format!("/shops/{id}")>"View the shop"</a></p>
-            })}
-        </section>
-    }
 }

@@ -1,11 +1,15 @@
-//! Catalog rules: the shop page (cache + coupons + visitors), category and search lists, merchant edits.
+//! Catalog rules: shops through the cache, category and search lists, visitors, who owns a shop, and
+//! the Postgres side of opening, editing and removing shops.
 
-use time::{Duration as TimeDuration, OffsetDateTime, UtcOffset};
+use std::sync::Arc;
 
-use super::model::{Page, Shop, ShopEdit, ShopPage, ShopSort, ShopSummary, ShopType};
+use time::Duration as TimeDuration;
+
+use super::model::{Page, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView};
 use super::store;
 use crate::auth::model::{CurrentUser, Role};
-use crate::error::AppError;
+use crate::clock;
+use crate::error::{AppError, BackendError};
 use crate::state::AppState;
 
 /// What can go wrong in the catalog; converted to [`AppError`] at the server-function edge.
@@ -26,16 +30,15 @@ pub enum CatalogError {
     /// Not the owner.
     #[error("not the owner of shop {0}")]
     Forbidden(i64),
-    /// Postgres.
-    #[error("database: {0}")]
-    Db(#[from] sqlx::Error),
-    /// Redis.
-    #[error("redis: {0}")]
-    Redis(#[from] redis::RedisError),
-    /// The cache's backing services.
-    #[error("cache: {0}")]
-    Cache(#[from] std::sync::Arc<super::cache::CacheError>),
+    /// A backing service failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// The cache's backing services failed (shared by every caller waiting on the same load).
+    #[error(transparent)]
+    Cache(#[from] Arc<BackendError>),
 }
+
+crate::backend_errors!(CatalogError);
 
 impl From<CatalogError> for AppError {
     fn from(e: CatalogError) -> Self {
@@ -45,69 +48,52 @@ impl From<CatalogError> for AppError {
             CatalogError::Invalid(app) => app,
             CatalogError::LoginRequired => AppError::LoginRequired,
             CatalogError::Forbidden(_) => AppError::Forbidden,
-            other => AppError::internal(other),
+            CatalogError::Backend(e) => e.into(),
+            CatalogError::Cache(e) => AppError::internal(e),
         }
     }
 }
 
-/// Days are counted in China Standard Time (UTC+8), where the shops are.
-pub fn local_now() -> OffsetDateTime {
-    let cst = UtcOffset::from_hms(8, 0, 0).unwrap_or(UtcOffset::UTC);
-    OffsetDateTime::now_utc().to_offset(cst)
-}
-
-fn day_key(t: OffsetDateTime) -> String {
-    format!("{:04}{:02}{:02}", t.year(), u8::from(t.month()), t.day())
-}
-
 /// A shop through the three-level cache.
-pub async fn shop(state: &AppState, id: i64) -> Result<std::sync::Arc<Shop>, CatalogError> {
-    state.shops.get(state, id).await?.ok_or(CatalogError::ShopNotFound(id))
+pub async fn shop(state: &AppState, id: i64) -> Result<Arc<Shop>, CatalogError> {
+    state.shops.get(id, store::load_shop).await?.ok_or(CatalogError::ShopNotFound(id))
+}
+
+/// Every shop type, in display order.
+pub async fn shop_types(state: &AppState) -> Result<Vec<ShopType>, CatalogError> {
+    Ok(store::shop_types(&state.db).await?)
+}
+
+/// One shop type, or `TypeNotFound`.
+pub async fn shop_type(state: &AppState, type_id: i64) -> Result<ShopType, CatalogError> {
+    store::shop_type(&state.db, type_id).await?.ok_or(CatalogError::TypeNotFound(type_id))
+}
+
+/// The coupons a shop has on sale (flash-sale stock as Postgres has it).
+pub async fn vouchers(state: &AppState, shop_id: i64) -> Result<Vec<VoucherView>, CatalogError> {
+    Ok(store::vouchers_of_shop(&state.db, shop_id).await?)
 }
 
 /// Adds `visitor` to today's unique visitors of the shop and the site; returns the shop's count today.
 pub async fn record_visit(state: &AppState, shop_id: i64, visitor: &str) -> Result<u64, CatalogError> {
-    let day = day_key(local_now());
+    record_visit_at(state, shop_id, visitor, clock::now_ms()).await
+}
+
+/// Adds `visitor` to the unique visitors of the business day that contains `at_ms` (unix ms); returns the
+/// shop's count for that day.
+pub async fn record_visit_at(state: &AppState, shop_id: i64, visitor: &str, at_ms: i64) -> Result<u64, CatalogError> {
+    let day = clock::day_key(clock::date_of(at_ms));
     Ok(store::record_visit(&state.redis, &state.keys.uv_shop(shop_id, &day), &state.keys.uv_site(&day), visitor)
         .await?)
 }
 
 /// Unique visitors of a shop on each of the last 7 days, oldest first.
 pub async fn visitors_last_week(state: &AppState, shop_id: i64) -> Result<Vec<(String, u64)>, CatalogError> {
-    let today = local_now();
-    let days: Vec<OffsetDateTime> = (0..7).rev().map(|d| today - TimeDuration::days(d)).collect();
-    let keys: Vec<String> = days.iter().map(|d| state.keys.uv_shop(shop_id, &day_key(*d))).collect();
+    let today = clock::today();
+    let days: Vec<time::Date> = (0..7).rev().map(|d| today - TimeDuration::days(d)).collect();
+    let keys: Vec<String> = days.iter().map(|d| state.keys.uv_shop(shop_id, &clock::day_key(*d))).collect();
     let counts = store::visitor_counts(&state.redis, &keys).await?;
-    Ok(days
-        .iter()
-        .zip(counts)
-        .map(|(d, c)| (format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day()), c))
-        .collect())
-}
-
-/// Everything the shop page shows; records the visit.
-pub async fn shop_page(
-    state: &AppState,
-    id: i64,
-    viewer: Option<&CurrentUser>,
-    visitor: &str,
-) -> Result<ShopPage, CatalogError> {
-    let shop = shop(state, id).await?;
-    let (mut vouchers, visitors_today) = tokio::try_join!(
-        async { Ok(store::vouchers_of_shop(&state.db, id).await?) },
-        record_visit(state, id, visitor)
-    )?;
-    // Flash-sale stock comes from Redis, which is ahead of Postgres while orders are still in Kafka.
-    let flash: Vec<i64> = vouchers.iter().filter(|v| v.kind == "flash").map(|v| v.id).collect();
-    let (server_now_ms, stocks) = crate::seckill::store::live_stocks(&state.redis, &state.keys, &flash).await?;
-    for v in vouchers.iter_mut().filter(|v| v.kind == "flash") {
-        if let Some((_, Some(stock))) = stocks.iter().find(|(id, _)| *id == v.id) {
-            v.stock = Some((*stock).max(0) as i32);
-        }
-    }
-    let is_owner = viewer.is_some_and(|u| shop.owner_id == Some(u.id));
-    let visitors_week = if is_owner { visitors_last_week(state, id).await? } else { Vec::new() };
-    Ok(ShopPage { shop: (*shop).clone(), vouchers, visitors_today, is_owner, visitors_week, server_now_ms })
+    Ok(days.iter().map(|d| clock::iso_day(*d)).zip(counts).collect())
 }
 
 /// One page of a category.
@@ -117,7 +103,7 @@ pub async fn category(
     sort: ShopSort,
     page: u32,
 ) -> Result<(ShopType, Page<ShopSummary>), CatalogError> {
-    let ty = store::shop_type(&state.db, type_id).await?.ok_or(CatalogError::TypeNotFound(type_id))?;
+    let ty = shop_type(state, type_id).await?;
     let (items, has_next) = store::shops_by_type(&state.db, type_id, sort, page).await?;
     Ok((ty, Page { items, page, has_next }))
 }
@@ -132,62 +118,65 @@ pub async fn search(state: &AppState, q: &str, page: u32) -> Result<Page<ShopSum
     Ok(Page { items, page, has_next })
 }
 
+/// The user if logged in as a merchant; `shop` names what was asked for, for the error.
+fn merchant(user: Option<&CurrentUser>, shop: i64) -> Result<&CurrentUser, CatalogError> {
+    let user = user.ok_or(CatalogError::LoginRequired)?;
+    if user.role != Role::Merchant {
+        return Err(CatalogError::Forbidden(shop));
+    }
+    Ok(user)
+}
+
 /// Checks that `user` may edit shop `id`: logged in, a merchant, and its owner.
 pub async fn authorize_owner(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<(), CatalogError> {
     let user = user.ok_or(CatalogError::LoginRequired)?;
     let owner = store::shop_owner(&state.db, id).await?.ok_or(CatalogError::ShopNotFound(id))?;
-    if user.role != Role::Merchant || owner != Some(user.id) {
+    if owner != Some(user.id) {
         return Err(CatalogError::Forbidden(id));
     }
-    Ok(())
+    merchant(Some(user), id).map(|_| ())
 }
 
-/// Saves a merchant's edit: Postgres first, then the L2 entry is deleted and every instance told to
-/// drop its L1 copy, so the next read anywhere loads the new data.
+/// The owner's shop as the edit form shows it.
+pub async fn shop_for_owner(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<Arc<Shop>, CatalogError> {
+    authorize_owner(state, user, id).await?;
+    shop(state, id).await
+}
+
+/// Saves an owner's edit: Postgres first, then the cache is invalidated on every instance, so the next
+/// read anywhere loads the new data. Answers the shop as saved.
 pub async fn edit_shop(
     state: &AppState,
     user: Option<&CurrentUser>,
     id: i64,
-    edit: ShopEdit,
-) -> Result<Shop, CatalogError> {
+    edit: &ShopEdit,
+) -> Result<Arc<Shop>, CatalogError> {
     authorize_owner(state, user, id).await?;
-    if !store::update_shop(&state.db, id, &edit).await? {
+    if !store::update_shop(&state.db, id, edit).await? {
         return Err(CatalogError::ShopNotFound(id));
     }
-    store::l2_invalidate(&state.redis, &state.keys.shop(id), &state.keys.shop_invalidation_channel(), id).await?;
-    state.shops.invalidate_local(id).await;
-    let saved = (*shop(state, id).await?).clone();
-    // Nearby search follows a moved shop at once.
-    crate::geo::store::place(&state.redis, &state.keys, saved.type_id, id, saved.longitude, saved.latitude).await?;
-    Ok(saved)
+    state.shops.invalidate(id).await?;
+    shop(state, id).await
 }
 
-/// A merchant opens a new shop: Postgres first, then its place in nearby search.
+/// A merchant opens a new shop of `type_id`; answers its id.
 pub async fn open_shop(
     state: &AppState,
     user: Option<&CurrentUser>,
     type_id: i64,
-    edit: ShopEdit,
+    edit: &ShopEdit,
 ) -> Result<i64, CatalogError> {
-    let user = user.ok_or(CatalogError::LoginRequired)?;
-    if user.role != Role::Merchant {
-        return Err(CatalogError::Forbidden(0));
-    }
-    let id =
-        store::insert_shop(&state.db, user.id, type_id, &edit).await?.ok_or(CatalogError::TypeNotFound(type_id))?;
-    crate::geo::store::place(&state.redis, &state.keys, type_id, id, edit.longitude, edit.latitude).await?;
-    Ok(id)
+    let user = merchant(user, 0)?;
+    store::insert_shop(&state.db, user.id, type_id, edit).await?.ok_or(CatalogError::TypeNotFound(type_id))
 }
 
 /// The owner removes a shop without history (orders or notes must be kept, so such a shop stays): out of
-/// Postgres, out of nearby search, out of every instance's cache.
-pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<(), CatalogError> {
+/// Postgres and out of every instance's cache. Answers the shop's type.
+pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<i64, CatalogError> {
     authorize_owner(state, user, id).await?;
     let type_id = store::delete_shop_without_history(&state.db, id).await?.ok_or_else(|| {
         CatalogError::Invalid(AppError::invalid("shop", "This shop has orders or notes, so it cannot be removed."))
     })?;
-    crate::geo::store::remove(&state.redis, &state.keys, type_id, id).await?;
-    store::l2_invalidate(&state.redis, &state.keys.shop(id), &state.keys.shop_invalidation_channel(), id).await?;
-    state.shops.invalidate_local(id).await;
-    Ok(())
+    state.shops.invalidate(id).await?;
+    Ok(type_id)
 }

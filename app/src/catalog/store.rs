@@ -1,5 +1,6 @@
 //! All SQL and Redis commands of the catalog capability.
 
+use futures::future::BoxFuture;
 use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
@@ -25,6 +26,11 @@ pub async fn shop_type(db: &PgPool, id: i64) -> Result<Option<ShopType>, sqlx::E
     .bind(id)
     .fetch_optional(db)
     .await
+}
+
+/// Loads one shop for the cache (a plain function the cache can keep for background rebuilds).
+pub fn load_shop(db: PgPool, id: i64) -> BoxFuture<'static, Result<Option<Shop>, sqlx::Error>> {
+    Box::pin(async move { shop_by_id(&db, id).await })
 }
 
 /// The full shop row (the cache's source of truth).
@@ -101,88 +107,34 @@ pub async fn vouchers_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<VoucherVi
     .await
 }
 
+/// The edit's fields bound as `$2` to `$8`, in the order both statements below name them.
+fn bind_edit<'q>(
+    query: sqlx::query::QueryScalar<'q, sqlx::Postgres, i64, sqlx::postgres::PgArguments>,
+    edit: &'q ShopEdit,
+) -> sqlx::query::QueryScalar<'q, sqlx::Postgres, i64, sqlx::postgres::PgArguments> {
+    query
+        .bind(&edit.name)
+        .bind(&edit.address)
+        .bind(edit.at.lon)
+        .bind(edit.at.lat)
+        .bind(edit.avg_price_cents)
+        .bind(&edit.open_hours)
+        .bind(&edit.images)
+}
+
 /// Applies a merchant's edit; returns false if the shop does not exist.
 pub async fn update_shop(db: &PgPool, id: i64, edit: &ShopEdit) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query(
+    let query = sqlx::query_scalar(
         "UPDATE shops SET name = $2, address = $3, longitude = $4, latitude = $5, avg_price_cents = $6,
                           open_hours = $7, images = $8, updated_at = now()
-         WHERE id = $1",
-    )
-    .bind(id)
-    .bind(&edit.name)
-    .bind(&edit.address)
-    .bind(edit.longitude)
-    .bind(edit.latitude)
-    .bind(edit.avg_price_cents)
-    .bind(&edit.open_hours)
-    .bind(&edit.images)
-    .execute(db)
-    .await?;
-    Ok(done.rows_affected() == 1)
+         WHERE id = $1 RETURNING id",
+    );
+    Ok(bind_edit(query.bind(id), edit).fetch_optional(db).await?.is_some())
 }
 
 /// Owner of a shop: `None` if the shop does not exist, `Some(None)` if it has no owner.
 pub async fn shop_owner(db: &PgPool, id: i64) -> Result<Option<Option<i64>>, sqlx::Error> {
     sqlx::query_scalar::<_, Option<i64>>("SELECT owner_id FROM shops WHERE id = $1").bind(id).fetch_optional(db).await
-}
-
-/// Raw L2 entry at `key`.
-pub async fn l2_get(redis: &ConnectionManager, key: &str) -> Result<Option<String>, redis::RedisError> {
-    redis::cmd("GET").arg(key).query_async(&mut redis.clone()).await
-}
-
-/// Writes an L2 entry; `ttl_ms` = `None` for logically-expiring entries (no Redis TTL).
-pub async fn l2_set(
-    redis: &ConnectionManager,
-    key: &str,
-    value: &str,
-    ttl_ms: Option<u64>,
-) -> Result<(), redis::RedisError> {
-    let mut cmd = redis::cmd("SET");
-    cmd.arg(key).arg(value);
-    if let Some(ms) = ttl_ms {
-        cmd.arg("PX").arg(ms);
-    }
-    cmd.query_async(&mut redis.clone()).await
-}
-
-/// Deletes an L2 entry and tells every instance to drop it from L1.
-pub async fn l2_invalidate(
-    redis: &ConnectionManager,
-    key: &str,
-    channel: &str,
-    id: i64,
-) -> Result<(), redis::RedisError> {
-    redis::pipe()
-        .cmd("DEL")
-        .arg(key)
-        .ignore()
-        .cmd("PUBLISH")
-        .arg(channel)
-        .arg(id)
-        .ignore()
-        .query_async(&mut redis.clone())
-        .await
-}
-
-/// Tries to take the rebuild lock; true if this caller now owns it.
-pub async fn try_lock(
-    redis: &ConnectionManager,
-    key: &str,
-    token: &str,
-    ttl_ms: u64,
-) -> Result<bool, redis::RedisError> {
-    let reply: Option<String> =
-        redis::cmd("SET").arg(key).arg(token).arg("NX").arg("PX").arg(ttl_ms).query_async(&mut redis.clone()).await?;
-    Ok(reply.is_some())
-}
-
-/// Releases the lock if `token` still owns it (`lua/unlock.lua`).
-pub async fn unlock(redis: &ConnectionManager, key: &str, token: &str) -> Result<bool, redis::RedisError> {
-    static SCRIPT: std::sync::LazyLock<redis::Script> =
-        std::sync::LazyLock::new(|| redis::Script::new(include_str!("../../../lua/unlock.lua")));
-    let released: i64 = SCRIPT.key(key).arg(token).invoke_async(&mut redis.clone()).await?;
-    Ok(released == 1)
 }
 
 /// Records a visitor in the shop's and the site's daily HyperLogLogs (kept 35 days), returns today's count.
@@ -228,21 +180,11 @@ pub async fn visitor_counts(redis: &ConnectionManager, keys: &[String]) -> Resul
 
 /// Opens a new shop owned by `owner`; `None` if the type does not exist.
 pub async fn insert_shop(db: &PgPool, owner: i64, type_id: i64, edit: &ShopEdit) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar(
-        "INSERT INTO shops (name, type_id, owner_id, address, longitude, latitude, avg_price_cents, open_hours, images)
-         SELECT $3, t.id, $2, $4, $5, $6, $7, $8, $9 FROM shop_types t WHERE t.id = $1 RETURNING id",
-    )
-    .bind(type_id)
-    .bind(owner)
-    .bind(&edit.name)
-    .bind(&edit.address)
-    .bind(edit.longitude)
-    .bind(edit.latitude)
-    .bind(edit.avg_price_cents)
-    .bind(&edit.open_hours)
-    .bind(&edit.images)
-    .fetch_optional(db)
-    .await
+    let query = sqlx::query_scalar(
+        "INSERT INTO shops (name, address, longitude, latitude, avg_price_cents, open_hours, images, type_id, owner_id)
+         SELECT $2, $3, $4, $5, $6, $7, $8, t.id, $9 FROM shop_types t WHERE t.id = $1 RETURNING id",
+    );
+    bind_edit(query.bind(type_id), edit).bind(owner).fetch_optional(db).await
 }
 
 /// Removes a shop that nobody has ordered from or written about (its coupons go with it); answers its

@@ -5,18 +5,22 @@ use leptos::prelude::*;
 use super::model::CheckinMonth;
 use crate::error::AppError;
 
-/// Checks the logged-in user in for today.
+/// Checks the logged-in user in for today (the business day, China Standard Time).
 #[server(endpoint = "checkin/today")]
 pub async fn check_in_today() -> Result<CheckinMonth, AppError> {
-    let state = crate::edge::state()?;
-    let user = crate::edge::current_user().await?.ok_or_else(|| AppError::LoginRequired.respond())?;
-    super::service::check_in(&state, user.id, super::service::today()).await.map_err(|e| AppError::from(e).respond())
+    crate::edge::run(|cx| async move {
+        let user = crate::auth::api::require_user(&cx).await?;
+        Ok(super::service::check_in(&cx.state, user.id, crate::clock::today()).await?)
+    })
+    .await
 }
 
 /// This month's check-ins and the streak of the logged-in user.
 #[server(endpoint = "checkin/month")]
 pub async fn month_of_checkins() -> Result<CheckinMonth, AppError> {
-    let state = crate::edge::state()?;
-    let user = crate::edge::current_user().await?.ok_or_else(|| AppError::LoginRequired.respond())?;
-    super::service::month(&state, user.id, super::service::today()).await.map_err(|e| AppError::from(e).respond())
+    crate::edge::run(|cx| async move {
+        let user = crate::auth::api::require_user(&cx).await?;
+        Ok(super::service::month(&cx.state, user.id, crate::clock::today()).await?)
+    })
+    .await
 }

@@ -6,4 +6,4 @@ pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod service;
 #[cfg(feature = "ssr")]
-pub mod store;
+mod store;

@@ -4,7 +4,8 @@ use time::Date;
 
 use super::model::{CheckinMonth, days_set, trailing_run};
 use super::store;
-use crate::error::AppError;
+use crate::clock;
+use crate::error::{AppError, BackendError};
 use crate::state::AppState;
 
 /// What can go wrong; converted to [`AppError`] at the edge.
@@ -13,10 +14,12 @@ pub enum CheckinError {
     /// Already checked in today.
     #[error("already checked in today")]
     AlreadyCheckedIn,
-    /// Redis.
-    #[error("redis: {0}")]
-    Redis(#[from] redis::RedisError),
+    /// A backing service failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
 }
+
+crate::backend_errors!(CheckinError);
 
 impl From<CheckinError> for AppError {
     fn from(e: CheckinError) -> Self {
@@ -24,13 +27,13 @@ impl From<CheckinError> for AppError {
             CheckinError::AlreadyCheckedIn => {
                 AppError::invalid("checkin", "You already checked in today. Come back tomorrow!")
             }
-            other => AppError::internal(other),
+            CheckinError::Backend(e) => e.into(),
         }
     }
 }
 
 fn key(state: &AppState, user_id: i64, date: Date) -> String {
-    state.keys.checkin(user_id, &format!("{:04}{:02}", date.year(), u8::from(date.month())))
+    state.keys.checkin(user_id, &clock::month_key(date))
 }
 
 /// Checks `user_id` in on `today`; a second check-in the same day is refused (the bit stays as it was).
@@ -77,11 +80,6 @@ pub async fn month(state: &AppState, user_id: i64, today: Date) -> Result<Checki
         checked: days_set(bits, day),
         streak,
     })
-}
-
-/// Today in China Standard Time, where the shops are.
-pub fn today() -> Date {
-    crate::catalog::service::local_now().date()
 }
 
 fn month_start_weekday(today: Date) -> u8 {

@@ -15,8 +15,10 @@ pub async fn nearby_shops(
     radius_km: String,
     page: u32,
 ) -> Result<Page<NearbyShop>, AppError> {
-    let state = crate::edge::state()?;
-    let at = super::model::GeoPoint::parse(&lon, &lat).map_err(AppError::respond)?;
-    let radius = super::model::parse_radius_km(&radius_km).map_err(AppError::respond)?;
-    super::service::nearby(&state, type_id, at, radius, page).await.map_err(|e| AppError::from(e).respond())
+    crate::edge::run(|cx| async move {
+        let at = super::model::GeoPoint::parse(&lon, &lat)?;
+        let radius = super::model::parse_radius_km(&radius_km)?;
+        Ok(super::service::nearby(&cx.state, type_id, at, radius, page).await?)
+    })
+    .await
 }

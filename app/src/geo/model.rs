@@ -4,41 +4,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::model::ShopSummary;
 use crate::error::AppError;
+pub use crate::point::GeoPoint;
 
-/// Redis GEO accepts latitudes within ±85.05112878° (the Web Mercator limit).
-pub const MAX_LAT: f64 = 85.051_128_78;
 /// Default search radius.
 pub const DEFAULT_RADIUS_M: f64 = 5_000.0;
 /// Results per page.
 pub const PAGE_SIZE: usize = 20;
-
-/// A checked WGS84 position.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct GeoPoint {
-    /// Longitude, degrees east.
-    pub lon: f64,
-    /// Latitude, degrees north.
-    pub lat: f64,
-}
-
-impl GeoPoint {
-    /// Parses longitude and latitude, refusing anything Redis GEO could not store.
-    pub fn parse(lon: &str, lat: &str) -> Result<Self, AppError> {
-        let lon: f64 = lon
-            .trim()
-            .parse()
-            .ok()
-            .filter(|v: &f64| v.is_finite() && (-180.0..=180.0).contains(v))
-            .ok_or_else(|| AppError::invalid("lon", "Longitude is a number from -180 to 180."))?;
-        let lat: f64 = lat
-            .trim()
-            .parse()
-            .ok()
-            .filter(|v: &f64| v.is_finite() && (-MAX_LAT..=MAX_LAT).contains(v))
-            .ok_or_else(|| AppError::invalid("lat", "Latitude is a number from -85.05 to 85.05."))?;
-        Ok(Self { lon, lat })
-    }
-}
 
 /// Parses a radius in km (empty = the default 5 km), 0.1 to 50 km; answers metres.
 pub fn parse_radius_km(raw: &str) -> Result<f64, AppError> {
@@ -86,12 +57,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn points_and_radii_are_checked() {
-        assert_eq!(GeoPoint::parse("120.16", " 30.25 ").unwrap(), GeoPoint { lon: 120.16, lat: 30.25 });
-        for (lon, lat, field) in [("181", "30", "lon"), ("NaN", "30", "lon"), ("120", "86", "lat"), ("120", "", "lat")]
-        {
-            assert!(GeoPoint::parse(lon, lat).unwrap_err().field_message(field).is_some(), "{lon},{lat}");
-        }
+    fn radii_are_checked() {
         assert_eq!(parse_radius_km(""), Ok(5_000.0));
         assert_eq!(parse_radius_km("2.5"), Ok(2_500.0));
         assert!(parse_radius_km("0").is_err() && parse_radius_km("51").is_err() && parse_radius_km("x").is_err());

@@ -8,8 +8,7 @@ use super::api::nearby_shops;
 use super::model::{AREAS, format_distance};
 use crate::catalog::api::list_shop_types;
 use crate::catalog::model::page_from_query;
-use crate::catalog::pages::{Pager, error_view};
-use crate::ui::yuan;
+use crate::ui::{Pager, error_view, yuan};
 
 /// Asks the browser where it is; `found(lon, lat)` or `failed()` runs when it answers.
 #[cfg(feature = "hydrate")]

@@ -5,28 +5,28 @@ use geo::{Distance, Haversine, Point};
 use super::model::{GeoPoint, NearbyShop, PAGE_SIZE};
 use super::store;
 use crate::catalog::model::Page;
-use crate::error::AppError;
+use crate::catalog::service::{self as catalog, CatalogError};
+use crate::error::{AppError, BackendError};
 use crate::state::AppState;
 
 /// What can go wrong; converted to [`AppError`] at the edge.
 #[derive(Debug, thiserror::Error)]
 pub enum GeoError {
-    /// No such shop type.
-    #[error("shop type {0} not found")]
-    TypeNotFound(i64),
-    /// Redis.
-    #[error("redis: {0}")]
-    Redis(#[from] redis::RedisError),
-    /// Postgres.
-    #[error("database: {0}")]
-    Db(#[from] sqlx::Error),
+    /// No such shop type (the catalog says).
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    /// A backing service failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
 }
+
+crate::backend_errors!(GeoError);
 
 impl From<GeoError> for AppError {
     fn from(e: GeoError) -> Self {
         match e {
-            GeoError::TypeNotFound(_) => AppError::NotFound("Category".into()),
-            other => AppError::internal(other),
+            GeoError::Catalog(e) => e.into(),
+            GeoError::Backend(e) => e.into(),
         }
     }
 }
@@ -43,6 +43,16 @@ pub async fn load_all(state: &AppState) -> Result<usize, GeoError> {
     Ok(positions.len())
 }
 
+/// Places (or moves) one shop in its type's index.
+pub async fn place(state: &AppState, type_id: i64, shop_id: i64, at: GeoPoint) -> Result<(), GeoError> {
+    Ok(store::place(&state.redis, &state.keys, type_id, shop_id, at.lon, at.lat).await?)
+}
+
+/// Takes a removed shop out of its type's index.
+pub async fn remove(state: &AppState, type_id: i64, shop_id: i64) -> Result<(), GeoError> {
+    Ok(store::remove(&state.redis, &state.keys, type_id, shop_id).await?)
+}
+
 /// Page `page` (1-based) of shops of `type_id` within `radius_m` of `at`, nearest first. Each page asks
 /// Redis for everything up to its end and orders ties by id, so pages neither skip nor repeat a shop.
 pub async fn nearby(
@@ -52,7 +62,7 @@ pub async fn nearby(
     radius_m: f64,
     page: u32,
 ) -> Result<Page<NearbyShop>, GeoError> {
-    crate::catalog::store::shop_type(&state.db, type_id).await?.ok_or(GeoError::TypeNotFound(type_id))?;
+    catalog::shop_type(state, type_id).await?;
     let page = page.clamp(1, 500);
     let end = page as usize * PAGE_SIZE;
     let mut found = store::within(&state.redis, &state.keys, type_id, at.lon, at.lat, radius_m, end + 1).await?;

@@ -10,9 +10,9 @@ use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::{Offset, TopicPartitionList};
 use tokio::sync::mpsc;
 
-use super::model::CloseCheck;
 use super::service::{self, OrderError};
-use crate::kafka::{self, LagContext, ORDERS_CLOSE_DELAY};
+use crate::error::BackendError;
+use crate::kafka::{self, CloseCheck, LagContext, ORDERS_CLOSE_DELAY};
 use crate::state::AppState;
 
 /// Consumer group of the closer.
@@ -22,12 +22,14 @@ pub const GROUP: &str = "order-closer";
 #[derive(Debug, thiserror::Error)]
 pub enum CloserError {
     /// Kafka failed.
-    #[error("kafka: {0}")]
-    Kafka(#[from] KafkaError),
+    #[error(transparent)]
+    Backend(#[from] BackendError),
     /// Closing failed (the message was not committed; it will be redelivered).
     #[error("closing: {0}")]
     Order(#[from] OrderError),
 }
+
+crate::backend_errors!(CloserError);
 
 fn partition_list(topic: &str, partition: i32) -> TopicPartitionList {
     let mut tpl = TopicPartitionList::new();
@@ -80,7 +82,7 @@ pub async fn run(state: AppState) -> Result<(), CloserError> {
                         continue;
                     }
                 };
-                let now = crate::seckill::service::now_ms();
+                let now = crate::clock::now_ms();
                 if check.due_ms > now {
                     defer(&consumer, &msg, Duration::from_millis((check.due_ms - now) as u64), &resume_tx)?;
                     continue;

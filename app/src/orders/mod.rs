@@ -1,5 +1,5 @@
-//! Orders: the message a grab produces, the idempotent writer that persists it, the closer of unpaid
-//! orders, payment, and the buyer's views.
+//! Orders: the idempotent writer that persists grabbed orders, the closer of unpaid orders, payment,
+//! buying normal coupons, and the buyer's views.
 
 pub mod api;
 #[cfg(feature = "ssr")]
@@ -9,6 +9,6 @@ pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod service;
 #[cfg(feature = "ssr")]
-pub mod store;
+mod store;
 #[cfg(feature = "ssr")]
 pub mod writer;

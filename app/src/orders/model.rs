@@ -1,30 +1,6 @@
-//! The order message on `orders.created`, shared by producer and consumer.
+//! What buyers see of their orders, shared by browser and server.
 
 use serde::{Deserialize, Serialize};
-
-/// One grabbed coupon, as produced to Kafka after the Redis deduction.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OrderCreated {
-    /// The app-minted order id (idempotency key).
-    pub order_id: i64,
-    /// Buyer.
-    pub user_id: i64,
-    /// Flash-sale voucher.
-    pub voucher_id: i64,
-    /// When the grab succeeded, unix ms.
-    pub ts: i64,
-}
-
-/// A close check on `orders.close-delay`: when `due_ms` passes, close whichever of `order_ids` are still
-/// unpaid. One check covers a whole writer batch (their creation times lie within the batch's linger), so
-/// the delayed topic carries one message per batch, not one per order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CloseCheck {
-    /// The orders.
-    pub order_ids: Vec<i64>,
-    /// When the latest of them reaches its pay deadline, unix ms (so due times rise within a partition).
-    pub due_ms: i64,
-}
 
 /// What paying came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

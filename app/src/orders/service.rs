@@ -1,13 +1,14 @@
 //! Order lifecycle rules: close unpaid orders (closer and sweeper share one path), pay, buy normal coupons.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use super::model::{CloseCheck, OrderCreated, OrderView, OrdersPage, PayOutcome};
+use super::model::{OrderView, OrdersPage, PayOutcome};
 use super::store;
-use crate::error::AppError;
-use crate::kafka::{self, ORDERS_CLOSE_DELAY};
+use crate::error::{AppError, BackendError};
+use crate::kafka::{self, CloseCheck, ORDERS_CLOSE_DELAY, OrderCreated};
+use crate::metrics::inc;
 use crate::state::AppState;
+use crate::{clock, inventory};
 
 /// What can go wrong with an order; converted to [`AppError`] at the server-function edge.
 #[derive(Debug, thiserror::Error)]
@@ -18,50 +19,20 @@ pub enum OrderError {
     /// No such coupon on sale.
     #[error("coupon not found")]
     VoucherNotFound,
-    /// Postgres.
-    #[error("database: {0}")]
-    Db(#[from] sqlx::Error),
-    /// Redis.
-    #[error("redis: {0}")]
-    Redis(#[from] redis::RedisError),
-    /// Kafka.
-    #[error("kafka: {0}")]
-    Kafka(#[from] rdkafka::error::KafkaError),
+    /// A backing service failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
 }
+
+crate::backend_errors!(OrderError);
 
 impl From<OrderError> for AppError {
     fn from(e: OrderError) -> Self {
         match e {
             OrderError::NotFound => AppError::NotFound("Order".into()),
             OrderError::VoucherNotFound => AppError::NotFound("Coupon".into()),
-            other => AppError::internal(other),
+            OrderError::Backend(e) => e.into(),
         }
-    }
-}
-
-/// Per-instance order-lifecycle counters for `/metrics`.
-#[derive(Debug, Default)]
-pub struct OrderMetrics {
-    /// Orders closed unpaid (by the closer or the sweeper).
-    pub closed: AtomicU64,
-    /// Orders paid.
-    pub paid: AtomicU64,
-    /// Payments refunded because the order had closed first.
-    pub refunds: AtomicU64,
-    /// Orders the sweeper found overdue (non-zero means the closer missed them).
-    pub sweeper_finds: AtomicU64,
-    /// The closer's consumer lag on `orders.close-delay` (-1 until known).
-    pub closer_lag: std::sync::Arc<std::sync::atomic::AtomicI64>,
-}
-
-impl OrderMetrics {
-    /// A fresh set with the lag unknown.
-    pub fn new() -> Self {
-        Self { closer_lag: std::sync::Arc::new(std::sync::atomic::AtomicI64::new(-1)), ..Self::default() }
-    }
-
-    fn inc(counter: &AtomicU64) {
-        counter.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -84,10 +55,10 @@ pub async fn close(state: &AppState, order_id: i64) -> Result<CloseOutcome, Orde
         return Ok(CloseOutcome::Unchanged);
     };
     if order.kind == "flash" && order.status == "closed" {
-        crate::seckill::store::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.id).await?;
+        inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.id).await?;
     }
     if changed {
-        OrderMetrics::inc(&state.order_metrics.closed);
+        inc(&state.order_metrics.closed);
         Ok(CloseOutcome::Closed)
     } else {
         Ok(CloseOutcome::Unchanged)
@@ -98,8 +69,8 @@ pub async fn close(state: &AppState, order_id: i64) -> Result<CloseOutcome, Orde
 pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOutcome, OrderError> {
     let outcome = store::pay(&state.db, user_id, order_id).await?.ok_or(OrderError::NotFound)?;
     match outcome {
-        PayOutcome::Paid => OrderMetrics::inc(&state.order_metrics.paid),
-        PayOutcome::Refunded => OrderMetrics::inc(&state.order_metrics.refunds),
+        PayOutcome::Paid => inc(&state.order_metrics.paid),
+        PayOutcome::Refunded => inc(&state.order_metrics.refunds),
         PayOutcome::AlreadyPaid => {}
     }
     Ok(outcome)
@@ -131,7 +102,7 @@ pub async fn publish_close_checks(state: &AppState, orders: &[(i64, i64)]) -> Re
     let payload = serde_json::to_vec(&check).unwrap_or_default();
     let key = first.to_string();
     let record = rdkafka::producer::FutureRecord::to(&topic).key(&key).payload(&payload);
-    state.kafka.send(record, Duration::from_secs(10)).await.map(|_| ()).map_err(|(e, _)| OrderError::Kafka(e))
+    state.kafka.send(record, Duration::from_secs(10)).await.map(|_| ()).map_err(|(e, _)| e.into())
 }
 
 /// Close checks for orders the writer just stored (or found stored on a redelivery).
@@ -145,7 +116,7 @@ pub async fn sweep(state: &AppState) -> Result<usize, OrderError> {
     let overdue = store::overdue_unpaid(&state.db, state.config.pay_timeout, 500).await?;
     let mut closed = 0;
     for id in overdue {
-        OrderMetrics::inc(&state.order_metrics.sweeper_finds);
+        inc(&state.order_metrics.sweeper_finds);
         if close(state, id).await? == CloseOutcome::Closed {
             closed += 1;
         }
@@ -172,7 +143,7 @@ pub async fn my_orders(state: &AppState, user_id: i64) -> Result<OrdersPage, Ord
     let orders: Vec<OrderView> = store::orders_of_user(&state.db, user_id, 100).await?;
     Ok(OrdersPage {
         orders,
-        server_now_ms: crate::seckill::service::now_ms(),
+        server_now_ms: clock::now_ms(),
         pay_timeout_ms: state.config.pay_timeout.as_millis() as i64,
     })
 }

@@ -1,8 +1,9 @@
-//! All SQL of the order writer.
+//! All SQL of orders: the writer's batches, closing, paying, buying, and the buyer's lists.
 
 use sqlx::PgPool;
 
-use super::model::{OrderCreated, OrderStatus, OrderView, PayOutcome};
+use super::model::{OrderStatus, OrderView, PayOutcome};
+use crate::kafka::OrderCreated;
 
 /// What one batch did.
 #[derive(Debug, Default, PartialEq, Eq)]

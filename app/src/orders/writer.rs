@@ -9,9 +9,12 @@ use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::OwnedMessage;
 
-use super::model::OrderCreated;
-use super::store::{self, BatchOutcome};
-use crate::kafka::{self, ORDERS_CREATED};
+use super::model::OrderStatus;
+use super::service::OrderError;
+use super::store;
+pub use super::store::{BatchOutcome, write_batch};
+use crate::error::BackendError;
+use crate::kafka::{self, ORDERS_CREATED, OrderCreated};
 use crate::state::AppState;
 
 /// Consumer group of the writer.
@@ -24,19 +27,18 @@ const LINGER: Duration = Duration::from_millis(20);
 /// The writer stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum WriterError {
-    /// Kafka failed.
-    #[error("kafka: {0}")]
-    Kafka(#[from] KafkaError),
-    /// Postgres failed (the batch was not committed; it will be redelivered).
-    #[error("database: {0}")]
-    Db(#[from] sqlx::Error),
+    /// Kafka or Postgres failed (the batch was not committed; it will be redelivered).
+    #[error(transparent)]
+    Backend(#[from] BackendError),
     /// A dead-letter send failed (offsets not committed; the batch will be redelivered).
     #[error("dead-letter queue: {0}")]
     Dlq(KafkaError),
     /// Close checks could not be queued (offsets not committed; the batch will be redelivered).
     #[error("close checks: {0}")]
-    CloseChecks(#[from] super::service::OrderError),
+    CloseChecks(#[from] OrderError),
 }
+
+crate::backend_errors!(WriterError);
 
 /// What one batch came to, for logs and tests.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -89,8 +91,7 @@ pub async fn process_batch(state: &AppState, messages: &[OwnedMessage]) -> Resul
         dead_letter(state, &payload, reason).await?;
         // Redis counted this grab; Postgres refused it: give the coupon back so the sale stays honest.
         if let Err(e) =
-            crate::seckill::store::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id)
-                .await
+            crate::inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await
         {
             tracing::error!(order = order.order_id, "could not release a refused grab in Redis: {e}");
         }
@@ -108,7 +109,7 @@ pub async fn process_batch(state: &AppState, messages: &[OwnedMessage]) -> Resul
 
 /// Runs the writer until an error; the caller restarts it (offsets are committed only after the DB commit).
 pub async fn run(state: AppState) -> Result<(), WriterError> {
-    let lag = kafka::LagContext { lag: state.seckill.metrics.writer_lag.clone() };
+    let lag = kafka::LagContext { lag: state.seckill_metrics.writer_lag.clone() };
     let consumer =
         kafka::consumer_with_lag(&state.config, &format!("{}{GROUP}", state.config.kafka_topic_prefix), lag)?;
     consumer.subscribe(&[&kafka::topic(&state.config, ORDERS_CREATED)])?;
@@ -118,6 +119,13 @@ pub async fn run(state: AppState) -> Result<(), WriterError> {
         consumer.commit_consumer_state(CommitMode::Sync)?;
         tracing::debug!(?report, "order batch written");
     }
+}
+
+/// Where one of the user's orders stands as the writer sees it: written (with its status), or still
+/// queued — an id the writer has not stored, or someone else's order, which must look the same.
+pub async fn status(state: &AppState, user_id: i64, order_id: i64) -> Result<OrderStatus, OrderError> {
+    let order = store::order_of_user(&state.db, user_id, order_id).await?;
+    Ok(order.map_or(OrderStatus::Queued, |o| o.status))
 }
 
 /// Keeps the writer running for the life of the process, restarting it after a failure.

@@ -1,63 +1,64 @@
-//! Flash-sale server functions: thin — session, call the service, map errors.
-// A server function takes one argument per form field, and the macro also emits the client-side twin of
-// each, which an attribute on the function does not reach.
-#![allow(clippy::too_many_arguments)]
+//! Flash-sale server functions: the grab and the order it produced, and the owner's sale management.
 
 use leptos::prelude::*;
 
-use super::model::SaleAudit;
+use super::model::{SaleAudit, SaleForm};
 use crate::error::AppError;
+use crate::orders::model::OrderStatus;
 
 /// Grabs one coupon of flash sale `voucher_id` for the logged-in user; answers the order id, which the
-/// page then follows with `order_status` ("queued" until the order writer has stored it).
+/// page then follows with [`get_order_status`] ("queued" until the order writer has stored it).
 #[server(endpoint = "seckill/grab")]
 pub async fn grab_coupon(voucher_id: i64) -> Result<i64, AppError> {
-    let state = crate::edge::state()?;
-    let user_id = crate::edge::session_user_id().await?.ok_or_else(|| AppError::LoginRequired.respond())?;
-    let ip = crate::edge::client_ip(&state).await;
-    super::service::grab(&state, user_id, voucher_id, &ip).await.map_err(|e| AppError::from(e).respond())
+    crate::edge::run(|cx| async move {
+        let user_id = cx.require_user_id().await?;
+        let ip = cx.client_ip().await;
+        Ok(super::service::grab(&cx.state, user_id, voucher_id, &ip).await?)
+    })
+    .await
+}
+
+/// Where one of the user's orders stands; an id the writer has not stored yet is "queued" (an id that is
+/// not the user's looks the same, so nothing leaks about other people's orders).
+#[server(endpoint = "orders/status")]
+pub async fn get_order_status(order_id: i64) -> Result<OrderStatus, AppError> {
+    crate::edge::run(|cx| async move {
+        let user = crate::auth::api::require_user(&cx).await?;
+        Ok(crate::orders::writer::status(&cx.state, user.id, order_id).await?)
+    })
+    .await
 }
 
 /// The owner's flash sales with Postgres and Redis side by side (401/403/404 for anyone else).
 #[server(endpoint = "seckill/shop-sales")]
 pub async fn shop_sales(shop_id: i64) -> Result<Vec<SaleAudit>, AppError> {
-    let state = crate::edge::state()?;
-    let user = crate::edge::current_user().await?;
-    super::service::shop_sales(&state, user.as_ref(), shop_id).await.map_err(|e| AppError::from(e).respond())
+    crate::edge::run(|cx| async move {
+        let user = crate::auth::api::current_user(&cx).await?;
+        Ok(super::service::shop_sales(&cx.state, user.as_ref(), shop_id).await?)
+    })
+    .await
 }
 
 /// The owner creates a flash sale (times are China Standard Time, `YYYY-MM-DDTHH:MM`).
 #[server(endpoint = "seckill/create-sale")]
-pub async fn create_flash_sale(
-    shop_id: i64,
-    title: String,
-    rules: String,
-    pay: String,
-    actual: String,
-    stock: String,
-    begin: String,
-    end: String,
-) -> Result<i64, AppError> {
-    let state = crate::edge::state()?;
-    let user = crate::edge::current_user().await?;
-    let run = async {
+pub async fn create_flash_sale(shop_id: i64, form: SaleForm) -> Result<i64, AppError> {
+    crate::edge::run(|cx| async move {
+        let user = crate::auth::api::current_user(&cx).await?;
         // Authorise before validating, so a stranger learns nothing about the form's rules.
-        super::service::shop_sales(&state, user.as_ref(), shop_id).await?;
-        let sale = super::model::NewFlashSale::parse(&title, &rules, &pay, &actual, &stock, &begin, &end)
-            .map_err(super::service::SeckillError::Invalid)?;
-        super::service::create_sale(&state, user.as_ref(), shop_id, sale).await
-    };
-    run.await.map_err(|e| AppError::from(e).respond())
+        crate::catalog::service::authorize_owner(&cx.state, user.as_ref(), shop_id).await?;
+        let sale = super::model::NewFlashSale::try_from(form)?;
+        Ok(super::service::create_sale(&cx.state, user.as_ref(), shop_id, sale).await?)
+    })
+    .await
 }
 
 /// The owner changes the stock of a sale that has not started.
 #[server(endpoint = "seckill/change-stock")]
 pub async fn change_sale_stock(voucher_id: i64, stock: String) -> Result<(), AppError> {
-    let state = crate::edge::state()?;
-    let user = crate::edge::current_user().await?;
-    let run = async {
+    crate::edge::run(|cx| async move {
+        let user = crate::auth::api::current_user(&cx).await?;
         let stock = super::model::parse_stock(&stock);
-        super::service::change_stock(&state, user.as_ref(), voucher_id, stock).await
-    };
-    run.await.map_err(|e| AppError::from(e).respond())
+        Ok(super::service::change_stock(&cx.state, user.as_ref(), voucher_id, stock).await?)
+    })
+    .await
 }

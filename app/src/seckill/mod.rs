@@ -1,4 +1,5 @@
-//! Flash sales: the atomic Redis grab, giving a grab back, throttling, and the sale card on shop pages.
+//! Flash sales: the grab (throttle → in-process sold-out view → inventory script → Kafka), merchants'
+//! sales, reconciliation, and the sale card on shop pages.
 
 pub mod api;
 pub mod model;
@@ -6,4 +7,4 @@ pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod service;
 #[cfg(feature = "ssr")]
-pub mod store;
+mod store;

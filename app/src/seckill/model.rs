@@ -1,51 +1,10 @@
-//! What a grab attempt can come to, shared by browser and server.
+//! Flash-sale DTOs shared by browser and server: what a grab can come to, a merchant's sale form and the
+//! reconciliation report.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
-
-/// The answer of `lua/seckill.lua`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum GrabCode {
-    /// Stock deducted and the buyer recorded.
-    Ok,
-    /// The sale's state is not in Redis (unknown voucher, or not a flash sale).
-    NoSuchSale,
-    /// Before the sale window.
-    NotStarted,
-    /// After the sale window.
-    Ended,
-    /// No stock left.
-    SoldOut,
-    /// This user already holds one.
-    AlreadyBought,
-}
-
-impl GrabCode {
-    /// Maps the script's integer; an unknown code is treated as "no such sale" (nothing was deducted).
-    pub fn from_script(code: i64) -> Self {
-        match code {
-            0 => Self::Ok,
-            2 => Self::NotStarted,
-            3 => Self::Ended,
-            4 => Self::SoldOut,
-            5 => Self::AlreadyBought,
-            _ => Self::NoSuchSale,
-        }
-    }
-
-    /// The sentence shown next to the button.
-    pub fn message(self) -> &'static str {
-        match self {
-            Self::Ok => "Got it!",
-            Self::NoSuchSale => "This flash sale does not exist.",
-            Self::NotStarted => "The sale has not started yet.",
-            Self::Ended => "The sale has ended.",
-            Self::SoldOut => "Sold out.",
-            Self::AlreadyBought => "You already have this coupon.",
-        }
-    }
-}
+pub use crate::inventory::GrabCode;
 
 /// A merchant's new flash sale, parsed and checked. Times are unix ms.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,67 +46,56 @@ pub fn parse_yuan(field: &str, raw: &str) -> Result<i64, AppError> {
     Ok(cents)
 }
 
-/// Parses `YYYY-MM-DDTHH:MM` (a `datetime-local` input, China Standard Time) into unix ms.
-pub fn parse_local_time(field: &str, raw: &str) -> Result<i64, AppError> {
-    let bad = || AppError::invalid(field, "A date and time like 2026-12-01T10:00.");
-    let raw = raw.trim();
-    let b = raw.as_bytes();
-    if !(b.len() == 16 || b.len() == 19) || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' {
-        return Err(bad());
-    }
-    let num = |r: std::ops::Range<usize>| raw.get(r).and_then(|s| s.parse::<i64>().ok()).ok_or_else(bad);
-    let (y, mo, d, h, mi) = (num(0..4)?, num(5..7)?, num(8..10)?, num(11..13)?, num(14..16)?);
-    let s = if b.len() == 19 { num(17..19)? } else { 0 };
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days_in = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    if !(1970..=9999).contains(&y)
-        || !(1..=12).contains(&mo)
-        || d < 1
-        || d > days_in[(mo - 1) as usize]
-        || h > 23
-        || mi > 59
-        || s > 59
-    {
-        return Err(bad());
-    }
-    // Days since 1970-01-01 (civil-from-days inverse, Howard Hinnant's algorithm).
-    let (yy, mm) = if mo <= 2 { (y - 1, mo + 9) } else { (y, mo - 3) };
-    let era = yy.div_euclid(400);
-    let yoe = yy - era * 400;
-    let doy = (153 * mm + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Ok(((days * 86_400 + h * 3600 + mi * 60 + s) - 8 * 3600) * 1000)
+/// Parses a `datetime-local` input (business time) into unix ms, reporting a problem against `field`.
+fn parse_local_time(field: &str, raw: &str) -> Result<i64, AppError> {
+    crate::clock::parse_local(raw).ok_or_else(|| AppError::invalid(field, "A date and time like 2026-12-01T10:00."))
 }
 
-impl NewFlashSale {
+/// The sale form as the browser sends it (inputs named `form[title]`, …), parsed into [`NewFlashSale`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaleForm {
+    /// Title.
+    pub title: String,
+    /// Usage rules.
+    pub rules: String,
+    /// Price, yuan.
+    pub pay: String,
+    /// Face value, yuan.
+    pub actual: String,
+    /// Coupons on sale.
+    pub stock: String,
+    /// Start, `YYYY-MM-DDTHH:MM` business time.
+    pub begin: String,
+    /// End, likewise.
+    pub end: String,
+}
+
+impl SaleForm {
+    /// The form's names, each reported against by [`NewFlashSale::try_from`].
+    pub const FIELDS: [&'static str; 7] = ["title", "rules", "pay", "actual", "stock", "begin", "end"];
+}
+
+impl TryFrom<SaleForm> for NewFlashSale {
+    type Error = AppError;
+
     /// Checks every field; the first problem is reported against its field.
-    #[allow(clippy::too_many_arguments)]
-    pub fn parse(
-        title: &str,
-        rules: &str,
-        pay: &str,
-        actual: &str,
-        stock: &str,
-        begin: &str,
-        end: &str,
-    ) -> Result<Self, AppError> {
-        let title = title.trim();
+    fn try_from(form: SaleForm) -> Result<Self, AppError> {
+        let title = form.title.trim();
         if title.is_empty() || title.chars().count() > 64 {
             return Err(AppError::invalid("title", "A title of 1 to 64 characters."));
         }
-        let rules = rules.trim();
+        let rules = form.rules.trim();
         if rules.chars().count() > 200 {
             return Err(AppError::invalid("rules", "Rules of at most 200 characters."));
         }
-        let pay_cents = parse_yuan("pay", pay)?;
-        let actual_cents = parse_yuan("actual", actual)?;
+        let pay_cents = parse_yuan("pay", &form.pay)?;
+        let actual_cents = parse_yuan("actual", &form.actual)?;
         if actual_cents < pay_cents {
             return Err(AppError::invalid("actual", "The face value cannot be below the price."));
         }
-        let stock = parse_stock(stock)?;
-        let begin_ms = parse_local_time("begin", begin)?;
-        let end_ms = parse_local_time("end", end)?;
+        let stock = parse_stock(&form.stock)?;
+        let begin_ms = parse_local_time("begin", &form.begin)?;
+        let end_ms = parse_local_time("end", &form.end)?;
         if end_ms <= begin_ms {
             return Err(AppError::invalid("end", "The sale must end after it begins."));
         }
@@ -222,33 +170,35 @@ mod tests {
         }
     }
 
-    #[test]
-    fn local_times_are_china_standard_time() {
-        // 2026-12-01 08:00 in Hangzhou is 00:00 UTC.
-        assert_eq!(parse_local_time("begin", "2026-12-01T08:00"), Ok(1_796_083_200_000));
-        assert_eq!(parse_local_time("begin", "2024-02-29T08:00:30"), Ok(1_709_164_830_000));
-        for bad in ["2026-02-30T10:00", "2026-13-01T10:00", "2026-12-01 10:00", "tomorrow", "2026-12-01T24:00"] {
-            assert!(parse_local_time("begin", bad).is_err(), "{bad}");
+    fn sale(title: &str, pay: &str, actual: &str, stock: &str, begin: &str, end: &str) -> SaleForm {
+        SaleForm {
+            title: title.into(),
+            rules: String::new(),
+            pay: pay.into(),
+            actual: actual.into(),
+            stock: stock.into(),
+            begin: begin.into(),
+            end: end.into(),
         }
     }
 
     #[test]
     fn a_sale_must_make_sense() {
         let ok =
-            NewFlashSale::parse("¥100 代金券", "", "9.9", "100", "50", "2026-12-01T10:00", "2026-12-01T12:00").unwrap();
+            NewFlashSale::try_from(sale("¥100 代金券", "9.9", "100", "50", "2026-12-01T10:00", "2026-12-01T12:00"))
+                .unwrap();
         assert_eq!((ok.pay_cents, ok.actual_cents, ok.stock), (990, 10_000, 50));
+        assert_eq!(ok.begin_ms, 1_796_090_400_000, "10:00 in Hangzhou is 02:00 UTC");
         assert_eq!(ok.end_ms - ok.begin_ms, 7_200_000);
-        let field = |r: Result<NewFlashSale, AppError>| match r.unwrap_err() {
+        let field = |f: SaleForm| match NewFlashSale::try_from(f).unwrap_err() {
             AppError::Validation { field, .. } => field,
             other => panic!("{other:?}"),
         };
-        assert_eq!(field(NewFlashSale::parse("", "", "1", "2", "5", "2026-12-01T10:00", "2026-12-01T12:00")), "title");
-        assert_eq!(
-            field(NewFlashSale::parse("t", "", "9", "2", "5", "2026-12-01T10:00", "2026-12-01T12:00")),
-            "actual"
-        );
-        assert_eq!(field(NewFlashSale::parse("t", "", "1", "2", "0", "2026-12-01T10:00", "2026-12-01T12:00")), "stock");
-        assert_eq!(field(NewFlashSale::parse("t", "", "1", "2", "5", "2026-12-01T10:00", "2026-12-01T09:00")), "end");
+        assert_eq!(field(sale("", "1", "2", "5", "2026-12-01T10:00", "2026-12-01T12:00")), "title");
+        assert_eq!(field(sale("t", "9", "2", "5", "2026-12-01T10:00", "2026-12-01T12:00")), "actual");
+        assert_eq!(field(sale("t", "1", "2", "0", "2026-12-01T10:00", "2026-12-01T12:00")), "stock");
+        assert_eq!(field(sale("t", "1", "2", "5", "2026-02-30T10:00", "2026-12-01T12:00")), "begin");
+        assert_eq!(field(sale("t", "1", "2", "5", "2026-12-01T10:00", "2026-12-01T09:00")), "end");
     }
 
     #[test]

@@ -5,13 +5,13 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::api::{ChangeSaleStock, CreateFlashSale, grab_coupon, shop_sales};
+use super::api::{ChangeSaleStock, CreateFlashSale, get_order_status, grab_coupon, shop_sales};
+use super::model::SaleForm;
 use crate::catalog::model::VoucherView;
-use crate::catalog::pages::VoucherShell;
+use crate::clock::format_local;
 use crate::error::AppError;
-use crate::orders::api::get_order_status;
 use crate::orders::model::OrderStatus;
-use crate::ui::{FieldError, FormError, countdown_text, error_notice, server_clock};
+use crate::ui::{FieldError, FormError, VoucherShell, countdown_text, error_notice, server_clock};
 
 /// Where a sale stands at one instant of the sale clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,23 +143,6 @@ fn OrderFollower(order_id: i64) -> impl IntoView {
     }
 }
 
-/// Formats unix ms as China Standard Time, `YYYY-MM-DD HH:MM`.
-pub fn cst_text(ms: i64) -> String {
-    let secs = ms.div_euclid(1000) + 8 * 3600;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", rem / 3600, rem / 60 % 60)
-}
-
 /// `/shops/:id/sales`: the owner's flash sales — create one, change stock before the start, and see
 /// Postgres and Redis side by side (in flight = grabbed but not yet stored; drift should always be 0).
 #[component]
@@ -178,7 +161,7 @@ pub fn ShopSalesPage() -> impl IntoView {
         view! {
             <label for=name>{label}</label>
             // Seconds allowed: without step=1 a time with seconds fails the browser's own form check.
-            <input id=name name=name type=kind placeholder=placeholder step=(kind == "datetime-local").then_some("1")/>
+            <input id=name name=format!("form[{name}]") type=kind placeholder=placeholder step=(kind == "datetime-local").then_some("1")/>
             <FieldError error=create_error field=name/>
         }
     };
@@ -199,7 +182,7 @@ pub fn ShopSalesPage() -> impl IntoView {
                                     {list.into_iter().map(|s| view! {
                                         <tr data-voucher-id=s.voucher_id>
                                             <td>{s.title.clone()}</td>
-                                            <td>{format!("{} – {}", cst_text(s.begin_ms), cst_text(s.end_ms))}</td>
+                                            <td>{format!("{} – {}", format_local(s.begin_ms), format_local(s.end_ms))}</td>
                                             <td>{s.pg_stock}</td>
                                             <td>{s.pg_orders}</td>
                                             <td>{s.redis_stock.map_or("—".to_string(), |v| v.to_string())}</td>
@@ -233,7 +216,7 @@ pub fn ShopSalesPage() -> impl IntoView {
                 {field("stock", "Stock", "number", "100")}
                 {field("begin", "Starts (China Standard Time)", "datetime-local", "")}
                 {field("end", "Ends (China Standard Time)", "datetime-local", "")}
-                <FormError error=create_error fields=&["title", "rules", "pay", "actual", "stock", "begin", "end"]/>
+                <FormError error=create_error fields=&SaleForm::FIELDS/>
                 <button type="submit" class="primary" disabled=move || create.pending().get()>"Create flash sale"</button>
             </ActionForm>
             {move || create.value().get().and_then(Result::ok).map(|id| view! {
@@ -253,11 +236,5 @@ mod tests {
         assert_eq!(SalePhase::at(1000, 1000, 2000, 5), SalePhase::Live);
         assert_eq!(SalePhase::at(1500, 1000, 2000, 0), SalePhase::SoldOut);
         assert_eq!(SalePhase::at(2000, 1000, 2000, 5), SalePhase::Ended);
-    }
-
-    #[test]
-    fn times_show_in_china_standard_time() {
-        assert_eq!(cst_text(1_796_083_200_000), "2026-12-01 08:00");
-        assert_eq!(cst_text(1_709_164_830_000), "2024-02-29 08:00");
     }
 }

@@ -1,33 +1,20 @@
-//! The grab: throttle → local sold-out flag → atomic Redis script → Kafka (awaiting the delivery report),
-//! and the sale set-up that keeps Redis and Postgres telling the same story.
+//! The grab: throttle → in-process sold-out view → the inventory's atomic script → Kafka (awaiting the
+//! delivery report), and the sale set-up that keeps Redis and Postgres telling the same story.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::model::{GrabCode, NewFlashSale, SaleAudit};
 use super::store;
 use crate::auth::model::CurrentUser;
 use crate::catalog::service::CatalogError;
-use crate::error::AppError;
-use crate::kafka::{self, Delivery, ORDERS_CREATED};
-use crate::orders::model::OrderCreated;
+use crate::clock::now_ms;
+use crate::error::{AppError, BackendError};
+use crate::kafka::{self, Delivery, ORDERS_CREATED, OrderCreated};
+use crate::metrics::inc;
 use crate::state::AppState;
+use crate::{inventory, rate_limit};
 
-/// How long an instance remembers "sold out" without asking Redis. Short, because closed orders give
-/// stock back; the flag only ever skips work Redis would refuse anyway.
-const SOLD_OUT_FLAG_TTL: Duration = Duration::from_millis(500);
-
-/// How long Redis keeps a sale after the last of its unpaid orders could have closed: a late grab still
-/// hears "ended" and the audit still sees it, yet old buyer sets do not pile up in memory for ever.
-const SALE_STATE_GRACE: Duration = Duration::from_secs(24 * 3600);
-
-/// When Redis may forget a sale that ends at `end_ms` (unix ms).
-pub fn forget_at_ms(state: &AppState, end_ms: i64) -> i64 {
-    end_ms.saturating_add((state.config.pay_timeout + SALE_STATE_GRACE).as_millis() as i64)
-}
-
-/// Why a grab did not produce an order; converted to [`AppError`] at the server-function edge.
+/// Why a grab or a sale change did not happen; converted to [`AppError`] at the server-function edge.
 #[derive(Debug, thiserror::Error)]
 pub enum SeckillError {
     /// The script refused (window, stock, one per user, unknown sale).
@@ -48,13 +35,12 @@ pub enum SeckillError {
     /// Not allowed, not found, or invalid (the catalog's owner check).
     #[error(transparent)]
     Catalog(#[from] CatalogError),
-    /// Redis failed.
-    #[error("redis: {0}")]
-    Redis(#[from] redis::RedisError),
-    /// Postgres failed.
-    #[error("database: {0}")]
-    Db(#[from] sqlx::Error),
+    /// A backing service failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
 }
+
+crate::backend_errors!(SeckillError);
 
 impl From<SeckillError> for AppError {
     fn from(e: SeckillError) -> Self {
@@ -74,82 +60,8 @@ impl From<SeckillError> for AppError {
             }
             SeckillError::Catalog(e) => e.into(),
             SeckillError::Invalid(e) => e,
-            other => AppError::internal(other),
+            SeckillError::Backend(e) => e.into(),
         }
-    }
-}
-
-/// Per-instance flash-sale counters for `/metrics`.
-#[derive(Debug)]
-pub struct SeckillMetrics {
-    /// Script answers, indexed like `lua/seckill.lua` codes (0 ok … 5 already bought).
-    pub outcomes: [AtomicU64; 6],
-    /// Answered from the local sold-out flag without Redis.
-    pub sold_out_flag_hits: AtomicU64,
-    /// Requests refused by a rate limit.
-    pub rate_limited: AtomicU64,
-    /// Sends the broker certainly refused (grab given back).
-    pub produce_failures: AtomicU64,
-    /// Sends with an unknown outcome (queued for compensation).
-    pub produce_unknown: AtomicU64,
-    /// Compensation messages re-sent successfully.
-    pub compensated: AtomicU64,
-    /// The order writer's consumer lag on `orders.created` (from librdkafka statistics; -1 = not yet known).
-    pub writer_lag: Arc<AtomicI64>,
-}
-
-impl Default for SeckillMetrics {
-    fn default() -> Self {
-        Self {
-            outcomes: Default::default(),
-            sold_out_flag_hits: AtomicU64::new(0),
-            rate_limited: AtomicU64::new(0),
-            produce_failures: AtomicU64::new(0),
-            produce_unknown: AtomicU64::new(0),
-            compensated: AtomicU64::new(0),
-            writer_lag: Arc::new(AtomicI64::new(-1)),
-        }
-    }
-}
-
-impl SeckillMetrics {
-    fn inc(counter: &AtomicU64) {
-        counter.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// (outcome label, count) in script-code order.
-    pub fn outcomes(&self) -> Vec<(&'static str, u64)> {
-        ["ok", "no_such_sale", "not_started", "ended", "sold_out", "already_bought"]
-            .into_iter()
-            .zip(self.outcomes.iter().map(|c| c.load(Ordering::Relaxed)))
-            .collect()
-    }
-}
-
-/// This instance's flash-sale state: the sold-out flags and counters.
-pub struct SeckillLocal {
-    sold_out: moka::future::Cache<i64, ()>,
-    /// Counters.
-    pub metrics: SeckillMetrics,
-}
-
-impl Default for SeckillLocal {
-    fn default() -> Self {
-        Self {
-            sold_out: moka::future::Cache::builder().time_to_live(SOLD_OUT_FLAG_TTL).build(),
-            metrics: SeckillMetrics::default(),
-        }
-    }
-}
-
-fn code_index(code: GrabCode) -> usize {
-    match code {
-        GrabCode::Ok => 0,
-        GrabCode::NoSuchSale => 1,
-        GrabCode::NotStarted => 2,
-        GrabCode::Ended => 3,
-        GrabCode::SoldOut => 4,
-        GrabCode::AlreadyBought => 5,
     }
 }
 
@@ -161,8 +73,8 @@ async fn throttle(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> 
         (state.keys.rate_limit("grab-ip", ip), state.config.ip_rate_limit),
     ];
     for (key, limit) in limits {
-        if let Some(wait) = store::rate_limit(&state.redis, &key, window, limit).await? {
-            SeckillMetrics::inc(&state.seckill.metrics.rate_limited);
+        if let Some(wait) = rate_limit::check(&state.redis, &key, window, limit).await? {
+            inc(&state.seckill_metrics.rate_limited);
             return Err(SeckillError::RateLimited(wait));
         }
     }
@@ -173,17 +85,16 @@ async fn throttle(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> 
 /// the compensation list that re-sends it), so it will be written; the id is what the page then follows.
 pub async fn grab(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> Result<i64, SeckillError> {
     throttle(state, user_id, voucher_id, ip).await?;
-    let local = &state.seckill;
-    if local.sold_out.contains_key(&voucher_id) {
-        SeckillMetrics::inc(&local.metrics.sold_out_flag_hits);
+    if state.sold_out.is_sold_out(voucher_id) {
+        inc(&state.seckill_metrics.sold_out_flag_hits);
         return Err(SeckillError::Refused(GrabCode::SoldOut));
     }
-    let code = store::try_grab(&state.redis, &state.keys, voucher_id, user_id).await?;
-    SeckillMetrics::inc(&local.metrics.outcomes[code_index(code)]);
+    let code = inventory::try_grab(&state.redis, &state.keys, voucher_id, user_id).await?;
+    state.seckill_metrics.outcome(code);
     match code {
         GrabCode::Ok => {}
         GrabCode::SoldOut => {
-            local.sold_out.insert(voucher_id, ()).await;
+            state.sold_out.mark_sold_out(voucher_id).await;
             return Err(SeckillError::Refused(code));
         }
         other => return Err(SeckillError::Refused(other)),
@@ -214,22 +125,17 @@ async fn publish(state: &AppState, order: &OrderCreated) -> Result<(), SeckillEr
     match delivery {
         Delivery::Persisted => Ok(()),
         Delivery::NotPersisted(cause) => {
-            SeckillMetrics::inc(&state.seckill.metrics.produce_failures);
-            store::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await?;
+            inc(&state.seckill_metrics.produce_failures);
+            inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await?;
             Err(SeckillError::BrokerUnavailable(cause))
         }
         Delivery::Unknown(cause) => {
-            SeckillMetrics::inc(&state.seckill.metrics.produce_unknown);
+            inc(&state.seckill_metrics.produce_unknown);
             tracing::warn!(order = order.order_id, %cause, "produce outcome unknown; queued for compensation");
             store::push_compensation(&state.redis, &state.keys, &payload).await?;
             Ok(())
         }
     }
-}
-
-/// Unix time in ms (message timestamps; sale windows are judged on Redis' clock, not this one).
-pub fn now_ms() -> i64 {
-    (time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as i64
 }
 
 /// Re-sends the compensation list until it is empty or the broker stops taking messages; returns how
@@ -248,7 +154,7 @@ pub async fn drain_compensation(state: &AppState) -> Result<usize, SeckillError>
             match state.publisher.send(&topic, &key, &payload).await {
                 Delivery::Persisted => {
                     store::remove_compensation(&state.redis, &state.keys, &payload).await?;
-                    SeckillMetrics::inc(&state.seckill.metrics.compensated);
+                    inc(&state.seckill_metrics.compensated);
                     delivered += 1;
                 }
                 Delivery::NotPersisted(cause) | Delivery::Unknown(cause) => {
@@ -258,6 +164,17 @@ pub async fn drain_compensation(state: &AppState) -> Result<usize, SeckillError>
             }
         }
     }
+}
+
+/// Queues an order whose produce outcome is unknown, for the compensation worker to re-send.
+pub async fn queue_for_resend(state: &AppState, order: &OrderCreated) -> Result<(), SeckillError> {
+    let payload = serde_json::to_vec(order).map_err(|e| SeckillError::BrokerUnavailable(e.to_string()))?;
+    Ok(store::push_compensation(&state.redis, &state.keys, &payload).await?)
+}
+
+/// How many order messages wait for a resend.
+pub async fn compensation_backlog(state: &AppState) -> Result<u64, SeckillError> {
+    Ok(store::compensation_backlog(&state.redis, &state.keys).await?)
 }
 
 /// Keeps the compensation list draining for the life of the process.
@@ -274,13 +191,18 @@ pub fn spawn_compensation(state: AppState) -> tokio::task::JoinHandle<()> {
     })
 }
 
+/// When Redis may forget a sale that ends at `end_ms` (a day after its last unpaid order could close).
+pub fn forget_at_ms(state: &AppState, end_ms: i64) -> i64 {
+    inventory::forget_at_ms(state.config.pay_timeout, end_ms)
+}
+
 /// Loads the Redis state of every current flash sale that Redis does not have (first start, or Redis lost
 /// its data): stock from Postgres and buyers from live orders. Sales Redis already knows are left alone.
 pub async fn restore_sales(state: &AppState) -> Result<usize, SeckillError> {
     let sales = store::current_sales(&state.db).await?;
     let mut restored = 0;
     for sale in sales {
-        if store::restore_sale(&state.redis, &state.keys, &sale, forget_at_ms(state, sale.end_ms)).await? {
+        if inventory::restore_sale(&state.redis, &state.keys, &sale, forget_at_ms(state, sale.end_ms)).await? {
             restored += 1;
         }
     }
@@ -296,13 +218,21 @@ pub async fn create_sale(
     sale: NewFlashSale,
 ) -> Result<i64, SeckillError> {
     authorize_owner(state, user, shop_id).await?;
+    open_sale(state, shop_id, sale).await
+}
+
+/// Creates a flash sale on `shop_id` without asking who wants it (the merchant's path checks first; the
+/// benchmark and tools call this directly): the row commits only once Redis holds the sale.
+pub async fn open_sale(state: &AppState, shop_id: i64, sale: NewFlashSale) -> Result<i64, SeckillError> {
     let mut tx = state.db.begin().await?;
-    let id = store::insert_sale(&mut tx, shop_id, &sale).await?;
+    let id = store::insert_sale(&mut tx, None, shop_id, "Flash sale", &sale)
+        .await?
+        .ok_or_else(|| sqlx::Error::Protocol("a new sale's id was taken".into()))?;
     let forget_at = forget_at_ms(state, sale.end_ms);
-    store::load_sale(&state.redis, &state.keys, id, i64::from(sale.stock), (sale.begin_ms, sale.end_ms), forget_at)
+    inventory::load_sale(&state.redis, &state.keys, id, i64::from(sale.stock), (sale.begin_ms, sale.end_ms), forget_at)
         .await?;
     if let Err(e) = tx.commit().await {
-        store::forget_sale(&state.redis, &state.keys, id).await?;
+        inventory::forget_sale(&state.redis, &state.keys, id).await?;
         return Err(e.into());
     }
     Ok(id)
@@ -323,8 +253,21 @@ pub async fn change_stock(
     if !store::set_stock_before_start(&mut tx, voucher_id, stock).await? {
         return Err(SeckillError::AlreadyStarted);
     }
-    store::set_stock(&state.redis, &state.keys, voucher_id, stock).await?;
+    inventory::set_stock(&state.redis, &state.keys, voucher_id, stock).await?;
     tx.commit().await?;
+    Ok(())
+}
+
+/// The demo seed's sale `id` on `shop_id`, written inside the seed's transaction unless it exists already
+/// (the seed is idempotent; Redis learns of it through [`restore_sales`]).
+pub async fn seed_sale(
+    tx: &mut sqlx::PgConnection,
+    id: i64,
+    shop_id: i64,
+    sub_title: &str,
+    sale: &NewFlashSale,
+) -> Result<(), SeckillError> {
+    store::insert_sale(tx, Some(id), shop_id, sub_title, sale).await?;
     Ok(())
 }
 
@@ -333,7 +276,7 @@ pub async fn change_stock(
 pub async fn audit(state: &AppState, shop_id: Option<i64>) -> Result<Vec<SaleAudit>, SeckillError> {
     let mut sales = store::sale_ledgers(&state.db, shop_id).await?;
     for s in &mut sales {
-        let (stock, buyers) = store::sale_state(&state.redis, &state.keys, s.voucher_id).await?;
+        let (stock, buyers) = inventory::sale_state(&state.redis, &state.keys, s.voucher_id).await?;
         s.redis_stock = stock;
         s.redis_buyers = buyers as i64;
     }

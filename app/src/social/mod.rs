@@ -7,6 +7,6 @@ pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod service;
 #[cfg(feature = "ssr")]
-pub mod store;
+mod store;
 #[cfg(feature = "ssr")]
 pub mod upload;

@@ -5,9 +5,8 @@ use leptos_router::hooks::use_params_map;
 
 use super::api::{WriteNote, delete_note, get_note, get_profile, my_feed, set_follow, shop_notes, toggle_like};
 use super::model::{FeedPage, NoteSummary};
-use crate::catalog::pages::error_view;
 use crate::error::AppError;
-use crate::ui::{FieldError, FormError, error_notice};
+use crate::ui::{FieldError, FormError, error_notice, error_view};
 
 fn id_param(name: &'static str) -> impl Fn() -> i64 + Copy + Send + Sync + 'static {
     let params = use_params_map();

@@ -1,8 +1,9 @@
 //! Social rules: writing and deleting notes (with the followers' inboxes), likes, follows, the feed.
 
-use super::model::{FeedPage, NewNote, NoteView, Profile, next_cursor};
+use super::model::{FeedPage, NewNote, NoteSummary, NoteView, Profile, next_cursor};
 use super::store;
-use crate::error::AppError;
+use crate::clock::now_ms;
+use crate::error::{AppError, BackendError};
 use crate::state::AppState;
 
 /// Notes per feed page.
@@ -20,13 +21,12 @@ pub enum SocialError {
     /// Following oneself.
     #[error("cannot follow oneself")]
     SelfFollow,
-    /// Postgres.
-    #[error("database: {0}")]
-    Db(#[from] sqlx::Error),
-    /// Redis.
-    #[error("redis: {0}")]
-    Redis(#[from] redis::RedisError),
+    /// A backing service failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
 }
+
+crate::backend_errors!(SocialError);
 
 impl From<SocialError> for AppError {
     fn from(e: SocialError) -> Self {
@@ -34,7 +34,7 @@ impl From<SocialError> for AppError {
             SocialError::NoteNotFound => AppError::NotFound("Note".into()),
             SocialError::NotFound(what) => AppError::NotFound(what.into()),
             SocialError::SelfFollow => AppError::invalid("follow", "You cannot follow yourself."),
-            other => AppError::internal(other),
+            SocialError::Backend(e) => e.into(),
         }
     }
 }
@@ -58,6 +58,11 @@ pub async fn delete_note(state: &AppState, author: i64, id: i64) -> Result<(), S
     Ok(())
 }
 
+/// The latest notes about a shop, newest first.
+pub async fn notes_of_shop(state: &AppState, shop_id: i64) -> Result<Vec<NoteSummary>, SocialError> {
+    Ok(store::notes_of_shop(&state.db, shop_id, 50).await?)
+}
+
 /// One note with its first five likers and whether `viewer` likes it.
 pub async fn note(state: &AppState, id: i64, viewer: Option<i64>) -> Result<NoteView, SocialError> {
     let (summary, body, images) = store::note(&state.db, id).await?.ok_or(SocialError::NoteNotFound)?;
@@ -70,8 +75,7 @@ pub async fn note(state: &AppState, id: i64, viewer: Option<i64>) -> Result<Note
 /// (liked now, count).
 pub async fn toggle_like(state: &AppState, user_id: i64, note_id: i64) -> Result<(bool, i32), SocialError> {
     store::note(&state.db, note_id).await?.ok_or(SocialError::NoteNotFound)?;
-    let delta =
-        store::toggle_like(&state.redis, &state.keys, note_id, user_id, crate::seckill::service::now_ms()).await?;
+    let delta = store::toggle_like(&state.redis, &state.keys, note_id, user_id, now_ms()).await?;
     let count = store::add_likes(&state.db, note_id, delta).await?;
     Ok((delta > 0, count))
 }

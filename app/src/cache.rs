@@ -1,0 +1,364 @@
+//! A read-through cache of rows by id: L1 moka (per instance) → L2 Redis with logical expiry → Postgres.
+//! The catalog keeps its shops in one; the mechanism knows nothing about shops.
+//!
+//! * L1: `try_get_with` runs one loader per key per instance; every other caller awaits it.
+//! * L2: `{data, expires_at}` with no Redis TTL. Past `expires_at`, the first reader to win the Redis lock
+//!   rebuilds in the background; everyone (winner included) gets the stale value at once.
+//! * A cold key loads through the same lock; losers wait briefly and re-read the cache.
+//! * A missing id is cached as a null marker (`data: null`) with a short real TTL.
+//! * Every TTL carries jitter so keys written together do not expire together.
+//! * An edit deletes L2 and publishes the id; every instance's listener drops its L1 copy.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use moka::Expiry;
+use rand::Rng;
+use redis::aio::ConnectionManager;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use sqlx::PgPool;
+
+use crate::clock::now_ms;
+use crate::error::BackendError;
+use crate::keys::Keys;
+
+/// Counters for `/metrics`.
+#[derive(Debug, Default)]
+pub struct CacheMetrics {
+    /// Reads asked of the cache.
+    pub requests: AtomicU64,
+    /// Reads that had to go past L1.
+    pub l1_misses: AtomicU64,
+    /// Fresh L2 entries served.
+    pub l2_hits: AtomicU64,
+    /// Logically expired L2 entries served while a rebuild runs.
+    pub l2_stale_hits: AtomicU64,
+    /// Null markers served (ids known not to exist).
+    pub null_hits: AtomicU64,
+    /// Postgres loads.
+    pub db_loads: AtomicU64,
+    /// Background rebuilds of expired entries.
+    pub rebuilds: AtomicU64,
+}
+
+impl CacheMetrics {
+    fn inc(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// (name, value) pairs in a stable order.
+    pub fn snapshot(&self) -> Vec<(&'static str, u64)> {
+        let requests = self.requests.load(Ordering::Relaxed);
+        let misses = self.l1_misses.load(Ordering::Relaxed);
+        vec![
+            ("requests", requests),
+            ("l1_hits", requests.saturating_sub(misses)),
+            ("l1_misses", misses),
+            ("l2_hits", self.l2_hits.load(Ordering::Relaxed)),
+            ("l2_stale_hits", self.l2_stale_hits.load(Ordering::Relaxed)),
+            ("null_hits", self.null_hits.load(Ordering::Relaxed)),
+            ("db_loads", self.db_loads.load(Ordering::Relaxed)),
+            ("rebuilds", self.rebuilds.load(Ordering::Relaxed)),
+        ]
+    }
+}
+
+/// The L2 value. `data: None` is the null marker of an id that does not exist.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct L2Entry<V> {
+    /// The row, or `None` for "does not exist".
+    pub data: Option<V>,
+    /// Logical expiry, unix milliseconds.
+    pub expires_at: i64,
+}
+
+/// Where one cache keeps its entries in Redis (the names live in [`Keys`], the one table of keys).
+#[derive(Clone, Copy)]
+pub struct CacheKeys {
+    /// The L2 entry of an id.
+    pub entry: fn(&Keys, i64) -> String,
+    /// The rebuild lock of an id.
+    pub lock: fn(&Keys, i64) -> String,
+    /// The channel ids are announced on after an edit.
+    pub channel: fn(&Keys) -> String,
+}
+
+/// How long entries live.
+#[derive(Debug, Clone, Copy)]
+pub struct CacheTtls {
+    /// In-process copy.
+    pub l1: Duration,
+    /// Logical expiry of an L2 entry.
+    pub l2: Duration,
+    /// Real TTL of a null marker.
+    pub null: Duration,
+}
+
+/// Loads one row from Postgres (`None`: no such id). A plain function, so background rebuilds can own it.
+pub type Loader<V> = fn(PgPool, i64) -> BoxFuture<'static, Result<Option<V>, sqlx::Error>>;
+
+type L1Value<V> = Option<Arc<V>>;
+
+/// Per-entry L1 lifetime: the configured TTL plus up to 20 % jitter.
+struct JitteredTtl(Duration);
+
+impl<V> Expiry<i64, L1Value<V>> for JitteredTtl {
+    fn expire_after_create(&self, _: &i64, _: &L1Value<V>, _: Instant) -> Option<Duration> {
+        Some(jitter(self.0))
+    }
+}
+
+/// `base` plus a random 0–20 %.
+pub fn jitter(base: Duration) -> Duration {
+    let extra = base.as_millis() as u64 / 5;
+    base + Duration::from_millis(if extra == 0 { 0 } else { rand::thread_rng().gen_range(0..=extra) })
+}
+
+/// How long a rebuild lock lives if its holder dies without releasing it.
+const LOCK_TTL: Duration = Duration::from_secs(5);
+/// How long a cold-key reader waits between re-reads while someone else loads.
+const WAIT_STEP: Duration = Duration::from_millis(20);
+/// How many times it re-reads before loading from Postgres itself.
+const MAX_WAITS: u32 = 150;
+
+/// One instance's cache of one kind of row.
+pub struct TieredCache<V> {
+    l1: moka::future::Cache<i64, L1Value<V>>,
+    db: PgPool,
+    redis: ConnectionManager,
+    keys: Keys,
+    names: CacheKeys,
+    ttls: CacheTtls,
+    /// Counters.
+    pub metrics: CacheMetrics,
+}
+
+impl<V> TieredCache<V>
+where
+    V: Serialize + DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    /// An empty cache over these handles.
+    pub fn new(db: PgPool, redis: ConnectionManager, keys: Keys, names: CacheKeys, ttls: CacheTtls) -> Self {
+        let l1 = moka::future::Cache::builder().max_capacity(100_000).expire_after(JitteredTtl(ttls.l1)).build();
+        Self { l1, db, redis, keys, names, ttls, metrics: CacheMetrics::default() }
+    }
+
+    /// The row `id` (loaded by `load` on a miss), or `None` if it does not exist.
+    pub async fn get(self: &Arc<Self>, id: i64, load: Loader<V>) -> Result<Option<Arc<V>>, Arc<BackendError>> {
+        CacheMetrics::inc(&self.metrics.requests);
+        self.l1.try_get_with(id, self.clone().load_through_l2(id, load)).await
+    }
+
+    /// After `id` changed in Postgres: drops the L2 entry and tells every instance (this one included) to
+    /// drop its L1 copy, so the next read anywhere loads the new row.
+    pub async fn invalidate(&self, id: i64) -> Result<(), BackendError> {
+        let _: () = redis::pipe()
+            .cmd("DEL")
+            .arg((self.names.entry)(&self.keys, id))
+            .ignore()
+            .cmd("PUBLISH")
+            .arg((self.names.channel)(&self.keys))
+            .arg(id)
+            .ignore()
+            .query_async(&mut self.redis.clone())
+            .await?;
+        self.l1.invalidate(&id).await;
+        Ok(())
+    }
+
+    /// The L2 entry of `id` as Redis holds it (for tools and tests).
+    pub async fn l2_entry(&self, id: i64) -> Result<Option<L2Entry<V>>, BackendError> {
+        self.read_l2(id).await
+    }
+
+    /// Writes an L2 entry as it is, without a TTL (for tools and tests that stage an expired entry).
+    pub async fn put_l2(&self, id: i64, entry: &L2Entry<V>) -> Result<(), BackendError> {
+        self.write_l2(id, entry, None).await
+    }
+
+    /// Listens on the invalidation channel for the life of the process, re-subscribing after a
+    /// disconnect. Messages may be lost while disconnected, so a (re)subscription clears all of L1.
+    pub fn spawn_invalidation_listener(self: &Arc<Self>, redis_url: String) -> tokio::task::JoinHandle<()> {
+        let cache = self.clone();
+        tokio::spawn(async move {
+            let channel = (cache.names.channel)(&cache.keys);
+            let mut backoff = Duration::from_millis(100);
+            loop {
+                match subscribe(&redis_url, &channel).await {
+                    Ok(mut pubsub) => {
+                        backoff = Duration::from_millis(100);
+                        cache.l1.invalidate_all();
+                        let mut messages = pubsub.on_message();
+                        while let Some(msg) = messages.next().await {
+                            match msg.get_payload::<i64>() {
+                                Ok(id) => cache.l1.invalidate(&id).await,
+                                Err(e) => tracing::warn!("bad invalidation message: {e}"),
+                            }
+                        }
+                        tracing::warn!(%channel, "invalidation subscription ended; re-subscribing");
+                    }
+                    Err(e) => tracing::warn!("cannot subscribe to {channel}: {e}"),
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(5));
+            }
+        })
+    }
+
+    /// L1 miss: read L2, serving stale data while one background rebuild runs; on an L2 miss load through
+    /// the lock. Runs once per key per instance at a time (moka coalesces callers).
+    async fn load_through_l2(self: Arc<Self>, id: i64, load: Loader<V>) -> Result<L1Value<V>, BackendError> {
+        let m = &self.metrics;
+        CacheMetrics::inc(&m.l1_misses);
+        for _ in 0..MAX_WAITS {
+            if let Some(entry) = self.read_l2(id).await? {
+                return Ok(match entry.data {
+                    None => {
+                        CacheMetrics::inc(&m.null_hits);
+                        None
+                    }
+                    Some(row) => {
+                        if entry.expires_at > now_ms() {
+                            CacheMetrics::inc(&m.l2_hits);
+                        } else {
+                            CacheMetrics::inc(&m.l2_stale_hits);
+                            self.spawn_rebuild(id, load);
+                        }
+                        Some(Arc::new(row))
+                    }
+                });
+            }
+            if let Some(loaded) = self.with_lock(id, LockPurpose::Fill, load).await? {
+                return Ok(loaded.map(Arc::new));
+            }
+            tokio::time::sleep(WAIT_STEP).await;
+        }
+        // The lock holder is far too slow (or died holding it): serve from Postgres rather than fail the page.
+        tracing::warn!(id, "cache: gave up waiting for the rebuild lock");
+        Ok(self.load_db(id, load).await?.map(Arc::new))
+    }
+
+    async fn read_l2(&self, id: i64) -> Result<Option<L2Entry<V>>, BackendError> {
+        let key = (self.names.entry)(&self.keys, id);
+        let raw: Option<String> = redis::cmd("GET").arg(&key).query_async(&mut self.redis.clone()).await?;
+        let Some(raw) = raw else { return Ok(None) };
+        match serde_json::from_str(&raw) {
+            Ok(entry) => Ok(Some(entry)),
+            Err(e) => {
+                // A corrupt or old-format entry is a miss; the reload overwrites it.
+                tracing::warn!(key, "unreadable cache entry: {e}");
+                Ok(None)
+            }
+        }
+    }
+
+    /// Writes an L2 entry; `ttl` = `None` for logically-expiring entries (no Redis TTL).
+    async fn write_l2(&self, id: i64, entry: &L2Entry<V>, ttl: Option<Duration>) -> Result<(), BackendError> {
+        let json = serde_json::to_string(entry).unwrap_or_default();
+        let mut cmd = redis::cmd("SET");
+        cmd.arg((self.names.entry)(&self.keys, id)).arg(json);
+        if let Some(ttl) = ttl {
+            cmd.arg("PX").arg(ttl.as_millis() as u64);
+        }
+        let _: () = cmd.query_async(&mut self.redis.clone()).await?;
+        Ok(())
+    }
+
+    /// Takes the lock and (re)loads the entry. `Ok(None)` = someone else holds the lock.
+    /// Re-checks L2 after winning, so a reader that saw the old state just before another holder finished
+    /// does not load a second time.
+    async fn with_lock(
+        &self,
+        id: i64,
+        purpose: LockPurpose,
+        load: Loader<V>,
+    ) -> Result<Option<Option<V>>, BackendError> {
+        let lock = (self.names.lock)(&self.keys, id);
+        let token = format!("{:032x}", rand::random::<u128>());
+        let taken: Option<String> = redis::cmd("SET")
+            .arg(&lock)
+            .arg(&token)
+            .arg("NX")
+            .arg("PX")
+            .arg(LOCK_TTL.as_millis() as u64)
+            .query_async(&mut self.redis.clone())
+            .await?;
+        if taken.is_none() {
+            return Ok(None);
+        }
+        let result = async {
+            let current = self.read_l2(id).await?;
+            let done_already = match (&current, purpose) {
+                (Some(_), LockPurpose::Fill) => true,
+                (Some(e), LockPurpose::Rebuild) => e.expires_at > now_ms(),
+                (None, _) => false,
+            };
+            if let (true, Some(entry)) = (done_already, current) {
+                if purpose == LockPurpose::Fill {
+                    // Someone filled it between our miss and our lock: that is a cache hit, not a load.
+                    let m = &self.metrics;
+                    CacheMetrics::inc(if entry.data.is_some() { &m.l2_hits } else { &m.null_hits });
+                }
+                return Ok(entry.data);
+            }
+            if purpose == LockPurpose::Rebuild {
+                CacheMetrics::inc(&self.metrics.rebuilds);
+            }
+            self.load_db(id, load).await
+        }
+        .await;
+        if let Err(e) = unlock(&self.redis, &lock, &token).await {
+            tracing::warn!(id, "could not release a cache lock (it expires by itself): {e}");
+        }
+        result.map(Some)
+    }
+
+    fn spawn_rebuild(self: &Arc<Self>, id: i64, load: Loader<V>) {
+        let cache = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = cache.with_lock(id, LockPurpose::Rebuild, load).await {
+                tracing::warn!(id, "cache rebuild failed; stale data stays until the next try: {e}");
+            }
+        });
+    }
+
+    /// Reads Postgres and writes L2: the row with a jittered logical expiry, or a null marker with a short TTL.
+    async fn load_db(&self, id: i64, load: Loader<V>) -> Result<Option<V>, BackendError> {
+        CacheMetrics::inc(&self.metrics.db_loads);
+        let row = load(self.db.clone(), id).await?;
+        match &row {
+            Some(r) => {
+                let expires_at = now_ms() + jitter(self.ttls.l2).as_millis() as i64;
+                self.write_l2(id, &L2Entry { data: Some(r.clone()), expires_at }, None).await?;
+            }
+            None => self.write_l2(id, &L2Entry { data: None, expires_at: 0 }, Some(jitter(self.ttls.null))).await?,
+        }
+        Ok(row)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum LockPurpose {
+    /// Cold key: load it (unless someone filled it meanwhile).
+    Fill,
+    /// Logically expired: rebuild it (unless someone refreshed it meanwhile).
+    Rebuild,
+}
+
+async fn subscribe(url: &str, channel: &str) -> Result<redis::aio::PubSub, redis::RedisError> {
+    let mut pubsub = redis::Client::open(url)?.get_async_pubsub().await?;
+    pubsub.subscribe(channel).await?;
+    Ok(pubsub)
+}
+
+/// Releases a lock if `token` still owns it (`lua/unlock.lua`).
+async fn unlock(redis: &ConnectionManager, key: &str, token: &str) -> Result<bool, redis::RedisError> {
+    static SCRIPT: std::sync::LazyLock<redis::Script> =
+        std::sync::LazyLock::new(|| redis::Script::new(include_str!("../../lua/unlock.lua")));
+    let released: i64 = SCRIPT.key(key).arg(token).invoke_async(&mut redis.clone()).await?;
+    Ok(released == 1)
+}

@@ -1,0 +1,298 @@
+//! A flash sale's stock as Redis holds it: the atomic scripts that grab, give back and restore it, and
+//! each instance's in-process view of what is sold out. Used by `seckill` (grabs, sales), `orders` (a
+//! closed or refused order gives its coupon back) and `storefront` (live stock on the shop page).
+//!
+//! Keys of one sale share the `{voucher}` hash tag, so every script stays valid on Redis Cluster.
+
+use serde::{Deserialize, Serialize};
+
+/// The answer of `lua/seckill.lua`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GrabCode {
+    /// Stock deducted and the buyer recorded.
+    Ok,
+    /// The sale's state is not in Redis (unknown voucher, or not a flash sale).
+    NoSuchSale,
+    /// Before the sale window.
+    NotStarted,
+    /// After the sale window.
+    Ended,
+    /// No stock left.
+    SoldOut,
+    /// This user already holds one.
+    AlreadyBought,
+}
+
+impl GrabCode {
+    /// Every code, in the script's numbering.
+    pub const ALL: [GrabCode; 6] =
+        [Self::Ok, Self::NoSuchSale, Self::NotStarted, Self::Ended, Self::SoldOut, Self::AlreadyBought];
+
+    /// Maps the script's integer; an unknown code is treated as "no such sale" (nothing was deducted).
+    pub fn from_script(code: i64) -> Self {
+        match code {
+            0 => Self::Ok,
+            2 => Self::NotStarted,
+            3 => Self::Ended,
+            4 => Self::SoldOut,
+            5 => Self::AlreadyBought,
+            _ => Self::NoSuchSale,
+        }
+    }
+
+    /// Position in [`GrabCode::ALL`] (for per-outcome counters).
+    pub fn index(self) -> usize {
+        Self::ALL.iter().position(|c| *c == self).unwrap_or(1)
+    }
+
+    /// The metric label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::NoSuchSale => "no_such_sale",
+            Self::NotStarted => "not_started",
+            Self::Ended => "ended",
+            Self::SoldOut => "sold_out",
+            Self::AlreadyBought => "already_bought",
+        }
+    }
+
+    /// The sentence shown next to the button.
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::Ok => "Got it!",
+            Self::NoSuchSale => "This flash sale does not exist.",
+            Self::NotStarted => "The sale has not started yet.",
+            Self::Ended => "The sale has ended.",
+            Self::SoldOut => "Sold out.",
+            Self::AlreadyBought => "You already have this coupon.",
+        }
+    }
+}
+
+#[cfg(feature = "ssr")]
+pub use redis_state::*;
+
+#[cfg(feature = "ssr")]
+mod redis_state {
+    use std::sync::LazyLock;
+    use std::time::Duration;
+
+    use redis::Script;
+    use redis::aio::ConnectionManager;
+
+    use super::GrabCode;
+    use crate::keys::Keys;
+
+    static SECKILL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/seckill.lua")));
+    static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/release.lua")));
+    static RESTORE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/restore_sale.lua")));
+
+    /// How long Redis keeps a sale after the last of its unpaid orders could have closed: a late grab still
+    /// hears "ended" and the audit still sees it, yet old buyer sets do not pile up in memory for ever.
+    const SALE_STATE_GRACE: Duration = Duration::from_secs(24 * 3600);
+
+    /// When Redis may forget a sale that ends at `end_ms` (unix ms), given how long orders stay unpaid.
+    pub fn forget_at_ms(pay_timeout: Duration, end_ms: i64) -> i64 {
+        end_ms.saturating_add((pay_timeout + SALE_STATE_GRACE).as_millis() as i64)
+    }
+
+    /// A sale as Postgres records it, with the users holding a live order: what Redis is rebuilt from.
+    #[derive(Debug, Clone, sqlx::FromRow)]
+    pub struct SaleSnapshot {
+        /// Voucher id.
+        pub voucher_id: i64,
+        /// Stock left in Postgres.
+        pub stock: i32,
+        /// Sale start, unix ms.
+        pub begin_ms: i64,
+        /// Sale end, unix ms.
+        pub end_ms: i64,
+        /// Users with an unpaid or paid order.
+        pub buyers: Vec<i64>,
+    }
+
+    /// Writes a sale's state: stock and window replaced, buyers and release markers cleared (a new sale).
+    /// Redis forgets all of it at `forget_at_ms` (unix ms); the scripts carry that lifetime to the sets they
+    /// create later, so an old sale leaves nothing behind.
+    pub async fn load_sale(
+        redis: &ConnectionManager,
+        keys: &Keys,
+        voucher_id: i64,
+        stock: i64,
+        window: (i64, i64),
+        forget_at_ms: i64,
+    ) -> Result<(), redis::RedisError> {
+        let (begin_ms, end_ms) = window;
+        redis::pipe()
+            .atomic()
+            .cmd("SET")
+            .arg(keys.seckill_stock(voucher_id))
+            .arg(stock)
+            .arg("PXAT")
+            .arg(forget_at_ms)
+            .ignore()
+            .cmd("DEL")
+            .arg(keys.seckill_buyers(voucher_id))
+            .arg(keys.seckill_released(voucher_id))
+            .ignore()
+            .cmd("HSET")
+            .arg(keys.seckill_window(voucher_id))
+            .arg("begin")
+            .arg(begin_ms)
+            .arg("end")
+            .arg(end_ms)
+            .ignore()
+            .cmd("PEXPIREAT")
+            .arg(keys.seckill_window(voucher_id))
+            .arg(forget_at_ms)
+            .ignore()
+            .query_async(&mut redis.clone())
+            .await
+    }
+
+    /// Runs `lua/seckill.lua` for one user (EVALSHA, re-loading the script if Redis lost it).
+    pub async fn try_grab(
+        redis: &ConnectionManager,
+        keys: &Keys,
+        voucher_id: i64,
+        user_id: i64,
+    ) -> Result<GrabCode, redis::RedisError> {
+        let code: i64 = SECKILL
+            .key(keys.seckill_stock(voucher_id))
+            .key(keys.seckill_buyers(voucher_id))
+            .key(keys.seckill_window(voucher_id))
+            .arg(user_id)
+            .invoke_async(&mut redis.clone())
+            .await?;
+        Ok(GrabCode::from_script(code))
+    }
+
+    /// Gives a grab back once per order (`lua/release.lua`); true if stock was returned now.
+    pub async fn release(
+        redis: &ConnectionManager,
+        keys: &Keys,
+        voucher_id: i64,
+        user_id: i64,
+        order_id: i64,
+    ) -> Result<bool, redis::RedisError> {
+        let released: i64 = RELEASE
+            .key(keys.seckill_stock(voucher_id))
+            .key(keys.seckill_buyers(voucher_id))
+            .key(keys.seckill_released(voucher_id))
+            .arg(user_id)
+            .arg(order_id)
+            .invoke_async(&mut redis.clone())
+            .await?;
+        Ok(released == 1)
+    }
+
+    /// Remaining stock and buyer count of a sale (for reconciliation and tests).
+    pub async fn sale_state(
+        redis: &ConnectionManager,
+        keys: &Keys,
+        voucher_id: i64,
+    ) -> Result<(Option<i64>, u64), redis::RedisError> {
+        redis::pipe()
+            .cmd("GET")
+            .arg(keys.seckill_stock(voucher_id))
+            .cmd("SCARD")
+            .arg(keys.seckill_buyers(voucher_id))
+            .query_async(&mut redis.clone())
+            .await
+    }
+
+    /// Writes `sale` into Redis unless Redis already has it (`lua/restore_sale.lua`), to be forgotten at
+    /// `forget_at_ms`; true if written now. A sale Redis has without a lifetime (loaded by an older version)
+    /// only gets the lifetime.
+    pub async fn restore_sale(
+        redis: &ConnectionManager,
+        keys: &Keys,
+        sale: &SaleSnapshot,
+        forget_at_ms: i64,
+    ) -> Result<bool, redis::RedisError> {
+        let mut inv = RESTORE.prepare_invoke();
+        inv.key(keys.seckill_stock(sale.voucher_id))
+            .key(keys.seckill_buyers(sale.voucher_id))
+            .key(keys.seckill_window(sale.voucher_id))
+            .key(keys.seckill_released(sale.voucher_id))
+            .arg(sale.stock)
+            .arg(sale.begin_ms)
+            .arg(sale.end_ms)
+            .arg(forget_at_ms);
+        for b in &sale.buyers {
+            inv.arg(*b);
+        }
+        let written: i64 = inv.invoke_async(&mut redis.clone()).await?;
+        Ok(written == 1)
+    }
+
+    /// Sets the stock of a sale that has not started (no buyers can exist yet), keeping its lifetime.
+    pub async fn set_stock(
+        redis: &ConnectionManager,
+        keys: &Keys,
+        voucher_id: i64,
+        stock: i32,
+    ) -> Result<(), redis::RedisError> {
+        redis::cmd("SET")
+            .arg(keys.seckill_stock(voucher_id))
+            .arg(stock)
+            .arg("KEEPTTL")
+            .query_async(&mut redis.clone())
+            .await
+    }
+
+    /// Removes a sale's state (undoing a creation whose database commit failed).
+    pub async fn forget_sale(redis: &ConnectionManager, keys: &Keys, voucher_id: i64) -> Result<(), redis::RedisError> {
+        redis::cmd("DEL")
+            .arg(keys.seckill_stock(voucher_id))
+            .arg(keys.seckill_buyers(voucher_id))
+            .arg(keys.seckill_window(voucher_id))
+            .arg(keys.seckill_released(voucher_id))
+            .query_async(&mut redis.clone())
+            .await
+    }
+
+    /// Redis' clock (unix ms) and the remaining stock of each sale in `voucher_ids`, in one round trip.
+    pub async fn live_stocks(
+        redis: &ConnectionManager,
+        keys: &Keys,
+        voucher_ids: &[i64],
+    ) -> Result<(i64, Vec<(i64, Option<i64>)>), redis::RedisError> {
+        let mut pipe = redis::pipe();
+        pipe.cmd("TIME");
+        for id in voucher_ids {
+            pipe.cmd("GET").arg(keys.seckill_stock(*id));
+        }
+        let mut values: Vec<redis::Value> = pipe.query_async(&mut redis.clone()).await?;
+        let stocks =
+            values.split_off(1).into_iter().map(redis::from_redis_value).collect::<Result<Vec<Option<i64>>, _>>()?;
+        let time: (i64, i64) = redis::from_redis_value(values.pop().unwrap_or(redis::Value::Nil))?;
+        Ok((time.0 * 1000 + time.1 / 1000, voucher_ids.iter().copied().zip(stocks).collect()))
+    }
+
+    /// How long an instance remembers "sold out" without asking Redis. Short, because closed orders give
+    /// stock back; the flag only ever skips work Redis would refuse anyway.
+    const SOLD_OUT_FLAG_TTL: Duration = Duration::from_millis(500);
+
+    /// This instance's view of which sales are sold out, so a flood on a finished sale never reaches Redis.
+    pub struct SoldOutFlags(moka::future::Cache<i64, ()>);
+
+    impl Default for SoldOutFlags {
+        fn default() -> Self {
+            Self(moka::future::Cache::builder().time_to_live(SOLD_OUT_FLAG_TTL).build())
+        }
+    }
+
+    impl SoldOutFlags {
+        /// Whether Redis answered "sold out" for this sale a moment ago.
+        pub fn is_sold_out(&self, voucher_id: i64) -> bool {
+            self.0.contains_key(&voucher_id)
+        }
+
+        /// Remembers Redis' "sold out" for a moment.
+        pub async fn mark_sold_out(&self, voucher_id: i64) {
+            self.0.insert(voucher_id, ()).await;
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! The shop page (coupons, flash sales, notes, visitors) and the merchant's shop forms.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use super::api::{OpenShop, RemoveShop, UpdateShop, get_shop_page};
+use super::model::ShopPage;
+use crate::catalog::api::{list_shop_types, shop_for_edit};
+use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
+use crate::error::AppError;
+use crate::orders::api::buy_voucher;
+use crate::seckill::pages::FlashSaleCard;
+use crate::social::pages::ShopNotes;
+use crate::ui::{FieldError, FormError, VoucherShell, error_notice, error_view, yuan};
+
+/// The shop id in the URL (`None` if it is not a number).
+fn shop_id() -> impl Fn() -> Option<i64> + Copy + Send + Sync + 'static {
+    let params = use_params_map();
+    move || params.read().get("id").and_then(|s| s.parse::<i64>().ok())
+}
+
+/// A resource keyed on the shop id in the URL; a non-numeric id is a 404 without asking the server.
+fn shop_resource<T, Fut>(fetch: fn(i64) -> Fut) -> Resource<Result<T, AppError>>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+    Fut: Future<Output = Result<T, AppError>> + Send + 'static,
+{
+    Resource::new(shop_id(), move |id| async move {
+        match id {
+            Some(id) => fetch(id).await,
+            None => Err(AppError::NotFound("Shop".into())),
+        }
+    })
+}
+
+/// `/shops/:id`.
+#[component]
+pub fn ShopDetailPage() -> impl IntoView {
+    let data = shop_resource(get_shop_page);
+    view! {
+        <Suspense fallback=|| view! { <p>"Loading shop…"</p> }>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(page) => view! { <ShopDetails page/> }.into_any(),
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn ShopDetails(page: ShopPage) -> impl IntoView {
+    let ShopPage { shop, vouchers, visitors_today, is_owner, visitors_week, server_now_ms } = page;
+    let id = shop.id;
+    view! {
+        <article class="shop">
+            <div class="gallery">
+                {shop.images.iter().map(|src| view! { <img src=src.clone() alt=shop.name.clone()/> }).collect_view()}
+            </div>
+            <h1 class="shop-title">{shop.name.clone()}</h1>
+            <p class="muted">{format!("{} · {}", shop.type_name, shop.area)}</p>
+            <dl class="facts">
+                <dt>"Score"</dt><dd>{format!("★ {}", score_text(shop.score))}</dd>
+                <dt>"Per person"</dt><dd class="shop-price">{yuan(shop.avg_price_cents)}</dd>
+                <dt>"Address"</dt><dd class="shop-address">{shop.address.clone()}</dd>
+                <dt>"Hours"</dt><dd>{shop.open_hours.clone()}</dd>
+                <dt>"Sold"</dt><dd>{shop.sold}</dd>
+            </dl>
+            <p class="uv"><strong class="uv-today">{visitors_today}</strong>" visitors today"</p>
+            {is_owner.then(|| view! {
+                <section class="owner-panel">
+                    <a class="edit-link" href=format!("/shops/{id}/edit")>"Edit this shop"</a>
+                    " · "
+                    <a class="sales-link" href=format!("/shops/{id}/sales")>"Flash sales"</a>
+                    <h2>"Visitors, last 7 days"</h2>
+                    // Explicit <tbody>: the HTML parser inserts one anyway, and hydration must match the DOM.
+                    <table class="uv-week">
+                        <tbody>
+                            {visitors_week.into_iter().map(|(day, n)| view! { <tr><td>{day}</td><td>{n}</td></tr> }).collect_view()}
+                        </tbody>
+                    </table>
+                </section>
+            })}
+            <ShopNotes shop_id=id/>
+            <h2>"Coupons"</h2>
+            <ul class="vouchers">
+                {vouchers.into_iter().map(|v| if v.kind == "flash" {
+                    view! { <FlashSaleCard v server_now_ms shop_id=id/> }.into_any()
+                } else {
+                    view! { <VoucherCard v shop_id=id/> }.into_any()
+                }).collect_view()}
+            </ul>
+        </article>
+    }
+}
+
+#[component]
+fn VoucherCard(v: VoucherView, shop_id: i64) -> impl IntoView {
+    let voucher_id = v.id;
+    let buy = Action::new(move |vid: &i64| buy_voucher(*vid));
+    view! {
+        <VoucherShell v>
+            {move || match buy.value().get() {
+                Some(Ok(order_id)) => view! {
+                    <p class="buy-result ok" role="status">
+                        {format!("Order #{order_id} created — ")} <a href="/orders">"pay in My orders"</a>
+                    </p>
+                }.into_any(),
+                Some(Err(AppError::LoginRequired)) => view! {
+                    <p class="buy-result" role="status">
+                        "Log in first. " <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>
+                    </p>
+                }.into_any(),
+                other => view! {
+                    <button class="buy-button" disabled=move || buy.pending().get()
+                        on:click=move |_| { if !buy.pending().get_untracked() { buy.dispatch(voucher_id); } }>
+                        "Buy"
+                    </button>
+                    {other.and_then(Result::err).map(|e| view! { <p class="buy-result" role="alert">{e.to_string()}</p> })}
+                }.into_any(),
+            }}
+        </VoucherShell>
+    }
+}
+
+/// The shop form's inputs, each with its label and inline error, filled from `shop` when editing. Inputs
+/// are named `form[…]`, the server functions' [`ShopForm`] argument; ids stay plain for labels and tests.
+#[component]
+fn ShopFields(shop: Option<Shop>, error: Signal<Option<AppError>>) -> impl IntoView {
+    let s = shop.unwrap_or_default();
+    let price = if s.id == 0 { String::new() } else { format!("{:.2}", s.avg_price_cents as f64 / 100.0) };
+    let (lon, lat) =
+        if s.id == 0 { (String::new(), String::new()) } else { (s.longitude.to_string(), s.latitude.to_string()) };
+    let inputs = [
+        ("name", "Name", s.name),
+        ("address", "Address", s.address),
+        ("longitude", "Longitude", lon),
+        ("latitude", "Latitude", lat),
+        ("avg_price", "Average price per person (yuan)", price),
+        ("open_hours", "Opening hours", s.open_hours),
+    ];
+    view! {
+        {inputs.into_iter().map(|(field, label, value)| view! {
+            <label for=field>{label}</label>
+            <input id=field name=format!("form[{field}]") value=value/>
+            <FieldError error field/>
+        }).collect_view()}
+        <label for="images">"Images (one address per line)"</label>
+        <textarea id="images" name="form[images]" rows="3">{s.images.join("\n")}</textarea>
+        <FieldError error field="images"/>
+        <FormError error fields=&ShopForm::FIELDS/>
+    }
+}
+
+/// `/shops/:id/edit`: the owner's edit form.
+#[component]
+pub fn EditShopPage() -> impl IntoView {
+    let id = shop_id();
+    let data = shop_resource(shop_for_edit);
+    let action = ServerAction::<UpdateShop>::new();
+    let remove = ServerAction::<RemoveShop>::new();
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    view! {
+        <section class="auth-card wide">
+            <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match data.await {
+                        Ok(shop) => {
+                            let sid = shop.id;
+                            view! {
+                            <h1>"Edit shop"</h1>
+                            <ActionForm action=action>
+                                <input type="hidden" name="id" value=sid/>
+                                <ShopFields shop=Some(shop) error/>
+                                <button type="submit" class="primary" disabled=move || action.pending().get()>"Save"</button>
+                            </ActionForm>
+                            {move || matches!(action.value().get(), Some(Ok(_))).then(|| view! {
+                                <p class="saved" role="status">"Saved. " <a href=format!("/shops/{}", sid)>"View the shop"</a></p>
+                            })}
+                            <ActionForm action=remove attr:class="remove-shop">
+                                <input type="hidden" name="id" value=sid/>
+                                <button type="submit" class="danger">"Remove this shop"</button>
+                            </ActionForm>
+                            {move || remove.value().get().map(|r| match r {
+                                Ok(()) => view! { <p class="saved" role="status">"Removed. " <a href="/">"Home"</a></p> }.into_any(),
+                                Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
+                            })}
+                        }
+                        .into_any()
+                        },
+                        Err(e @ (AppError::LoginRequired | AppError::Forbidden)) => error_notice(
+                            e,
+                            "edit your shop",
+                            format!("/shops/{}/edit", id().unwrap_or_default()),
+                            "You can only edit your own shops.",
+                        ),
+                        Err(e) => error_view(e),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+/// `/shops/new`: a merchant opens a shop (it appears in its category and in nearby search at once).
+#[component]
+pub fn NewShopPage() -> impl IntoView {
+    let action = ServerAction::<OpenShop>::new();
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    let types = Resource::new(|| (), |_| list_shop_types());
+    view! {
+        <section class="auth-card wide">
+            <h1>"Open a shop"</h1>
+            <ActionForm action=action>
+                <label for="type_id">"Kind of shop"</label>
+                <Suspense fallback=|| view! { <select id="type_id" name="type_id"></select> }>
+                    {move || Suspend::new(async move {
+                        let list = types.await.unwrap_or_default();
+                        view! {
+                            <select id="type_id" name="type_id">
+                                {list.into_iter().map(|t| view! { <option value=t.id>{t.name}</option> }).collect_view()}
+                            </select>
+                        }
+                    })}
+                </Suspense>
+                <ShopFields shop=None error/>
+                <button type="submit" class="primary" disabled=move || action.pending().get()>"Open the shop"</button>
+            </ActionForm>
+            {move || action.value().get().and_then(Result::ok).map(|id| view! {
+                <p class="saved" role="status">"Opened. " <a href=format!("/shops/{id}")>"View the shop"</a></p>
+            })}
+        </section>
+    }
+}

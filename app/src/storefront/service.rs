@@ -1,0 +1,91 @@
+//! Flows that span capabilities: the shop page (cache + coupons + live sale stock + visitors) and the
+//! merchant's shop changes, which Postgres, the cache and the nearby index must all follow.
+
+use super::model::ShopPage;
+use crate::auth::model::CurrentUser;
+use crate::catalog::model::{Shop, ShopEdit};
+use crate::catalog::service::{self as catalog, CatalogError};
+use crate::error::{AppError, BackendError};
+use crate::geo::service::{self as geo, GeoError};
+use crate::inventory;
+use crate::state::AppState;
+
+/// What can go wrong; converted to [`AppError`] at the edge.
+#[derive(Debug, thiserror::Error)]
+pub enum StorefrontError {
+    /// The catalog refused (not found, not the owner, invalid).
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    /// The nearby index could not follow.
+    #[error(transparent)]
+    Geo(#[from] GeoError),
+    /// A backing service failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+}
+
+crate::backend_errors!(StorefrontError);
+
+impl From<StorefrontError> for AppError {
+    fn from(e: StorefrontError) -> Self {
+        match e {
+            StorefrontError::Catalog(e) => e.into(),
+            StorefrontError::Geo(e) => e.into(),
+            StorefrontError::Backend(e) => e.into(),
+        }
+    }
+}
+
+/// Everything the shop page shows; records the visit.
+pub async fn shop_page(
+    state: &AppState,
+    id: i64,
+    viewer: Option<&CurrentUser>,
+    visitor: &str,
+) -> Result<ShopPage, StorefrontError> {
+    let shop = catalog::shop(state, id).await?;
+    let (mut vouchers, visitors_today) =
+        tokio::try_join!(catalog::vouchers(state, id), catalog::record_visit(state, id, visitor))?;
+    // Flash-sale stock comes from Redis, which is ahead of Postgres while orders are still in Kafka.
+    let flash: Vec<i64> = vouchers.iter().filter(|v| v.kind == "flash").map(|v| v.id).collect();
+    let (server_now_ms, stocks) = inventory::live_stocks(&state.redis, &state.keys, &flash).await?;
+    for v in vouchers.iter_mut().filter(|v| v.kind == "flash") {
+        if let Some((_, Some(stock))) = stocks.iter().find(|(id, _)| *id == v.id) {
+            v.stock = Some((*stock).max(0) as i32);
+        }
+    }
+    let is_owner = viewer.is_some_and(|u| shop.owner_id == Some(u.id));
+    let visitors_week = if is_owner { catalog::visitors_last_week(state, id).await? } else { Vec::new() };
+    Ok(ShopPage { shop: (*shop).clone(), vouchers, visitors_today, is_owner, visitors_week, server_now_ms })
+}
+
+/// Saves the owner's edit; nearby search follows a moved shop at once.
+pub async fn edit_shop(
+    state: &AppState,
+    user: Option<&CurrentUser>,
+    id: i64,
+    edit: ShopEdit,
+) -> Result<Shop, StorefrontError> {
+    let saved = catalog::edit_shop(state, user, id, &edit).await?;
+    geo::place(state, saved.type_id, id, edit.at).await?;
+    Ok((*saved).clone())
+}
+
+/// A merchant opens a new shop: Postgres first, then its place in nearby search.
+pub async fn open_shop(
+    state: &AppState,
+    user: Option<&CurrentUser>,
+    type_id: i64,
+    edit: ShopEdit,
+) -> Result<i64, StorefrontError> {
+    let id = catalog::open_shop(state, user, type_id, &edit).await?;
+    geo::place(state, type_id, id, edit.at).await?;
+    Ok(id)
+}
+
+/// The owner removes a shop without history: out of Postgres, every cache and nearby search.
+pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<(), StorefrontError> {
+    let type_id = catalog::remove_shop(state, user, id).await?;
+    geo::remove(state, type_id, id).await?;
+    Ok(())
+}
