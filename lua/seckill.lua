@@ -2,7 +2,9 @@
 -- Nil-safe: a sale whose keys are missing answers 1 instead of erroring on tonumber(nil).
 -- Uses Redis' own clock so every app instance agrees on when a sale starts and ends.
 -- KEYS[1] = seckill:{vid}:stock   KEYS[2] = seckill:{vid}:buyers   KEYS[3] = seckill:{vid}:window
--- ARGV[1] = user id
+-- KEYS[4] = seckill:{vid}:grabs (user id -> the order id of the grab that recorded them)
+-- ARGV[1] = user id   ARGV[2] = the order id this grab will produce (lets a caller whose call timed out
+-- check whether the grab happened instead of guessing)
 -- Returns 0 ok, 1 no such sale, 2 not started, 3 ended, 4 sold out, 5 already bought.
 local window = redis.call('HMGET', KEYS[3], 'begin', 'end')
 local stock = redis.call('GET', KEYS[1])
@@ -25,11 +27,16 @@ if tonumber(stock) <= 0 then
 end
 redis.call('DECR', KEYS[1])
 redis.call('SADD', KEYS[2], ARGV[1])
--- The buyer set is born here: give it the sale's lifetime so Redis forgets the sale as a whole.
-if redis.call('SCARD', KEYS[2]) == 1 then
-  local ttl = redis.call('PTTL', KEYS[1])
-  if ttl > 0 then
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
+-- The buyer set and the grab record are born here: give them the sale's lifetime so Redis forgets the
+-- sale as a whole.
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then
+  if redis.call('SCARD', KEYS[2]) == 1 then
     redis.call('PEXPIRE', KEYS[2], ttl)
+  end
+  if redis.call('HLEN', KEYS[4]) == 1 then
+    redis.call('PEXPIRE', KEYS[4], ttl)
   end
 end
 return 0

@@ -25,6 +25,7 @@ use sqlx::PgPool;
 use crate::clock::now_ms;
 use crate::error::BackendError;
 use crate::keys::Keys;
+use crate::lock;
 
 /// Counters for `/metrics`.
 #[derive(Debug, Default)]
@@ -278,16 +279,8 @@ where
         load: Loader<V>,
     ) -> Result<Option<Option<V>>, BackendError> {
         let lock = (self.names.lock)(&self.keys, id);
-        let token = format!("{:032x}", rand::random::<u128>());
-        let taken: Option<String> = redis::cmd("SET")
-            .arg(&lock)
-            .arg(&token)
-            .arg("NX")
-            .arg("PX")
-            .arg(LOCK_TTL.as_millis() as u64)
-            .query_async(&mut self.redis.clone())
-            .await?;
-        if taken.is_none() {
+        let token = lock::token();
+        if !lock::try_lock(&self.redis, &lock, &token, LOCK_TTL).await? {
             return Ok(None);
         }
         let result = async {
@@ -311,7 +304,7 @@ where
             self.load_db(id, load).await
         }
         .await;
-        if let Err(e) = unlock(&self.redis, &lock, &token).await {
+        if let Err(e) = lock::unlock(&self.redis, &lock, &token).await {
             tracing::warn!(id, "could not release a cache lock (it expires by itself): {e}");
         }
         result.map(Some)
@@ -353,12 +346,4 @@ async fn subscribe(url: &str, channel: &str) -> Result<redis::aio::PubSub, redis
     let mut pubsub = redis::Client::open(url)?.get_async_pubsub().await?;
     pubsub.subscribe(channel).await?;
     Ok(pubsub)
-}
-
-/// Releases a lock if `token` still owns it (`lua/unlock.lua`).
-async fn unlock(redis: &ConnectionManager, key: &str, token: &str) -> Result<bool, redis::RedisError> {
-    static SCRIPT: std::sync::LazyLock<redis::Script> =
-        std::sync::LazyLock::new(|| redis::Script::new(include_str!("../../lua/unlock.lua")));
-    let released: i64 = SCRIPT.key(key).arg(token).invoke_async(&mut redis.clone()).await?;
-    Ok(released == 1)
 }

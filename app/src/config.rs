@@ -45,6 +45,8 @@ pub struct Config {
     pub listen_addr: SocketAddr,
     /// `PAY_TIMEOUT_SECS`: unpaid orders close after this long.
     pub pay_timeout: Duration,
+    /// How long an instance's order-id worker number stays leased without a heartbeat.
+    pub id_lease_ttl: Duration,
     /// `SHOP_CACHE_L1_TTL_SECS`: in-process cache lifetime.
     pub shop_cache_l1_ttl: Duration,
     /// `SHOP_CACHE_L2_TTL_SECS`: logical expiry of a Redis shop entry.
@@ -92,6 +94,7 @@ impl Config {
             upload_dir: r.string("UPLOAD_DIR", "target/uploads").into(),
             listen_addr: r.parse("LISTEN_ADDR", SocketAddr::from(([127, 0, 0, 1], 3000)))?,
             pay_timeout: r.secs("PAY_TIMEOUT_SECS", 15 * 60)?,
+            id_lease_ttl: r.secs("ID_LEASE_TTL_SECS", 15)?,
             shop_cache_l1_ttl: r.secs("SHOP_CACHE_L1_TTL_SECS", 5)?,
             shop_cache_l2_ttl: r.secs("SHOP_CACHE_L2_TTL_SECS", 30 * 60)?,
             shop_cache_null_ttl: r.secs("SHOP_CACHE_NULL_TTL_SECS", 60)?,

@@ -92,9 +92,14 @@ mod redis_state {
     /// hears "ended" and the audit still sees it, yet old buyer sets do not pile up in memory for ever.
     const SALE_STATE_GRACE: Duration = Duration::from_secs(24 * 3600);
 
+    /// How long after its end Redis keeps a sale, given how long orders stay unpaid.
+    pub fn kept_after_end(pay_timeout: Duration) -> Duration {
+        pay_timeout + SALE_STATE_GRACE
+    }
+
     /// When Redis may forget a sale that ends at `end_ms` (unix ms), given how long orders stay unpaid.
     pub fn forget_at_ms(pay_timeout: Duration, end_ms: i64) -> i64 {
-        end_ms.saturating_add((pay_timeout + SALE_STATE_GRACE).as_millis() as i64)
+        end_ms.saturating_add(kept_after_end(pay_timeout).as_millis() as i64)
     }
 
     /// A sale as Postgres records it, with the users holding a live order: what Redis is rebuilt from.
@@ -135,6 +140,7 @@ mod redis_state {
             .cmd("DEL")
             .arg(keys.seckill_buyers(voucher_id))
             .arg(keys.seckill_released(voucher_id))
+            .arg(keys.seckill_grabs(voucher_id))
             .ignore()
             .cmd("HSET")
             .arg(keys.seckill_window(voucher_id))
@@ -151,21 +157,39 @@ mod redis_state {
             .await
     }
 
-    /// Runs `lua/seckill.lua` for one user (EVALSHA, re-loading the script if Redis lost it).
+    /// Runs `lua/seckill.lua` for one user (EVALSHA, re-loading the script if Redis lost it); a grab that
+    /// succeeds is recorded under `order_id`, the id of the order it will produce.
     pub async fn try_grab(
         redis: &ConnectionManager,
         keys: &Keys,
         voucher_id: i64,
         user_id: i64,
+        order_id: i64,
     ) -> Result<GrabCode, redis::RedisError> {
         let code: i64 = SECKILL
             .key(keys.seckill_stock(voucher_id))
             .key(keys.seckill_buyers(voucher_id))
             .key(keys.seckill_window(voucher_id))
+            .key(keys.seckill_grabs(voucher_id))
             .arg(user_id)
+            .arg(order_id)
             .invoke_async(&mut redis.clone())
             .await?;
         Ok(GrabCode::from_script(code))
+    }
+
+    /// Whether the grab that would produce `order_id` happened (for a caller whose script call timed out:
+    /// it checks rather than guesses).
+    pub async fn grab_recorded(
+        redis: &ConnectionManager,
+        keys: &Keys,
+        voucher_id: i64,
+        user_id: i64,
+        order_id: i64,
+    ) -> Result<bool, redis::RedisError> {
+        let recorded: Option<i64> =
+            redis::cmd("HGET").arg(keys.seckill_grabs(voucher_id)).arg(user_id).query_async(&mut redis.clone()).await?;
+        Ok(recorded == Some(order_id))
     }
 
     /// Gives a grab back once per order (`lua/release.lua`); true if stock was returned now.
@@ -249,6 +273,7 @@ mod redis_state {
             .arg(keys.seckill_buyers(voucher_id))
             .arg(keys.seckill_window(voucher_id))
             .arg(keys.seckill_released(voucher_id))
+            .arg(keys.seckill_grabs(voucher_id))
             .query_async(&mut redis.clone())
             .await
     }

@@ -213,6 +213,65 @@ fn consumer_config(config: &Config, group: &str) -> ClientConfig {
     c
 }
 
+/// The order messages on `orders.created` past `group`'s committed offsets: acknowledged to their buyers but
+/// perhaps not written yet. Rebuilding Redis counts them as sold (their rows may still be missing). Reads
+/// with the group's id but never joins or commits, so the running writer is not disturbed.
+pub async fn unconsumed_orders(config: &Config, group: &str) -> Result<Vec<OrderCreated>, KafkaError> {
+    let (config, group) = (config.clone(), group.to_string());
+    tokio::task::spawn_blocking(move || read_unconsumed_orders(&config, &group))
+        .await
+        .map_err(|_| KafkaError::Canceled)?
+}
+
+fn read_unconsumed_orders(config: &Config, group: &str) -> Result<Vec<OrderCreated>, KafkaError> {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::{Offset, TopicPartitionList};
+    const TIMEOUT: Duration = Duration::from_secs(10);
+    let topic = topic(config, ORDERS_CREATED);
+    let consumer: BaseConsumer = consumer_config(config, group).create()?;
+    let metadata = consumer.fetch_metadata(Some(&topic), TIMEOUT)?;
+    let partitions: Vec<i32> = metadata.topics().iter().flat_map(|t| t.partitions().iter().map(|p| p.id())).collect();
+    let mut all = TopicPartitionList::new();
+    for p in &partitions {
+        all.add_partition(&topic, *p);
+    }
+    let committed = consumer.committed_offsets(all, TIMEOUT)?;
+    let mut from = TopicPartitionList::new();
+    let mut ends = std::collections::HashMap::new();
+    for p in partitions {
+        let (low, high) = consumer.fetch_watermarks(&topic, p, TIMEOUT)?;
+        let start = match committed.find_partition(&topic, p).map(|e| e.offset()) {
+            Some(Offset::Offset(o)) => o.max(low),
+            _ => low,
+        };
+        if start < high {
+            from.add_partition_offset(&topic, p, Offset::Offset(start))?;
+            ends.insert(p, high);
+        }
+    }
+    if ends.is_empty() {
+        return Ok(Vec::new());
+    }
+    consumer.assign(&from)?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut orders = Vec::new();
+    while !ends.is_empty() {
+        if std::time::Instant::now() > deadline {
+            return Err(KafkaError::MessageConsumption(RDKafkaErrorCode::OperationTimedOut));
+        }
+        let Some(msg) = consumer.poll(Duration::from_millis(500)) else { continue };
+        let msg = msg?;
+        // Garbage is the writer's to dead-letter; it sold nothing.
+        if let Ok(order) = serde_json::from_slice::<OrderCreated>(msg.payload().unwrap_or_default()) {
+            orders.push(order);
+        }
+        if ends.get(&msg.partition()).is_some_and(|end| msg.offset() + 1 >= *end) {
+            ends.remove(&msg.partition());
+        }
+    }
+    Ok(orders)
+}
+
 /// Creates every project topic that does not exist yet; existing ones are left alone.
 pub async fn ensure_topics(config: &Config) -> Result<(), KafkaError> {
     let names: Vec<String> = TOPICS.iter().map(|t| topic(config, t)).collect();
@@ -240,20 +299,74 @@ pub async fn create_topics(config: &Config, names: &[String]) -> Result<(), Kafk
     Ok(())
 }
 
-/// Runs a consumer loop for the life of the process, restarting it a second after it fails (its offsets
-/// were committed only after durable work, so a restart redelivers and never skips).
+/// Waits that double from 100 ms to 10 s between retries of a failing step, so a dead dependency is
+/// retried steadily rather than hammered; `reset` after a success.
+#[derive(Debug)]
+pub struct Backoff {
+    next: Duration,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Self { next: Self::FIRST }
+    }
+}
+
+impl Backoff {
+    const FIRST: Duration = Duration::from_millis(100);
+    const MAX: Duration = Duration::from_secs(10);
+
+    /// Sleeps the current wait, then doubles it (up to the cap).
+    pub async fn wait(&mut self) {
+        tokio::time::sleep(self.next).await;
+        self.next = (self.next * 2).min(Self::MAX);
+    }
+
+    /// Back to the shortest wait.
+    pub fn reset(&mut self) {
+        self.next = Self::FIRST;
+    }
+}
+
+/// Whether a Postgres error is about the data itself (SQLSTATE classes 22 data exception, 23 integrity,
+/// 42 syntax or access), so retrying the same message can never succeed; anything else (a lost
+/// connection, a failover, a pool timeout) may pass.
+pub fn is_permanent_db_error(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(db) => {
+            db.code().is_some_and(|c| ["22", "23", "42"].iter().any(|class| c.starts_with(class)))
+        }
+        sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_) | sqlx::Error::TypeNotFound { .. } => true,
+        _ => false,
+    }
+}
+
+/// Runs a consumer loop for the life of the process. Each run is its own task, so a panic is caught like
+/// an error; either restarts it after a backoff (its offsets were committed only after durable work, so a
+/// restart redelivers and never skips), and a run that lasted a minute resets the backoff.
 pub fn keep_running<F, Fut, E>(name: &'static str, mut run: F) -> tokio::task::JoinHandle<()>
 where
     F: FnMut() -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = Result<(), E>> + Send,
-    E: std::fmt::Display,
+    Fut: std::future::Future<Output = Result<(), E>> + Send + 'static,
+    E: std::fmt::Display + Send + 'static,
 {
     tokio::spawn(async move {
+        let mut backoff = Backoff::default();
         loop {
-            if let Err(e) = run().await {
-                tracing::error!("{name} stopped, restarting in 1 s: {e}");
+            let started = std::time::Instant::now();
+            match tokio::spawn(run()).await {
+                Ok(Ok(())) => tracing::warn!("{name} returned; restarting"),
+                Ok(Err(e)) => tracing::error!("{name} stopped, restarting: {e}"),
+                Err(e) if e.is_panic() => tracing::error!("{name} panicked, restarting: {e}"),
+                Err(e) => {
+                    tracing::info!("{name} cancelled: {e}");
+                    return;
+                }
             }
-            tokio::time::sleep(Duration::from_secs(1)).await;
+            if started.elapsed() > Duration::from_secs(60) {
+                backoff.reset();
+            }
+            backoff.wait().await;
         }
     })
 }
@@ -271,4 +384,40 @@ pub async fn dead_letter(
     let record: rdkafka::producer::FutureRecord<'_, (), [u8]> =
         rdkafka::producer::FutureRecord::to(&topic).payload(payload).headers(headers);
     producer.send(record, Duration::from_secs(10)).await.map(|_| ()).map_err(|(e, _)| e)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_worker_that_panics_is_restarted() {
+        let runs = Arc::new(AtomicU32::new(0));
+        let counter = runs.clone();
+        let worker = keep_running("test worker", move || {
+            let counter = counter.clone();
+            async move {
+                if counter.fetch_add(1, Ordering::SeqCst) == 0 {
+                    panic!("the first run dies");
+                }
+                std::future::pending::<Result<(), String>>().await
+            }
+        });
+        let started = std::time::Instant::now();
+        while runs.load(Ordering::SeqCst) < 2 {
+            assert!(started.elapsed() < Duration::from_secs(5), "the worker was not restarted after its panic");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        worker.abort();
+    }
+
+    #[test]
+    fn only_data_errors_are_permanent() {
+        assert!(!is_permanent_db_error(&sqlx::Error::PoolTimedOut));
+        assert!(!is_permanent_db_error(&sqlx::Error::Io(std::io::Error::other("connection reset"))));
+        assert!(is_permanent_db_error(&sqlx::Error::Decode("bad".into())));
+    }
 }

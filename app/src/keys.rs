@@ -35,7 +35,6 @@ impl Keys {
         [
             "session:*",
             "login:fail:*",
-            "idgen:*",
             "shop:*",
             "lock:shop:*",
             "seckill:*",
@@ -46,10 +45,22 @@ impl Keys {
             "feed:*",
             "checkin:*",
             "uv:*",
+            "state:*",
+            "lock:state:*",
         ]
         .iter()
         .map(|f| format!("{}{f}", self.prefix))
         .collect()
+    }
+
+    /// `state:marker`: present while Redis holds the state rebuilt from Postgres (see `marker.rs`).
+    pub fn state_marker(&self) -> String {
+        format!("{}state:marker", self.prefix)
+    }
+
+    /// `lock:state:rebuild`: held by the one instance rebuilding Redis' state from Postgres.
+    pub fn state_rebuild_lock(&self) -> String {
+        format!("{}lock:state:rebuild", self.prefix)
     }
 
     /// `shop:{id}`: L2 shop cache entry `{data, expires_at}` or a null marker.
@@ -90,6 +101,11 @@ impl Keys {
     /// `seckill:{vid}:window`: hash with `begin` and `end` in unix ms.
     pub fn seckill_window(&self, voucher_id: i64) -> String {
         format!("{}seckill:{{{voucher_id}}}:window", self.prefix)
+    }
+
+    /// `seckill:{vid}:grabs`: hash of buyer → the order id of the grab that recorded them.
+    pub fn seckill_grabs(&self, voucher_id: i64) -> String {
+        format!("{}seckill:{{{voucher_id}}}:grabs", self.prefix)
     }
 
     /// `seckill:{vid}:released`: order ids whose grab was already given back (release once only).
@@ -135,11 +151,6 @@ impl Keys {
     /// `checkin:{user}:{yyyymm}`: one bit per day of the month (bit 0 = the 1st).
     pub fn checkin(&self, user_id: i64, yyyymm: &str) -> String {
         format!("{}checkin:{user_id}:{yyyymm}", self.prefix)
-    }
-
-    /// `idgen:worker`: counter that hands each server instance its order-id worker number.
-    pub fn id_worker_counter(&self) -> String {
-        format!("{}idgen:worker", self.prefix)
     }
 }
 

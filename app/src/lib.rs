@@ -7,6 +7,8 @@ pub mod catalog;
 pub mod checkin;
 pub mod geo;
 pub mod orders;
+#[cfg(feature = "ssr")]
+pub mod recovery;
 pub mod seckill;
 pub mod social;
 pub mod storefront;
@@ -30,6 +32,10 @@ pub mod ids;
 pub mod kafka;
 #[cfg(feature = "ssr")]
 pub mod keys;
+#[cfg(feature = "ssr")]
+pub mod lock;
+#[cfg(feature = "ssr")]
+pub mod marker;
 #[cfg(feature = "ssr")]
 pub mod metrics;
 #[cfg(feature = "ssr")]

@@ -1,4 +1,5 @@
-//! Per-instance counters of the flash sale and the order lifecycle, rendered by the server's `/metrics`.
+//! Per-instance counters of the flash sale, the order lifecycle and the Redis state, rendered by the
+//! server's `/metrics`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -80,4 +81,11 @@ impl Default for OrderMetrics {
             closer_lag: Arc::new(AtomicI64::new(-1)),
         }
     }
+}
+
+/// Counters of the Redis state's health.
+#[derive(Debug, Default)]
+pub struct StateMetrics {
+    /// Rebuilds of Redis' state from Postgres (at start-up, and each time Redis lost its data).
+    pub rebuilds: AtomicU64,
 }

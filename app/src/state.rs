@@ -17,7 +17,7 @@ use crate::ids::IdGenerator;
 use crate::inventory::SoldOutFlags;
 use crate::kafka::Publisher;
 use crate::keys::Keys;
-use crate::metrics::{OrderMetrics, SeckillMetrics};
+use crate::metrics::{OrderMetrics, SeckillMetrics, StateMetrics};
 
 /// Everything a request handler or worker needs. Stateless apart from caches: instances can scale out.
 #[derive(Clone)]
@@ -36,9 +36,11 @@ pub struct AppState {
     pub seckill_metrics: Arc<SeckillMetrics>,
     /// This instance's order-lifecycle counters.
     pub order_metrics: Arc<OrderMetrics>,
+    /// This instance's Redis-state counters.
+    pub state_metrics: Arc<StateMetrics>,
     /// Redis key builder.
     pub keys: Keys,
-    /// Order-id generator with this instance's leased worker number.
+    /// Order-id generator with this instance's leased worker number (renewed by a heartbeat).
     pub ids: Arc<IdGenerator>,
     /// This instance's shop cache (L1 over the shared L2) and its counters.
     pub shops: Arc<TieredCache<Shop>>,
@@ -66,6 +68,9 @@ pub enum StartupError {
     /// Redis refused or was unreachable.
     #[error("cannot connect to Redis: {0}")]
     Redis(#[from] redis::RedisError),
+    /// No order-id worker number could be leased.
+    #[error("cannot lease an order-id worker number: {0}")]
+    Ids(#[from] crate::ids::LeaseError),
     /// The Kafka client could not be configured.
     #[error("cannot set up Kafka: {0}")]
     Kafka(#[from] rdkafka::error::KafkaError),
@@ -92,7 +97,8 @@ impl AppState {
         let redis = redis_connection(&config.redis_url).await?;
         let kafka = crate::kafka::producer(&config)?;
         let keys = Keys::new(config.redis_key_prefix.clone());
-        let worker = crate::ids::lease_worker(&redis, &keys.id_worker_counter()).await?;
+        let ids = Arc::new(crate::ids::acquire(&db, config.id_lease_ttl).await?);
+        crate::ids::spawn_heartbeat(ids.clone(), db.clone());
         let shops = Arc::new(TieredCache::new(
             db.clone(),
             redis.clone(),
@@ -109,7 +115,8 @@ impl AppState {
             sold_out: Arc::default(),
             seckill_metrics: Arc::default(),
             order_metrics: Arc::default(),
-            ids: Arc::new(IdGenerator::new(worker)),
+            state_metrics: Arc::default(),
+            ids,
             keys,
             shops,
             config: Arc::new(config),

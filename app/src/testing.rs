@@ -39,7 +39,8 @@ pub async fn test_state(db: PgPool, overrides: &[(&str, &str)]) -> AppState {
 }
 
 /// `n` "server instances" sharing one database, Redis namespace and topics, each with its own L1 cache
-/// and invalidation listener — the scale-out shape in one process.
+/// and invalidation listener — the scale-out shape in one process. Redis counts as holding its state (as
+/// after a server's start-up rebuild), so a sale the test never loaded is "no such sale".
 pub async fn test_instances(db: PgPool, n: usize, overrides: &[(&str, &str)]) -> Vec<AppState> {
     let config = test_config(overrides);
     let mut states = Vec::with_capacity(n);
@@ -47,6 +48,9 @@ pub async fn test_instances(db: PgPool, n: usize, overrides: &[(&str, &str)]) ->
         let options = LeptosOptions::builder().output_name("haodian").build();
         states.push(AppState::with_db(config.clone(), options, db.clone()).await.expect("Redis and Kafka reachable"));
     }
+    crate::marker::mark_present(&states[0].redis, &states[0].keys, crate::clock::now_ms())
+        .await
+        .expect("Redis reachable");
     states
 }
 

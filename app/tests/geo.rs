@@ -162,7 +162,23 @@ async fn opened_and_removed_shops_come_and_go_in_nearby_search(db: PgPool) {
         remove_shop(&state, Some(&shopper), id).await,
         Err(StorefrontError::Catalog(CatalogError::Forbidden(_)))
     ));
+    // An unsold flash sale of the shop ends with it: Redis forgets it, so nobody can grab it any more.
+    let now = app::clock::now_ms();
+    let sale = app::seckill::model::NewFlashSale {
+        title: "t".into(),
+        rules: String::new(),
+        pay_cents: 100,
+        actual_cents: 200,
+        stock: 5,
+        begin_ms: now - 1_000,
+        end_ms: now + 3_600_000,
+    };
+    let vid = app::seckill::service::open_sale(&state, id, sale).await.unwrap();
+    assert_eq!(app::inventory::sale_state(&state.redis, &state.keys, vid).await.unwrap(), (Some(5), 0));
     remove_shop(&state, Some(&merchant), id).await.unwrap();
     assert_eq!(ids(service::nearby(&state, 1, CENTRE, 5_000.0, 1).await.unwrap()), vec![1]);
     assert!(matches!(app::catalog::service::shop(&state, id).await, Err(CatalogError::ShopNotFound(_))));
+    assert_eq!(app::inventory::sale_state(&state.redis, &state.keys, vid).await.unwrap(), (None, 0));
+    let grab = app::seckill::service::grab(&state, owner[1], vid, "127.0.0.1").await;
+    assert!(matches!(grab, Err(app::seckill::service::SeckillError::Refused(app::inventory::GrabCode::NoSuchSale))));
 }

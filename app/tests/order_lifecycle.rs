@@ -17,8 +17,10 @@ use sqlx::PgPool;
 async fn stored_orders(state: &AppState, voucher_id: i64, users: &[i64], ts: i64) -> Vec<OrderCreated> {
     let mut orders = Vec::new();
     for &u in users {
-        assert_eq!(inventory::try_grab(&state.redis, &state.keys, voucher_id, u).await.unwrap(), GrabCode::Ok);
-        orders.push(OrderCreated { order_id: state.ids.next_id(), user_id: u, voucher_id, ts });
+        let order_id = state.ids.next_id().unwrap();
+        let code = inventory::try_grab(&state.redis, &state.keys, voucher_id, u, order_id).await.unwrap();
+        assert_eq!(code, GrabCode::Ok);
+        orders.push(OrderCreated { order_id, user_id: u, voucher_id, ts });
     }
     let out = write_batch(&state.db, &orders).await.unwrap();
     assert_eq!(out.inserted.len(), users.len());
@@ -238,4 +240,20 @@ async fn a_normal_coupon_is_bought_at_once_and_follows_the_same_lifecycle(db: Pg
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(service::sweep(&state).await.unwrap(), 1);
     assert_eq!(status_of(&db, id).await, "closed");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn paying_after_the_deadline_charges_nothing_and_closes_the_order(db: PgPool) {
+    let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "2")]).await;
+    let users = seed_users(&db, 426, 2).await.unwrap();
+    open_sale(&state, 17, 5).await;
+    // The closer is not running: only the deadline stands between the late buyer and a payment.
+    let late = stored_orders(&state, 17, &users[..1], now_ms() - 10_000).await.remove(0);
+    let on_time = stored_orders(&state, 17, &users[1..], now_ms()).await.remove(0);
+    assert_eq!(service::pay(&state, users[0], late.order_id).await.unwrap(), PayOutcome::Expired);
+    assert_eq!(status_of(&db, late.order_id).await, "closed");
+    let refunds: i64 = sqlx::query_scalar("SELECT count(*) FROM refunds").fetch_one(&db).await.unwrap();
+    assert_eq!(refunds, 0, "nothing was charged, so nothing is refunded");
+    assert_eq!(stocks(&state, 17).await, (4, 1, 4), "its coupon went back at once");
+    assert_eq!(service::pay(&state, users[1], on_time.order_id).await.unwrap(), PayOutcome::Paid);
 }

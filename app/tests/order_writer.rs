@@ -1,6 +1,7 @@
 //! The order writer against real Postgres: redelivery writes nothing twice, the stock guard never oversells.
 
 use app::kafka::OrderCreated;
+use app::orders::model::FailReason;
 use app::orders::writer::write_batch;
 use sqlx::PgPool;
 
@@ -18,6 +19,10 @@ async fn counts(db: &PgPool) -> (i64, i32) {
         .fetch_one(db)
         .await
         .unwrap()
+}
+
+async fn failures(db: &PgPool) -> Vec<(i64, String)> {
+    sqlx::query_as("SELECT order_id, reason FROM order_failures ORDER BY order_id").fetch_all(db).await.unwrap()
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
@@ -42,8 +47,9 @@ async fn postgres_never_oversells_even_if_redis_disagrees(db: PgPool) {
     let out = write_batch(&db, &batch).await.unwrap();
     assert_eq!(out.inserted, vec![2_000, 2_001]);
     assert_eq!(out.rejected.len(), 1);
-    assert_eq!(out.rejected[0].0.order_id, 2_002);
+    assert_eq!(out.rejected[0], (batch[2].clone(), FailReason::SoldOut));
     assert_eq!(counts(&db).await, (2, 0));
+    assert_eq!(failures(&db).await, vec![(2_002, "sold_out".to_string())], "recorded, so the buyer is told");
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
@@ -52,7 +58,9 @@ async fn a_second_live_order_of_the_same_user_is_rejected_not_written(db: PgPool
     let out = write_batch(&db, &[msg(3_000, users[0]), msg(3_001, users[0])]).await.unwrap();
     assert_eq!(out.inserted, vec![3_000]);
     assert_eq!(out.rejected.len(), 1);
+    assert_eq!(out.rejected[0].1, FailReason::AlreadyHolds);
     assert_eq!(counts(&db).await, (1, 9), "the stock was not touched for the refused order");
+    assert_eq!(failures(&db).await, vec![(3_001, "already_holds".to_string())]);
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
@@ -63,5 +71,17 @@ async fn an_order_of_an_unknown_account_is_refused_not_a_poison_batch(db: PgPool
     assert_eq!(out.inserted, vec![4_000, 4_002]);
     assert_eq!(out.rejected.len(), 1);
     assert_eq!(out.rejected[0].0.order_id, 4_001);
+    assert_eq!(out.rejected[0].1, FailReason::NoSuchUser);
     assert_eq!(counts(&db).await, (2, 3));
+    // A redelivery of the same batch records nothing twice.
+    write_batch(&db, &batch).await.unwrap();
+    assert_eq!(failures(&db).await, vec![(4_001, "no_such_user".to_string())]);
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn an_order_of_a_removed_sale_is_recorded_as_such(db: PgPool) {
+    let users = fixture(&db, 5).await;
+    let out = write_batch(&db, &[OrderCreated { voucher_id: 777, ..msg(5_000, users[0]) }]).await.unwrap();
+    assert_eq!(out.rejected[0].1, FailReason::SaleGone);
+    assert_eq!(failures(&db).await, vec![(5_000, "sale_gone".to_string())]);
 }

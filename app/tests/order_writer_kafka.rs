@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use app::kafka::{self, ORDERS_CREATED, ORDERS_DLQ, OrderCreated};
+use app::orders::model::{FailReason, OrderStatus};
 use app::testing::test_state;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
@@ -61,7 +62,15 @@ async fn produced_orders_are_written_once_and_refusals_dead_lettered(db: PgPool)
         reasons.push(String::from_utf8_lossy(reason).to_string());
     }
     reasons.sort();
-    assert!(reasons[0].contains("no stock left"), "{reasons:?}");
+    assert!(reasons[0].contains("sold_out"), "{reasons:?}");
     assert!(reasons[1].contains("undecodable"), "{reasons:?}");
+    // The buyer who lost out is told so, and why, instead of "queued" for ever.
+    let mut told = Vec::new();
+    for (i, user) in users.iter().enumerate() {
+        told.push(app::orders::writer::status(&state, *user, 10 + i as i64).await.unwrap());
+    }
+    let failed: Vec<_> = told.iter().filter(|s| **s == OrderStatus::Failed(FailReason::SoldOut)).collect();
+    assert_eq!(failed.len(), 1, "{told:?}");
+    assert_eq!(told.iter().filter(|s| **s == OrderStatus::Unpaid).count(), 5, "{told:?}");
     writer.abort();
 }

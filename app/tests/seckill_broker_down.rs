@@ -117,12 +117,13 @@ async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_
     assert_eq!(stock, Some(100 - acknowledged.len() as i64), "every refused grab restored the stock");
     assert_eq!(buyers, acknowledged.len() as u64);
     // A refused user may try again: the grab was fully given back.
-    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 9, users[3]).await.unwrap(), GrabCode::Ok);
+    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 9, users[3], 0).await.unwrap(), GrabCode::Ok);
     inventory::release(&state.redis, &state.keys, 9, users[3], -1).await.unwrap();
 
     // A grab whose delivery report never came (the unknown outcome) waits on the compensation list.
-    let unknown = OrderCreated { order_id: state.ids.next_id(), user_id: users[11], voucher_id: 9, ts: now_ms() };
-    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 9, users[11]).await.unwrap(), GrabCode::Ok);
+    let unknown =
+        OrderCreated { order_id: state.ids.next_id().unwrap(), user_id: users[11], voucher_id: 9, ts: now_ms() };
+    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 9, users[11], 0).await.unwrap(), GrabCode::Ok);
     service::queue_for_resend(&state, &unknown).await.unwrap();
     acknowledged.push(unknown.order_id);
     tokio::time::sleep(Duration::from_secs(1)).await;

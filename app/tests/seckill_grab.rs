@@ -195,8 +195,8 @@ async fn start_up_restores_sales_redis_lost_but_never_overwrites_a_live_one(db: 
             "{key} is restored with the sale's lifetime"
         );
     }
-    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 5, users[0]).await.unwrap(), GrabCode::AlreadyBought);
-    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 5, users[1]).await.unwrap(), GrabCode::Ok);
+    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 5, users[0], 0).await.unwrap(), GrabCode::AlreadyBought);
+    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 5, users[1], 0).await.unwrap(), GrabCode::Ok);
     // Redis is now ahead of Postgres (an order in flight): a restart must not reset it.
     assert_eq!(service::restore_sales(&state).await.unwrap(), 0);
     assert_eq!(inventory::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(8), 2));

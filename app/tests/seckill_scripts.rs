@@ -26,7 +26,7 @@ async fn a_thousand_buyers_on_a_hundred_coupons_get_exactly_a_hundred() {
         .unwrap();
     let grabs = (1..=1_000).map(|user| {
         let (redis, keys) = (redis.clone(), keys.clone());
-        async move { inventory::try_grab(&redis, &keys, 42, user).await.unwrap() }
+        async move { inventory::try_grab(&redis, &keys, 42, user, 0).await.unwrap() }
     });
     let codes = join_all(grabs).await;
     assert_eq!(codes.iter().filter(|c| **c == GrabCode::Ok).count(), 100);
@@ -40,7 +40,7 @@ async fn one_user_firing_fifty_grabs_gets_one() {
     inventory::load_sale(&redis, &keys, 7, 10, (now_ms() - HOUR, now_ms() + HOUR), now_ms() + 3 * HOUR).await.unwrap();
     let grabs = (0..50).map(|_| {
         let (redis, keys) = (redis.clone(), keys.clone());
-        async move { inventory::try_grab(&redis, &keys, 7, 1234).await.unwrap() }
+        async move { inventory::try_grab(&redis, &keys, 7, 1234, 0).await.unwrap() }
     });
     let codes = join_all(grabs).await;
     assert_eq!(codes.iter().filter(|c| **c == GrabCode::Ok).count(), 1);
@@ -51,29 +51,29 @@ async fn one_user_firing_fifty_grabs_gets_one() {
 #[tokio::test]
 async fn window_and_missing_sale_answer_without_deducting() {
     let (redis, keys) = setup().await;
-    assert_eq!(inventory::try_grab(&redis, &keys, 1, 1).await.unwrap(), GrabCode::NoSuchSale, "nil-safe");
+    assert_eq!(inventory::try_grab(&redis, &keys, 1, 1, 0).await.unwrap(), GrabCode::NoSuchSale, "nil-safe");
     inventory::load_sale(&redis, &keys, 2, 5, (now_ms() + HOUR, now_ms() + 2 * HOUR), now_ms() + 3 * HOUR)
         .await
         .unwrap();
-    assert_eq!(inventory::try_grab(&redis, &keys, 2, 1).await.unwrap(), GrabCode::NotStarted);
+    assert_eq!(inventory::try_grab(&redis, &keys, 2, 1, 0).await.unwrap(), GrabCode::NotStarted);
     inventory::load_sale(&redis, &keys, 3, 5, (now_ms() - 2 * HOUR, now_ms() - HOUR), now_ms() + 3 * HOUR)
         .await
         .unwrap();
-    assert_eq!(inventory::try_grab(&redis, &keys, 3, 1).await.unwrap(), GrabCode::Ended);
+    assert_eq!(inventory::try_grab(&redis, &keys, 3, 1, 0).await.unwrap(), GrabCode::Ended);
     for vid in [2, 3] {
         assert_eq!(inventory::sale_state(&redis, &keys, vid).await.unwrap(), (Some(5), 0), "nothing written");
     }
     // Half a sale's state (e.g. stock key evicted) is also "no such sale", never a script error.
     let _: () = redis::cmd("DEL").arg(keys.seckill_stock(2)).query_async(&mut redis.clone()).await.unwrap();
-    assert_eq!(inventory::try_grab(&redis, &keys, 2, 1).await.unwrap(), GrabCode::NoSuchSale);
+    assert_eq!(inventory::try_grab(&redis, &keys, 2, 1, 0).await.unwrap(), GrabCode::NoSuchSale);
 }
 
 #[tokio::test]
 async fn a_release_gives_back_exactly_once() {
     let (redis, keys) = setup().await;
     inventory::load_sale(&redis, &keys, 9, 1, (now_ms() - HOUR, now_ms() + HOUR), now_ms() + 3 * HOUR).await.unwrap();
-    assert_eq!(inventory::try_grab(&redis, &keys, 9, 5).await.unwrap(), GrabCode::Ok);
-    assert_eq!(inventory::try_grab(&redis, &keys, 9, 6).await.unwrap(), GrabCode::SoldOut);
+    assert_eq!(inventory::try_grab(&redis, &keys, 9, 5, 0).await.unwrap(), GrabCode::Ok);
+    assert_eq!(inventory::try_grab(&redis, &keys, 9, 6, 0).await.unwrap(), GrabCode::SoldOut);
     let releases = (0..20).map(|_| {
         let (redis, keys) = (redis.clone(), keys.clone());
         async move { inventory::release(&redis, &keys, 9, 5, 777).await.unwrap() }
@@ -81,7 +81,7 @@ async fn a_release_gives_back_exactly_once() {
     let released = join_all(releases).await;
     assert_eq!(released.iter().filter(|r| **r).count(), 1, "redelivered releases are no-ops");
     assert_eq!(inventory::sale_state(&redis, &keys, 9).await.unwrap(), (Some(1), 0));
-    assert_eq!(inventory::try_grab(&redis, &keys, 9, 5).await.unwrap(), GrabCode::Ok, "the buyer may grab again");
+    assert_eq!(inventory::try_grab(&redis, &keys, 9, 5, 0).await.unwrap(), GrabCode::Ok, "the buyer may grab again");
 }
 
 #[tokio::test]
@@ -116,14 +116,13 @@ async fn instances_mint_ids_that_never_collide(db: sqlx::PgPool) {
     // Three instances started together mint ids concurrently; every id must be distinct, or one buyer's
     // order would be taken for another's redelivery and vanish.
     let states = app::testing::test_instances(db, 3, &[]).await;
-    let minted =
-        join_all(states.iter().map(|s| {
-            let ids = s.ids.clone();
-            async move {
-                tokio::task::spawn_blocking(move || (0..20_000).map(|_| ids.next_id()).collect::<Vec<i64>>()).await
-            }
-        }))
-        .await;
+    let minted = join_all(states.iter().map(|s| {
+        let ids = s.ids.clone();
+        async move {
+            tokio::task::spawn_blocking(move || (0..20_000).map(|_| ids.next_id().unwrap()).collect::<Vec<i64>>()).await
+        }
+    }))
+    .await;
     let mut all = std::collections::HashSet::new();
     for ids in minted {
         for id in ids.unwrap() {
@@ -134,8 +133,29 @@ async fn instances_mint_ids_that_never_collide(db: sqlx::PgPool) {
 }
 
 /// Every key a sale owns, including the sets the scripts create later.
-fn sale_keys(keys: &Keys, vid: i64) -> [String; 4] {
-    [keys.seckill_stock(vid), keys.seckill_buyers(vid), keys.seckill_window(vid), keys.seckill_released(vid)]
+fn sale_keys(keys: &Keys, vid: i64) -> [String; 5] {
+    [
+        keys.seckill_stock(vid),
+        keys.seckill_buyers(vid),
+        keys.seckill_window(vid),
+        keys.seckill_released(vid),
+        keys.seckill_grabs(vid),
+    ]
+}
+
+#[tokio::test]
+async fn a_caller_whose_call_timed_out_can_check_whether_its_grab_happened() {
+    let (redis, keys) = setup().await;
+    inventory::load_sale(&redis, &keys, 12, 1, (now_ms() - HOUR, now_ms() + HOUR), now_ms() + 3 * HOUR).await.unwrap();
+    assert!(!inventory::grab_recorded(&redis, &keys, 12, 1, 500).await.unwrap(), "nothing yet");
+    assert_eq!(inventory::try_grab(&redis, &keys, 12, 1, 500).await.unwrap(), GrabCode::Ok);
+    assert!(inventory::grab_recorded(&redis, &keys, 12, 1, 500).await.unwrap(), "this grab happened");
+    assert!(
+        !inventory::grab_recorded(&redis, &keys, 12, 1, 501).await.unwrap(),
+        "another attempt of the same user did not"
+    );
+    assert_eq!(inventory::try_grab(&redis, &keys, 12, 2, 502).await.unwrap(), GrabCode::SoldOut);
+    assert!(!inventory::grab_recorded(&redis, &keys, 12, 2, 502).await.unwrap(), "a refused grab is not recorded");
 }
 
 #[tokio::test]
@@ -143,16 +163,76 @@ async fn a_sale_is_forgotten_as_a_whole_when_its_time_is_up() {
     let (redis, keys) = setup().await;
     let forget_at = now_ms() + 1_500;
     inventory::load_sale(&redis, &keys, 11, 2, (now_ms() - HOUR, now_ms() + HOUR), forget_at).await.unwrap();
-    assert_eq!(inventory::try_grab(&redis, &keys, 11, 1).await.unwrap(), GrabCode::Ok);
+    assert_eq!(inventory::try_grab(&redis, &keys, 11, 1, 0).await.unwrap(), GrabCode::Ok);
     assert!(inventory::release(&redis, &keys, 11, 1, 100).await.unwrap());
-    assert_eq!(inventory::try_grab(&redis, &keys, 11, 2).await.unwrap(), GrabCode::Ok);
+    assert_eq!(inventory::try_grab(&redis, &keys, 11, 2, 0).await.unwrap(), GrabCode::Ok);
     inventory::set_stock(&redis, &keys, 11, 1).await.unwrap();
     for key in sale_keys(&keys, 11) {
         assert_eq!(expires_at(&redis, &key).await.unwrap(), forget_at, "{key} must share the sale's lifetime");
     }
     tokio::time::sleep(Duration::from_millis((forget_at - now_ms()).max(0) as u64 + 100)).await;
-    assert_eq!(inventory::try_grab(&redis, &keys, 11, 3).await.unwrap(), GrabCode::NoSuchSale);
+    assert_eq!(inventory::try_grab(&redis, &keys, 11, 3, 0).await.unwrap(), GrabCode::NoSuchSale);
     assert!(!inventory::release(&redis, &keys, 11, 2, 101).await.unwrap(), "nothing to give back");
     let left: i64 = redis::cmd("EXISTS").arg(&sale_keys(&keys, 11)[..]).query_async(&mut redis.clone()).await.unwrap();
     assert_eq!(left, 0, "a late release must not bring a forgotten sale's keys back");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn worker_numbers_stay_unique_through_more_than_1024_restarts(db: sqlx::PgPool) {
+    use app::ids::{self, LeaseError};
+    // One instance lives throughout; 1,100 others start and stop around it (the old `INCR % 1024` handed
+    // the live instance's number out again on the 1,025th start).
+    let ttl = Duration::from_secs(30);
+    let survivor = ids::acquire(&db, ttl).await.unwrap();
+    let mut minted = std::collections::HashSet::new();
+    minted.insert(survivor.next_id().unwrap());
+    for restart in 0..1_100 {
+        // A number given back rests for two seconds; with the others all used, wait for one.
+        let instance = loop {
+            match ids::acquire(&db, ttl).await {
+                Err(LeaseError::NoneFree) => tokio::time::sleep(Duration::from_millis(100)).await,
+                other => break other.unwrap(),
+            }
+        };
+        assert_ne!(instance.worker(), survivor.worker(), "restart {restart} got the live instance's number");
+        assert!(minted.insert(instance.next_id().unwrap()));
+        assert!(minted.insert(survivor.next_id().unwrap()));
+        instance.release(&db).await.unwrap();
+        assert!(instance.next_id().is_err(), "a released number mints nothing");
+    }
+    // Crashed instances keep their numbers until their leases run out: with every number held, a new
+    // instance is refused rather than handed a number in use.
+    tokio::time::sleep(Duration::from_millis(2_100)).await; // every given-back number has rested
+    let mut crashed = Vec::new();
+    for _ in 0..1_023 {
+        crashed.push(ids::acquire(&db, ttl).await.unwrap());
+    }
+    let workers: std::collections::HashSet<u64> =
+        crashed.iter().map(|g| g.worker()).chain([survivor.worker()]).collect();
+    assert_eq!(workers.len(), 1_024, "every live instance has its own number");
+    assert!(matches!(ids::acquire(&db, ttl).await, Err(LeaseError::NoneFree)));
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn an_instance_whose_lease_was_taken_over_stops_minting_and_leases_anew(db: sqlx::PgPool) {
+    let ids = app::ids::acquire(&db, Duration::from_secs(30)).await.unwrap();
+    let old = ids.worker();
+    assert!(ids.next_id().is_ok());
+    // Another holder now owns the number (as if this instance had been cut off past its lease).
+    sqlx::query(
+        "UPDATE id_leases SET holder = 'someone else', expires_at = now() + interval '1 minute' WHERE worker = $1",
+    )
+    .bind(old as i32)
+    .execute(&db)
+    .await
+    .unwrap();
+    assert!(ids.renew(&db).await.unwrap(), "a fresh number is leased");
+    assert_ne!(ids.worker(), old, "it never mints with the number it lost");
+    let holder: Option<String> = sqlx::query_scalar("SELECT holder FROM id_leases WHERE worker = $1")
+        .bind(old as i32)
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    assert_eq!(holder.as_deref(), Some("someone else"));
+    assert!(ids.next_id().is_ok());
 }

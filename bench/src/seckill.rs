@@ -170,7 +170,7 @@ async fn db_only(
                 let mut sold = 0usize;
                 loop {
                     let Some(user) = queue.lock().await.pop() else { return sold };
-                    let Ok(mut tx) = pool.begin().await else { continue };
+                    let (Ok(order_id), Ok(mut tx)) = (ids.next_id(), pool.begin().await) else { continue };
                     let took = sqlx::query("UPDATE vouchers SET stock = stock - 1 WHERE id = $1 AND stock > 0")
                         .bind(voucher_id)
                         .execute(&mut *tx)
@@ -181,7 +181,7 @@ async fn db_only(
                         && sqlx::query(
                             "INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents) VALUES ($1, $2, $3, 'flash', 'unpaid', 990)",
                         )
-                        .bind(ids.next_id())
+                        .bind(order_id)
                         .bind(user)
                         .bind(voucher_id)
                         .execute(&mut *tx)
@@ -226,12 +226,8 @@ async fn produce_only(
                 let mut results = Vec::new();
                 loop {
                     let Some(i) = queue.lock().await.pop() else { return results };
-                    let order = OrderCreated {
-                        order_id: ids.next_id(),
-                        user_id: i as i64,
-                        voucher_id: 1,
-                        ts: app::clock::now_ms(),
-                    };
+                    let Ok(order_id) = ids.next_id() else { continue };
+                    let order = OrderCreated { order_id, user_id: i as i64, voucher_id: 1, ts: app::clock::now_ms() };
                     let payload = serde_json::to_vec(&order).unwrap_or_default();
                     let sent = Instant::now();
                     let ok = matches!(

@@ -32,12 +32,9 @@ pub enum CliError {
     /// Flash-sale state could not be loaded or checked.
     #[error("flash sales: {0}")]
     Seckill(app::seckill::service::SeckillError),
-    /// Shop positions could not be loaded into Redis.
-    #[error("nearby search: {0}")]
-    Geo(app::geo::service::GeoError),
-    /// Follow sets could not be rebuilt.
-    #[error("follows: {0}")]
-    Social(app::social::service::SocialError),
+    /// Redis' state could not be rebuilt from Postgres.
+    #[error("rebuilding Redis state: {0}")]
+    Recovery(#[from] app::recovery::service::RecoveryError),
     /// Reconciliation found flash sales whose Redis and Postgres totals disagree.
     #[error("{0} flash sale(s) drifted between Redis and Postgres")]
     Drift(usize),
@@ -75,11 +72,10 @@ async fn topics(config: &Config) -> Result<(), CliError> {
 
 async fn seed(config: Config, reset: bool) -> Result<(), CliError> {
     let state = connect(config).await?;
+    topics(&state.config).await?;
     let report = crate::seed::run(&state.db, &state.redis, &state.keys, reset).await?;
-    let sales = app::seckill::service::restore_sales(&state).await.map_err(CliError::Seckill)?;
-    let placed = app::geo::service::load_all(&state).await.map_err(CliError::Geo)?;
-    let follows = app::social::service::load_follows(&state).await.map_err(CliError::Social)?;
-    tracing::info!(?report, reset, sales, placed, follows, "demo data in place");
+    let rebuilt = app::recovery::service::rebuild(&state).await?;
+    tracing::info!(?report, reset, ?rebuilt, "demo data in place");
     Ok(())
 }
 
@@ -115,14 +111,10 @@ async fn serve(config: Config) -> Result<(), CliError> {
     topics(&config).await?;
     let addr: SocketAddr = config.listen_addr;
     let state = connect(config).await?;
-    // Sales Redis does not know (first start, or Redis lost its data) are loaded from Postgres.
-    let sales = app::seckill::service::restore_sales(&state).await.map_err(CliError::Seckill)?;
-    tracing::info!(sales, "flash-sale state restored into Redis");
-    // Shop positions for nearby search, rebuilt from Postgres (the source of truth) at every start.
-    let placed = app::geo::service::load_all(&state).await.map_err(CliError::Geo)?;
-    tracing::info!(placed, "shop positions loaded into Redis GEO");
-    let follows = app::social::service::load_follows(&state).await.map_err(CliError::Social)?;
-    tracing::info!(follows, "follow sets rebuilt from Postgres");
+    // Redis' state from Postgres (and the orders still in Kafka) at every start: sales Redis does not know,
+    // the nearby index, the follow sets. The healer does it again whenever Redis loses its data.
+    let rebuilt = app::recovery::service::rebuild(&state).await?;
+    tracing::info!(?rebuilt, "Redis state rebuilt from Postgres");
     let router = crate::router::build(state.clone());
     // Background workers. Aborting one mid-batch is safe: offsets are committed after the DB commit,
     // and a compensation entry leaves its list only after the broker acknowledged the resend.
@@ -136,6 +128,7 @@ async fn serve(config: Config) -> Result<(), CliError> {
         ),
         app::seckill::service::spawn_compensation(state.clone()),
         app::seckill::service::spawn_reconciliation(state.clone(), std::time::Duration::from_secs(60)),
+        app::recovery::service::spawn_healer(state.clone(), std::time::Duration::from_secs(1)),
     ];
     let listener = tokio::net::TcpListener::bind(addr).await?;
     tracing::info!("listening on http://{addr}");
@@ -146,6 +139,10 @@ async fn serve(config: Config) -> Result<(), CliError> {
     // Hand any queued messages to the broker before exiting.
     let _ = state.kafka.flush(std::time::Duration::from_secs(5));
     state.publisher.flush(std::time::Duration::from_secs(5));
+    // The next instance may take this one's order-id number at once.
+    if let Err(e) = state.ids.release(&state.db).await {
+        tracing::warn!("order-id lease not released (it expires by itself): {e}");
+    }
     tracing::info!("shut down cleanly");
     Ok(())
 }

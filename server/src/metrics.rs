@@ -64,6 +64,11 @@ pub fn render(state: &AppState) -> String {
         ("haodian_seckill_compensated_total", "Queued orders re-sent successfully.", &m.compensated),
         ("haodian_orders_closed_total", "Unpaid orders closed (closer or sweeper).", &o.closed),
         ("haodian_orders_paid_total", "Orders paid.", &o.paid),
+        (
+            "haodian_redis_state_rebuilds_total",
+            "Rebuilds of Redis' state from Postgres (start-up, and each time Redis lost its data).",
+            &state.state_metrics.rebuilds,
+        ),
         ("haodian_orders_refunds_total", "Payments refunded because the order had closed first.", &o.refunds),
         (
             "haodian_orders_sweeper_finds_total",

@@ -56,7 +56,25 @@ fn defer(
     Ok(())
 }
 
-/// Runs the closer until an error; the caller restarts it (offsets are committed after each close).
+/// Closes one due order, retrying a transient failure (Postgres or Redis away) with a backoff in place —
+/// the consumer stays, so the group does not rebalance. An order Postgres refuses for its data is left to
+/// the sweeper and the reconciliation, loudly: retrying it could never succeed.
+async fn close_durably(state: &AppState, order_id: i64) {
+    let mut backoff = kafka::Backoff::default();
+    loop {
+        match service::close(state, order_id).await {
+            Ok(_) => return,
+            Err(OrderError::Backend(BackendError::Db(e))) if kafka::is_permanent_db_error(&e) => {
+                tracing::error!(order_id, "order cannot be closed (refused for its data): {e}");
+                return;
+            }
+            Err(e) => tracing::warn!(order_id, "closing failed, retrying: {e}"),
+        }
+        backoff.wait().await;
+    }
+}
+
+/// Runs the closer until its consumer breaks; the caller restarts it (offsets are committed after each close).
 pub async fn run(state: AppState) -> Result<(), CloserError> {
     let lag = LagContext { lag: state.order_metrics.closer_lag.clone() };
     let group = format!("{}{GROUP}", state.config.kafka_topic_prefix);
@@ -88,7 +106,7 @@ pub async fn run(state: AppState) -> Result<(), CloserError> {
                     continue;
                 }
                 for order_id in check.order_ids {
-                    service::close(&state, order_id).await?;
+                    close_durably(&state, order_id).await;
                 }
                 consumer.commit_message(&msg, CommitMode::Async)?;
             }

@@ -11,6 +11,8 @@ pub enum PayOutcome {
     AlreadyPaid,
     /// The order had expired and was closed a moment before: the payment was refunded.
     Refunded,
+    /// The pay deadline had passed: nothing was charged and the order is closed.
+    Expired,
 }
 
 impl PayOutcome {
@@ -22,6 +24,52 @@ impl PayOutcome {
             Self::Refunded => {
                 "This order had expired and was closed before your payment arrived, so your payment was refunded."
             }
+            Self::Expired => "This order's time to pay is up, so it was closed and nothing was charged.",
+        }
+    }
+}
+
+/// Why the order writer could not turn a grab into an order (the grab was given back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FailReason {
+    /// Postgres had no stock left for it (Redis and Postgres disagreed; Postgres wins).
+    SoldOut,
+    /// The buyer already holds a live order of this sale.
+    AlreadyHolds,
+    /// The sale no longer exists.
+    SaleGone,
+    /// The buyer's account no longer exists.
+    NoSuchUser,
+}
+
+impl FailReason {
+    /// The column value in `order_failures`.
+    pub fn as_db(self) -> &'static str {
+        match self {
+            Self::SoldOut => "sold_out",
+            Self::AlreadyHolds => "already_holds",
+            Self::SaleGone => "sale_gone",
+            Self::NoSuchUser => "no_such_user",
+        }
+    }
+
+    /// Parses the column value (an unknown one reads as the sale being gone: nothing to retry).
+    pub fn from_db(s: &str) -> Self {
+        match s {
+            "sold_out" => Self::SoldOut,
+            "already_holds" => Self::AlreadyHolds,
+            "no_such_user" => Self::NoSuchUser,
+            _ => Self::SaleGone,
+        }
+    }
+
+    /// What the buyer is told.
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::SoldOut => "sold out after all",
+            Self::AlreadyHolds => "you already have this coupon",
+            Self::SaleGone => "the sale was removed",
+            Self::NoSuchUser => "your account no longer exists",
         }
     }
 }
@@ -31,6 +79,8 @@ impl PayOutcome {
 pub enum OrderStatus {
     /// Accepted by the grab, not yet written by the order writer.
     Queued,
+    /// The writer could not make it an order; nothing was charged and the coupon went back.
+    Failed(FailReason),
     /// Written; waiting for payment until the pay deadline.
     Unpaid,
     /// Paid.
@@ -56,6 +106,7 @@ impl OrderStatus {
     pub fn label(self) -> &'static str {
         match self {
             Self::Queued => "queued",
+            Self::Failed(_) => "failed",
             Self::Unpaid => "awaiting payment",
             Self::Paid => "paid",
             Self::Closed => "closed",

@@ -19,6 +19,9 @@ pub enum OrderError {
     /// No such coupon on sale.
     #[error("coupon not found")]
     VoucherNotFound,
+    /// No order id can be minted right now (this instance's id lease is not confirmed).
+    #[error(transparent)]
+    NoIds(#[from] crate::ids::IdError),
     /// A backing service failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
@@ -31,6 +34,12 @@ impl From<OrderError> for AppError {
         match e {
             OrderError::NotFound => AppError::NotFound("Order".into()),
             OrderError::VoucherNotFound => AppError::NotFound("Coupon".into()),
+            OrderError::NoIds(cause) => {
+                tracing::error!(%cause, "purchase refused: no order ids");
+                AppError::Unavailable(
+                    "We cannot take orders for a moment, so nothing was bought. Please try again.".into(),
+                )
+            }
             OrderError::Backend(e) => e.into(),
         }
     }
@@ -67,10 +76,15 @@ pub async fn close(state: &AppState, order_id: i64) -> Result<CloseOutcome, Orde
 
 /// The user pays order `id` (simulated payment). Loses cleanly to the closer: then the payment is refunded.
 pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOutcome, OrderError> {
-    let outcome = store::pay(&state.db, user_id, order_id).await?.ok_or(OrderError::NotFound)?;
+    let outcome =
+        store::pay(&state.db, user_id, order_id, state.config.pay_timeout).await?.ok_or(OrderError::NotFound)?;
     match outcome {
         PayOutcome::Paid => inc(&state.order_metrics.paid),
         PayOutcome::Refunded => inc(&state.order_metrics.refunds),
+        // Past its deadline: close it now rather than wait for the closer, so the coupon goes back at once.
+        PayOutcome::Expired => {
+            close(state, order_id).await?;
+        }
         PayOutcome::AlreadyPaid => {}
     }
     Ok(outcome)
@@ -78,7 +92,7 @@ pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOut
 
 /// Buys a normal coupon: an unpaid order at once, with its close check queued.
 pub async fn buy(state: &AppState, user_id: i64, voucher_id: i64) -> Result<i64, OrderError> {
-    let id = state.ids.next_id();
+    let id = state.ids.next_id()?;
     let created_ms =
         store::insert_normal_order(&state.db, id, user_id, voucher_id).await?.ok_or(OrderError::VoucherNotFound)?;
     // If this send fails the sweeper still closes the order on time; the buyer need not wait or retry.

@@ -2,7 +2,7 @@
 
 use sqlx::PgPool;
 
-use super::model::{OrderStatus, OrderView, PayOutcome};
+use super::model::{FailReason, OrderStatus, OrderView, PayOutcome};
 use crate::kafka::OrderCreated;
 
 /// What one batch did.
@@ -12,8 +12,9 @@ pub struct BatchOutcome {
     pub inserted: Vec<i64>,
     /// Orders already present (a redelivery): nothing written, nothing deducted.
     pub duplicates: Vec<i64>,
-    /// Orders Postgres refused, with the reason (sent to the dead-letter topic and released in Redis).
-    pub rejected: Vec<(OrderCreated, String)>,
+    /// Orders Postgres refused, with the reason: recorded in `order_failures` in the same transaction (so
+    /// the buyer is told), then sent to the dead-letter topic and released in Redis by the writer.
+    pub rejected: Vec<(OrderCreated, FailReason)>,
 }
 
 /// Writes a batch in one transaction. Each order is inserted with `ON CONFLICT DO NOTHING` (a redelivered
@@ -23,12 +24,45 @@ pub struct BatchOutcome {
 /// cannot cover are refused instead of overselling.
 pub async fn write_batch(db: &PgPool, batch: &[OrderCreated]) -> Result<BatchOutcome, sqlx::Error> {
     let mut tx = db.begin().await?;
-    let out = match write_bulk(&mut tx, batch).await? {
+    let mut out = match write_bulk(&mut tx, batch).await? {
         Some(out) => out,
         None => write_one_by_one(&mut tx, batch).await?,
     };
+    for (order, reason) in &mut out.rejected {
+        if *reason == FailReason::AlreadyHolds {
+            *reason = why_refused(&mut tx, order).await?;
+        }
+        sqlx::query(
+            "INSERT INTO order_failures (order_id, user_id, voucher_id, reason) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (order_id) DO NOTHING",
+        )
+        .bind(order.order_id)
+        .bind(order.user_id)
+        .bind(order.voucher_id)
+        .bind(reason.as_db())
+        .execute(&mut *tx)
+        .await?;
+    }
     tx.commit().await?;
     Ok(out)
+}
+
+/// Why an order the insert skipped is no order: its sale or its buyer is gone, or else the buyer already
+/// holds a live order of the sale.
+async fn why_refused(tx: &mut sqlx::PgConnection, order: &OrderCreated) -> Result<FailReason, sqlx::Error> {
+    let (sale, user): (bool, bool) = sqlx::query_as(
+        "SELECT EXISTS (SELECT 1 FROM vouchers WHERE id = $1 AND kind = 'flash'),
+                EXISTS (SELECT 1 FROM users WHERE id = $2)",
+    )
+    .bind(order.voucher_id)
+    .bind(order.user_id)
+    .fetch_one(tx)
+    .await?;
+    Ok(match (sale, user) {
+        (false, _) => FailReason::SaleGone,
+        (_, false) => FailReason::NoSuchUser,
+        _ => FailReason::AlreadyHolds,
+    })
 }
 
 /// The fast path inside a savepoint; `None` (rolled back) when some voucher lacks the stock.
@@ -92,13 +126,11 @@ async fn write_bulk(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -> Resu
         } else if new.contains(&msg.order_id) || existing.contains(&msg.order_id) {
             out.duplicates.push(msg.order_id);
         } else {
-            out.rejected.push((msg.clone(), REFUSED_HOLDER.into()));
+            out.rejected.push((msg.clone(), FailReason::AlreadyHolds));
         }
     }
     Ok(Some(out))
 }
-
-const REFUSED_HOLDER: &str = "user already holds this coupon, or no such flash sale or user";
 
 /// The careful path: a savepoint per order, so one refused order rolls back alone.
 async fn write_one_by_one(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -> Result<BatchOutcome, sqlx::Error> {
@@ -127,7 +159,7 @@ async fn write_one_by_one(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -
                 out.duplicates.push(msg.order_id);
             } else {
                 // Not a redelivery: the user already holds a live order for this sale, or no such sale.
-                out.rejected.push((msg.clone(), REFUSED_HOLDER.into()));
+                out.rejected.push((msg.clone(), FailReason::AlreadyHolds));
             }
             continue;
         }
@@ -142,7 +174,7 @@ async fn write_one_by_one(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -
             out.inserted.push(msg.order_id);
         } else {
             sp.rollback().await?;
-            out.rejected.push((msg.clone(), "no stock left in Postgres".into()));
+            out.rejected.push((msg.clone(), FailReason::SoldOut));
         }
     }
     Ok(out)
@@ -180,6 +212,17 @@ impl From<OrderRow> for OrderView {
 const ORDER_VIEW: &str = "SELECT o.id, o.voucher_id, v.title, s.id AS shop_id, s.name AS shop_name, o.amount_cents, o.kind, \
      o.status, (extract(epoch FROM o.created_at) * 1000)::BIGINT AS created_ms \
      FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = v.shop_id";
+
+/// Why the writer refused order `order_id` of `user_id`, if it did.
+pub async fn failure_of_user(db: &PgPool, user_id: i64, order_id: i64) -> Result<Option<FailReason>, sqlx::Error> {
+    let reason: Option<String> =
+        sqlx::query_scalar("SELECT reason FROM order_failures WHERE order_id = $1 AND user_id = $2")
+            .bind(order_id)
+            .bind(user_id)
+            .fetch_optional(db)
+            .await?;
+    Ok(reason.as_deref().map(FailReason::from_db))
+}
 
 /// One order of `user_id` (someone else's order is as absent as a missing one).
 pub async fn order_of_user(db: &PgPool, user_id: i64, order_id: i64) -> Result<Option<OrderView>, sqlx::Error> {
@@ -245,14 +288,22 @@ pub async fn close_if_unpaid(db: &PgPool, order_id: i64) -> Result<(bool, Option
     Ok((false, current))
 }
 
-/// Marks the user's unpaid order paid; if it was closed a moment before, records a refund instead (once)
-/// and marks it refunded. `None`: no such order of this user.
-pub async fn pay(db: &PgPool, user_id: i64, order_id: i64) -> Result<Option<PayOutcome>, sqlx::Error> {
+/// Marks the user's unpaid order paid if its deadline (`timeout` after creation, by Postgres' clock) has
+/// not passed; past it, nothing is charged (`Expired`). If it was closed a moment before, records a refund
+/// instead (once) and marks it refunded. `None`: no such order of this user.
+pub async fn pay(
+    db: &PgPool,
+    user_id: i64,
+    order_id: i64,
+    timeout: std::time::Duration,
+) -> Result<Option<PayOutcome>, sqlx::Error> {
     let paid = sqlx::query(
-        "UPDATE orders SET status = 'paid', paid_at = now(), updated_at = now() WHERE id = $1 AND user_id = $2 AND status = 'unpaid'",
+        "UPDATE orders SET status = 'paid', paid_at = now(), updated_at = now()
+         WHERE id = $1 AND user_id = $2 AND status = 'unpaid' AND created_at > now() - make_interval(secs => $3)",
     )
     .bind(order_id)
     .bind(user_id)
+    .bind(timeout.as_secs_f64())
     .execute(db)
     .await?;
     if paid.rows_affected() == 1 {
@@ -266,6 +317,8 @@ pub async fn pay(db: &PgPool, user_id: i64, order_id: i64) -> Result<Option<PayO
     match status.as_deref() {
         None => Ok(None),
         Some("paid") => Ok(Some(PayOutcome::AlreadyPaid)),
+        // Still unpaid, so past its deadline: the closer has not got to it yet.
+        Some("unpaid") => Ok(Some(PayOutcome::Expired)),
         Some(_) => {
             // Lost the race to the closer (or already refunded): the money goes back, the order stays closed.
             let mut tx = db.begin().await?;

@@ -19,6 +19,11 @@ use crate::state::AppState;
 
 /// Consumer group of the writer.
 pub const GROUP: &str = "order-writer";
+/// The writer's consumer group under the configured prefix.
+pub fn group(config: &crate::config::Config) -> String {
+    format!("{}{GROUP}", config.kafka_topic_prefix)
+}
+
 /// Most messages written in one transaction.
 pub const MAX_BATCH: usize = 500;
 /// How long a batch waits for more messages once it has one.
@@ -88,7 +93,8 @@ pub async fn process_batch(state: &AppState, messages: &[OwnedMessage]) -> Resul
     let BatchOutcome { inserted, duplicates, rejected } = store::write_batch(&state.db, &orders).await?;
     for (order, reason) in &rejected {
         let payload = serde_json::to_vec(order).unwrap_or_default();
-        dead_letter(state, &payload, reason).await?;
+        dead_letter(state, &payload, &format!("refused by Postgres: {} ({})", reason.as_db(), reason.message()))
+            .await?;
         // Redis counted this grab; Postgres refused it: give the coupon back so the sale stays honest.
         if let Err(e) =
             crate::inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await
@@ -107,25 +113,74 @@ pub async fn process_batch(state: &AppState, messages: &[OwnedMessage]) -> Resul
     Ok(report)
 }
 
-/// Runs the writer until an error; the caller restarts it (offsets are committed only after the DB commit).
+/// Whether retrying this batch as it is can never succeed (a message's data is refused by Postgres).
+fn is_permanent(e: &WriterError) -> bool {
+    matches!(e, WriterError::Backend(BackendError::Db(db)) if kafka::is_permanent_db_error(db))
+}
+
+/// Processes a batch until it is done. A transient failure (Postgres or the broker away) retries the same
+/// batch with a backoff — the consumer stays, so the group does not rebalance; a batch Postgres refuses
+/// for its data is split, and the one message it refuses on its own goes to the dead-letter topic.
+async fn write_durably(state: &AppState, batch: &[OwnedMessage]) -> BatchReport {
+    let mut backoff = kafka::Backoff::default();
+    loop {
+        match process_batch(state, batch).await {
+            Ok(report) => return report,
+            Err(e) if is_permanent(&e) && batch.len() > 1 => {
+                tracing::warn!(
+                    size = batch.len(),
+                    "order batch refused for its data; writing it message by message: {e}"
+                );
+                let mut total = BatchReport::default();
+                for message in batch {
+                    let one = Box::pin(write_durably(state, std::slice::from_ref(message))).await;
+                    total.inserted += one.inserted;
+                    total.duplicates += one.duplicates;
+                    total.dead_lettered += one.dead_lettered;
+                }
+                return total;
+            }
+            Err(e) if is_permanent(&e) => {
+                let payload = batch[0].payload().unwrap_or_default();
+                match dead_letter(state, payload, &format!("refused by Postgres for its data: {e}")).await {
+                    Ok(()) => return BatchReport { dead_lettered: 1, ..BatchReport::default() },
+                    Err(dlq) => tracing::warn!("dead-letter send failed, retrying: {dlq}"),
+                }
+            }
+            Err(e) => tracing::warn!(size = batch.len(), "order batch not written, retrying: {e}"),
+        }
+        backoff.wait().await;
+    }
+}
+
+/// Runs the writer: receive a batch, write it durably (transient failures retried in place, so the consumer
+/// keeps its place in the group), then commit the offsets (after the DB commit and the close checks). A
+/// receive error ends the run: the caller builds a fresh consumer after a growing backoff, since a client
+/// that lost its broker may not rejoin its group by itself.
 pub async fn run(state: AppState) -> Result<(), WriterError> {
     let lag = kafka::LagContext { lag: state.seckill_metrics.writer_lag.clone() };
-    let consumer =
-        kafka::consumer_with_lag(&state.config, &format!("{}{GROUP}", state.config.kafka_topic_prefix), lag)?;
+    let consumer = kafka::consumer_with_lag(&state.config, &group(&state.config), lag)?;
     consumer.subscribe(&[&kafka::topic(&state.config, ORDERS_CREATED)])?;
     loop {
         let batch = next_batch(&consumer).await?;
-        let report = process_batch(&state, &batch).await?;
-        consumer.commit_consumer_state(CommitMode::Sync)?;
+        let report = write_durably(&state, &batch).await;
+        if let Err(e) = consumer.commit_consumer_state(CommitMode::Sync) {
+            // Not committed: the batch may be delivered again, and rewriting it writes nothing.
+            tracing::warn!("order writer: offset commit failed (a redelivery is harmless): {e}");
+        }
         tracing::debug!(?report, "order batch written");
     }
 }
 
-/// Where one of the user's orders stands as the writer sees it: written (with its status), or still
-/// queued — an id the writer has not stored, or someone else's order, which must look the same.
+/// Where one of the user's orders stands as the writer sees it: written (with its status), refused (and
+/// why), or still queued — an id the writer has not handled, or someone else's order, which must look the
+/// same.
 pub async fn status(state: &AppState, user_id: i64, order_id: i64) -> Result<OrderStatus, OrderError> {
-    let order = store::order_of_user(&state.db, user_id, order_id).await?;
-    Ok(order.map_or(OrderStatus::Queued, |o| o.status))
+    if let Some(order) = store::order_of_user(&state.db, user_id, order_id).await? {
+        return Ok(order.status);
+    }
+    let failed = store::failure_of_user(&state.db, user_id, order_id).await?;
+    Ok(failed.map_or(OrderStatus::Queued, OrderStatus::Failed))
 }
 
 /// Keeps the writer running for the life of the process, restarting it after a failure.

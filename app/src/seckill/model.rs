@@ -139,18 +139,22 @@ pub struct SaleAudit {
     pub redis_stock: Option<i64>,
     /// Buyers recorded in Redis.
     pub redis_buyers: i64,
+    /// Whether Redis should hold this sale now (it forgets a sale only a day after its last order closed).
+    pub redis_expected: bool,
 }
 
 impl SaleAudit {
     /// Coupons Redis has handed out that Postgres has not stored yet (orders still in Kafka).
     pub fn in_flight(&self) -> i64 {
-        self.redis_buyers - self.pg_orders
+        if self.redis_stock.is_none() { 0 } else { self.redis_buyers - self.pg_orders }
     }
 
     /// Stock + holders should be the same total in both stores; anything else is drift (0 when healthy).
+    /// A sale Redis should hold but lost counts all of it as drift, never 0.
     pub fn drift(&self) -> i64 {
         match self.redis_stock {
             Some(stock) => (stock + self.redis_buyers) - (self.pg_stock + self.pg_orders),
+            None if self.redis_expected => -(self.pg_stock + self.pg_orders),
             None => 0,
         }
     }
@@ -212,9 +216,14 @@ mod tests {
             pg_orders: 10,
             redis_stock: Some(85),
             redis_buyers: 15,
+            redis_expected: true,
         };
         assert_eq!((a.in_flight(), a.drift()), (5, 0), "orders in Kafka are in flight, not drift");
-        let lost = SaleAudit { redis_stock: Some(86), ..a };
+        let lost = SaleAudit { redis_stock: Some(86), ..a.clone() };
         assert_eq!(lost.drift(), 1);
+        let wiped = SaleAudit { redis_stock: None, redis_buyers: 0, ..a.clone() };
+        assert_eq!((wiped.in_flight(), wiped.drift()), (0, -100), "state Redis lost is drift, never 0");
+        let forgotten = SaleAudit { redis_expected: false, ..wiped };
+        assert_eq!(forgotten.drift(), 0, "a long-finished sale Redis has let go of");
     }
 }

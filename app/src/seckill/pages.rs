@@ -107,8 +107,13 @@ fn GrabButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
     }
 }
 
-/// Shows "Got it — order #… (status)" and re-asks the status while it is still queued. An action, not a
-/// resource: a resource read here would put the whole shop page back into its Suspense fallback.
+/// How often, and how many times, the page asks where a grabbed order stands (a minute in all).
+const STATUS_POLL: Duration = Duration::from_millis(500);
+const STATUS_POLLS: u32 = 120;
+
+/// Shows "Got it — order #… (status)" and re-asks the status while it is still queued; a grab the writer
+/// refused says why. An action, not a resource: a resource read here would put the whole shop page back
+/// into its Suspense fallback.
 #[component]
 fn OrderFollower(order_id: i64) -> impl IntoView {
     let poll = Action::new(|id: &i64| get_order_status(*id));
@@ -118,28 +123,42 @@ fn OrderFollower(order_id: i64) -> impl IntoView {
             asked.set_value(1);
             poll.dispatch(order_id);
         }
-        Some(Ok(OrderStatus::Queued)) if asked.get_value() < 120 => {
+        Some(Ok(OrderStatus::Queued)) if asked.get_value() < STATUS_POLLS => {
             asked.update_value(|n| *n += 1);
             set_timeout(
                 move || {
                     poll.dispatch(order_id);
                 },
-                Duration::from_millis(500),
+                STATUS_POLL,
             );
         }
         _ => {}
     });
-    let label = move || match poll.value().get() {
-        Some(Ok(s)) => s.label().to_string(),
-        Some(Err(e)) => e.to_string(),
-        None => OrderStatus::Queued.label().to_string(),
-    };
-    view! {
-        <p class="grab-result ok" role="status">
-            {format!("Got it — order #{order_id} (")}
-            <span class="order-status">{label}</span>
-            ") · " <a href="/orders">"My orders"</a>
-        </p>
+    move || match poll.value().get() {
+        Some(Ok(OrderStatus::Failed(why))) => view! {
+            <p class="grab-result" role="status" data-state="failed">
+                {format!("Sorry — order #{order_id} could not be completed: {}. Nothing was charged.", why.message())}
+            </p>
+        }
+        .into_any(),
+        status => {
+            let label = match status {
+                Some(Ok(OrderStatus::Queued)) if asked.get_value() >= STATUS_POLLS => {
+                    "still queued — it will appear in My orders".to_string()
+                }
+                Some(Ok(s)) => s.label().to_string(),
+                Some(Err(e)) => e.to_string(),
+                None => OrderStatus::Queued.label().to_string(),
+            };
+            view! {
+                <p class="grab-result ok" role="status">
+                    {format!("Got it — order #{order_id} (")}
+                    <span class="order-status">{label}</span>
+                    ") · " <a href="/orders">"My orders"</a>
+                </p>
+            }
+            .into_any()
+        }
     }
 }
 

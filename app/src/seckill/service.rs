@@ -23,9 +23,19 @@ pub enum SeckillError {
     /// Throttled; retry after this long.
     #[error("rate limited for {0} ms")]
     RateLimited(u64),
+    /// No order id can be minted right now (this instance's id lease is not confirmed); nothing was taken.
+    #[error(transparent)]
+    NoIds(#[from] crate::ids::IdError),
     /// The broker certainly did not take the order; the grab was given back.
     #[error("broker refused the order: {0}")]
     BrokerUnavailable(String),
+    /// The sale script's answer was lost (Redis timed out or dropped the connection); it is being checked,
+    /// and if the grab happened its order appears in "My orders".
+    #[error("grab outcome unknown: {0}")]
+    Unsure(String),
+    /// Redis lost its data and the sale's state is being rebuilt from Postgres; nothing was taken.
+    #[error("sale state is being restored")]
+    Restoring,
     /// Input failed validation.
     #[error("invalid input: {0}")]
     Invalid(AppError),
@@ -55,6 +65,22 @@ impl From<SeckillError> for AppError {
                 tracing::warn!(%cause, "grab given back: broker unavailable");
                 AppError::Unavailable("We could not queue your order, so nothing was taken. Please try again.".into())
             }
+            SeckillError::NoIds(cause) => {
+                tracing::error!(%cause, "grab refused: no order ids");
+                AppError::Unavailable("We cannot take orders for a moment, so nothing was taken. Please try again.".into())
+            }
+            SeckillError::Unsure(cause) => {
+                tracing::warn!(%cause, "grab outcome unknown; checking in the background");
+                AppError::Unavailable(
+                    "We lost touch with the sale mid-grab. If it went through, the order appears in My orders within \
+                     a minute; if not, nothing was taken and you can try again."
+                        .into(),
+                )
+            }
+            SeckillError::Restoring => AppError::Unavailable(
+                "Sales are being restored after a hiccup on our side, so nothing was taken. Try again in a few seconds."
+                    .into(),
+            ),
             SeckillError::AlreadyStarted => {
                 AppError::invalid("stock", "The sale has started: its stock can no longer change.")
             }
@@ -89,7 +115,18 @@ pub async fn grab(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> 
         inc(&state.seckill_metrics.sold_out_flag_hits);
         return Err(SeckillError::Refused(GrabCode::SoldOut));
     }
-    let code = inventory::try_grab(&state.redis, &state.keys, voucher_id, user_id).await?;
+    // The id first: if none can be minted, nothing has been taken yet.
+    let order_id = state.ids.next_id()?;
+    let code = match inventory::try_grab(&state.redis, &state.keys, voucher_id, user_id, order_id).await {
+        Ok(code) => code,
+        // The script may or may not have run: check in the background, never guess.
+        Err(e) if e.is_timeout() || e.is_connection_dropped() || e.is_io_error() => {
+            let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
+            tokio::spawn(settle_unknown_grab(state.clone(), order));
+            return Err(SeckillError::Unsure(e.to_string()));
+        }
+        Err(e) => return Err(e.into()),
+    };
     state.seckill_metrics.outcome(code);
     match code {
         GrabCode::Ok => {}
@@ -97,10 +134,13 @@ pub async fn grab(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> 
             state.sold_out.mark_sold_out(voucher_id).await;
             return Err(SeckillError::Refused(code));
         }
+        // Unknown to Redis: either no such sale, or Redis lost its data and the state is being rebuilt.
+        GrabCode::NoSuchSale if !crate::marker::state_present(&state.redis, &state.keys).await? => {
+            return Err(SeckillError::Restoring);
+        }
         other => return Err(SeckillError::Refused(other)),
     }
-    let order = OrderCreated { order_id: state.ids.next_id(), user_id, voucher_id, ts: now_ms() };
-    let order_id = order.order_id;
+    let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
     // Its own task: if the buyer's request is dropped mid-send, the outcome is still settled (given back,
     // or queued for a resend) instead of leaving a deduction nobody follows up.
     let settle = tokio::spawn({
@@ -109,6 +149,34 @@ pub async fn grab(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> 
     });
     settle.await.map_err(|e| SeckillError::BrokerUnavailable(format!("publish task failed: {e}")))??;
     Ok(order_id)
+}
+
+/// How long an unsure grab is checked on before it is given up (Redis that does not answer this long has
+/// lost the grab's record with everything else, and the rebuild counts only orders that exist).
+const UNSURE_GRAB_PATIENCE: Duration = Duration::from_secs(120);
+
+/// Settles a grab whose script call failed mid-way: asks Redis (with a backoff) whether the grab was
+/// recorded under its order id; if it was, the order is produced like any other, so no buyer is left
+/// recorded without an order; if not, nothing was taken and nothing is done.
+async fn settle_unknown_grab(state: AppState, order: OrderCreated) {
+    let started = std::time::Instant::now();
+    let mut backoff = kafka::Backoff::default();
+    while started.elapsed() < UNSURE_GRAB_PATIENCE {
+        match inventory::grab_recorded(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await
+        {
+            Ok(false) => return,
+            Ok(true) => {
+                tracing::warn!(order = order.order_id, "an unsure grab had happened; producing its order");
+                if let Err(e) = publish(&state, &order).await {
+                    tracing::error!(order = order.order_id, "unsure grab's order not produced: {e}");
+                }
+                return;
+            }
+            Err(e) => tracing::warn!(order = order.order_id, "cannot check an unsure grab yet: {e}"),
+        }
+        backoff.wait().await;
+    }
+    tracing::error!(order = order.order_id, "unsure grab not settled: Redis did not answer");
 }
 
 /// Produces the order and settles every outcome: acknowledged → done; certainly lost → grab given back
@@ -196,12 +264,24 @@ pub fn forget_at_ms(state: &AppState, end_ms: i64) -> i64 {
     inventory::forget_at_ms(state.config.pay_timeout, end_ms)
 }
 
-/// Loads the Redis state of every current flash sale that Redis does not have (first start, or Redis lost
-/// its data): stock from Postgres and buyers from live orders. Sales Redis already knows are left alone.
+/// Loads the Redis state of every sale Redis should hold but does not (first start, or Redis lost its
+/// data); sales Redis already knows are left alone. Postgres is the truth except for orders still in
+/// Kafka: those count as sold — stock = Postgres stock − orders in flight, buyers = live orders ∪ in flight
+/// — so nobody can grab a coupon twice or a coupon that is already someone's.
 pub async fn restore_sales(state: &AppState) -> Result<usize, SeckillError> {
-    let sales = store::current_sales(&state.db).await?;
+    let in_flight = kafka::unconsumed_orders(&state.config, &crate::orders::writer::group(&state.config)).await?;
+    let ids: Vec<i64> = in_flight.iter().map(|o| o.order_id).collect();
+    let keep = inventory::kept_after_end(state.config.pay_timeout);
+    let (sales, handled) = store::restorable_sales(&state.db, keep, &ids).await?;
+    let handled: std::collections::HashSet<i64> = handled.into_iter().collect();
     let mut restored = 0;
-    for sale in sales {
+    for mut sale in sales {
+        for order in in_flight.iter().filter(|o| o.voucher_id == sale.voucher_id && !handled.contains(&o.order_id)) {
+            if !sale.buyers.contains(&order.user_id) {
+                sale.buyers.push(order.user_id);
+                sale.stock -= 1;
+            }
+        }
         if inventory::restore_sale(&state.redis, &state.keys, &sale, forget_at_ms(state, sale.end_ms)).await? {
             restored += 1;
         }
@@ -271,14 +351,30 @@ pub async fn seed_sale(
     Ok(())
 }
 
+/// The flash sales of a shop (ids).
+pub async fn sales_of_shop(state: &AppState, shop_id: i64) -> Result<Vec<i64>, SeckillError> {
+    Ok(store::sales_of_shop(&state.db, shop_id).await?)
+}
+
+/// Ends sales whose rows are gone (their shop was removed): Redis forgets them, so a grab answers "no
+/// such sale" instead of selling coupons of a shop that no longer exists.
+pub async fn forget_sales(state: &AppState, voucher_ids: &[i64]) -> Result<(), SeckillError> {
+    for id in voucher_ids {
+        inventory::forget_sale(&state.redis, &state.keys, *id).await?;
+    }
+    Ok(())
+}
+
 /// Postgres next to Redis for every flash sale (of one shop, or all): the reconciliation report.
 /// It only reports; it never "fixes" Postgres from Redis.
 pub async fn audit(state: &AppState, shop_id: Option<i64>) -> Result<Vec<SaleAudit>, SeckillError> {
     let mut sales = store::sale_ledgers(&state.db, shop_id).await?;
+    let now = now_ms();
     for s in &mut sales {
         let (stock, buyers) = inventory::sale_state(&state.redis, &state.keys, s.voucher_id).await?;
         s.redis_stock = stock;
         s.redis_buyers = buyers as i64;
+        s.redis_expected = forget_at_ms(state, s.end_ms) > now;
     }
     Ok(sales)
 }

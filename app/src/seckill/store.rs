@@ -8,19 +8,38 @@ use super::model::{NewFlashSale, SaleAudit};
 use crate::inventory::SaleSnapshot;
 use crate::keys::Keys;
 
-/// A flash sale's Postgres columns, with the users holding a live order (what Redis is rebuilt from).
-const SALE_COLUMNS: &str = "SELECT v.id AS voucher_id, v.stock, \
-       (extract(epoch FROM v.begin_at) * 1000)::BIGINT AS begin_ms, \
-       (extract(epoch FROM v.end_at) * 1000)::BIGINT AS end_ms, \
-       COALESCE(ARRAY(SELECT o.user_id FROM orders o \
-                      WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid')), '{}') AS buyers \
-       FROM vouchers v WHERE v.kind = 'flash'";
-
-/// Every flash sale that has not ended.
-pub async fn current_sales(db: &PgPool) -> Result<Vec<SaleSnapshot>, sqlx::Error> {
-    sqlx::query_as(&format!("{SALE_COLUMNS} AND v.end_at > now() AND v.status = 'on' ORDER BY v.id"))
-        .fetch_all(db)
-        .await
+/// What Redis is rebuilt from, read in one snapshot: every flash sale Redis should hold (those that
+/// ended less than `keep` ago), with the users holding a live order, and which of the `pending` order ids
+/// the writer has already handled (written or refused).
+pub async fn restorable_sales(
+    db: &PgPool,
+    keep: std::time::Duration,
+    pending: &[i64],
+) -> Result<(Vec<SaleSnapshot>, Vec<i64>), sqlx::Error> {
+    let mut tx = db.begin().await?;
+    // One snapshot for both reads: an order written between them would otherwise count twice or not at all.
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
+    let sales = sqlx::query_as(
+        "SELECT v.id AS voucher_id, v.stock,
+                (extract(epoch FROM v.begin_at) * 1000)::BIGINT AS begin_ms,
+                (extract(epoch FROM v.end_at) * 1000)::BIGINT AS end_ms,
+                COALESCE(ARRAY(SELECT o.user_id FROM orders o
+                               WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid')), '{}') AS buyers
+         FROM vouchers v
+         WHERE v.kind = 'flash' AND v.status = 'on' AND v.end_at > now() - make_interval(secs => $1)
+         ORDER BY v.id",
+    )
+    .bind(keep.as_secs_f64())
+    .fetch_all(&mut *tx)
+    .await?;
+    let handled = sqlx::query_scalar(
+        "SELECT id FROM orders WHERE id = ANY($1) UNION SELECT order_id FROM order_failures WHERE order_id = ANY($1)",
+    )
+    .bind(pending)
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok((sales, handled))
 }
 
 /// Queues an order message whose produce outcome is unknown (newest at the head).
@@ -104,6 +123,14 @@ pub async fn set_stock_before_start(
     Ok(done.rows_affected() == 1)
 }
 
+/// Every flash sale of a shop.
+pub async fn sales_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT id FROM vouchers WHERE shop_id = $1 AND kind = 'flash' ORDER BY id")
+        .bind(shop_id)
+        .fetch_all(db)
+        .await
+}
+
 /// The shop a flash sale belongs to.
 pub async fn sale_shop(db: &PgPool, voucher_id: i64) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar("SELECT shop_id FROM vouchers WHERE id = $1 AND kind = 'flash'")
@@ -135,6 +162,7 @@ pub async fn sale_ledgers(db: &PgPool, shop_id: Option<i64>) -> Result<Vec<SaleA
             pg_orders,
             redis_stock: None,
             redis_buyers: 0,
+            redis_expected: false,
         })
         .collect())
 }

@@ -8,6 +8,7 @@ use crate::catalog::service::{self as catalog, CatalogError};
 use crate::error::{AppError, BackendError};
 use crate::geo::service::{self as geo, GeoError};
 use crate::inventory;
+use crate::seckill::service::{self as seckill, SeckillError};
 use crate::state::AppState;
 
 /// What can go wrong; converted to [`AppError`] at the edge.
@@ -19,6 +20,9 @@ pub enum StorefrontError {
     /// The nearby index could not follow.
     #[error(transparent)]
     Geo(#[from] GeoError),
+    /// The shop's sales could not be ended.
+    #[error(transparent)]
+    Seckill(#[from] SeckillError),
     /// A backing service failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
@@ -31,6 +35,7 @@ impl From<StorefrontError> for AppError {
         match e {
             StorefrontError::Catalog(e) => e.into(),
             StorefrontError::Geo(e) => e.into(),
+            StorefrontError::Seckill(e) => e.into(),
             StorefrontError::Backend(e) => e.into(),
         }
     }
@@ -83,9 +88,13 @@ pub async fn open_shop(
     Ok(id)
 }
 
-/// The owner removes a shop without history: out of Postgres, every cache and nearby search.
+/// The owner removes a shop without history: out of Postgres, every cache and nearby search, and its
+/// flash sales (none sold yet, or it would have history) out of Redis.
 pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<(), StorefrontError> {
+    catalog::authorize_owner(state, user, id).await?;
+    let sales = seckill::sales_of_shop(state, id).await?;
     let type_id = catalog::remove_shop(state, user, id).await?;
     geo::remove(state, type_id, id).await?;
+    seckill::forget_sales(state, &sales).await?;
     Ok(())
 }

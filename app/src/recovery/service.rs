@@ -1,0 +1,87 @@
+//! Rebuilds Redis' state from Postgres (and the orders still in Kafka) and watches for the need to.
+
+use std::time::Duration;
+
+use crate::error::BackendError;
+use crate::geo::service::GeoError;
+use crate::metrics::inc;
+use crate::seckill::service::SeckillError;
+use crate::social::service::SocialError;
+use crate::state::AppState;
+use crate::{clock, lock, marker};
+
+/// How long one instance may hold the rebuild before another may take over (a rebuild takes seconds).
+const REBUILD_LOCK: Duration = Duration::from_secs(60);
+
+/// A rebuild could not finish; the next check tries again.
+#[derive(Debug, thiserror::Error)]
+pub enum RecoveryError {
+    /// Restoring sales failed.
+    #[error(transparent)]
+    Seckill(#[from] SeckillError),
+    /// Reloading the nearby index failed.
+    #[error(transparent)]
+    Geo(#[from] GeoError),
+    /// Reloading the follow sets failed.
+    #[error(transparent)]
+    Social(#[from] SocialError),
+    /// A backing service failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+}
+
+crate::backend_errors!(RecoveryError);
+
+/// What a rebuild put back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Rebuilt {
+    /// Flash sales written into Redis (those it already held are left alone).
+    pub sales: usize,
+    /// Shops placed in the nearby index.
+    pub shops: usize,
+    /// Follow relations loaded.
+    pub follows: usize,
+}
+
+/// Rebuilds everything Redis holds for Postgres' sake, then marks it present. Safe to run while traffic
+/// flows: sales Redis still has are never overwritten.
+pub async fn rebuild(state: &AppState) -> Result<Rebuilt, RecoveryError> {
+    let sales = crate::seckill::service::restore_sales(state).await?;
+    let shops = crate::geo::service::load_all(state).await?;
+    let follows = crate::social::service::load_follows(state).await?;
+    marker::mark_present(&state.redis, &state.keys, clock::now_ms()).await?;
+    inc(&state.state_metrics.rebuilds);
+    Ok(Rebuilt { sales, shops, follows })
+}
+
+/// One check: if Redis has lost its state and no other instance is rebuilding it, rebuild it now.
+/// Answers what was rebuilt, or `None` when nothing was needed (or another instance is at it).
+pub async fn heal_once(state: &AppState) -> Result<Option<Rebuilt>, RecoveryError> {
+    if marker::state_present(&state.redis, &state.keys).await? {
+        return Ok(None);
+    }
+    let key = state.keys.state_rebuild_lock();
+    let token = lock::token();
+    if !lock::try_lock(&state.redis, &key, &token, REBUILD_LOCK).await? {
+        return Ok(None);
+    }
+    let rebuilt = rebuild(state).await;
+    if let Err(e) = lock::unlock(&state.redis, &key, &token).await {
+        tracing::warn!("rebuild lock not released (it expires by itself): {e}");
+    }
+    rebuilt.map(Some)
+}
+
+/// Checks every `every` for the life of the process.
+pub fn spawn_healer(state: AppState, every: Duration) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            match heal_once(&state).await {
+                Ok(None) => {}
+                Ok(Some(r)) => tracing::warn!(?r, "Redis had lost its state; rebuilt it from Postgres and Kafka"),
+                Err(e) => tracing::error!("Redis state rebuild failed, retrying: {e}"),
+            }
+        }
+    })
+}

@@ -1,0 +1,85 @@
+//! Redis losing its data mid-sale (this machine's Redis keeps nothing on disk): every instance notices, one
+//! rebuilds the state from Postgres and the orders still in Kafka, and nothing is sold twice.
+
+use std::time::{Duration, Instant};
+
+use app::error::AppError;
+use app::inventory::{self, GrabCode};
+use app::recovery::service::heal_once;
+use app::seckill::service::{self, SeckillError};
+use app::state::AppState;
+use app::testing::{seed_flash_sale, seed_users, test_instances};
+use sqlx::PgPool;
+
+const SALE: i64 = 50;
+
+async fn orders_written(db: &PgPool) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM orders WHERE voucher_id = $1").bind(SALE).fetch_one(db).await.unwrap()
+}
+
+async fn wait_for_orders(db: &PgPool, n: i64) {
+    let started = Instant::now();
+    while orders_written(db).await < n {
+        assert!(started.elapsed() < Duration::from_secs(60), "only {} of {n} orders written", orders_written(db).await);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn grab(state: &AppState, user: i64) -> Result<i64, SeckillError> {
+    service::grab(state, user, SALE, "10.0.0.1").await
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_wiped_redis_is_rebuilt_without_a_restart_counting_the_orders_still_in_kafka(db: PgPool) {
+    let states = test_instances(db.clone(), 2, &[]).await;
+    let (a, b) = (&states[0], &states[1]);
+    app::kafka::ensure_topics(&a.config).await.unwrap();
+    seed_flash_sale(&db, SALE, 10, -60, 3600).await.unwrap();
+    let users = seed_users(&db, 450, 6).await.unwrap();
+    app::recovery::service::rebuild(a).await.unwrap(); // what `server serve` does at start
+
+    // Three orders reach Postgres; then the writer stops and two more stay in Kafka.
+    let writer = app::orders::writer::spawn(a.clone());
+    for u in &users[..3] {
+        grab(a, *u).await.unwrap();
+    }
+    wait_for_orders(&db, 3).await;
+    writer.abort();
+    let _ = writer.await;
+    for u in &users[3..5] {
+        grab(b, *u).await.unwrap();
+    }
+    assert_eq!(inventory::sale_state(&a.redis, &a.keys, SALE).await.unwrap(), (Some(5), 5));
+
+    // Redis loses everything.
+    app::keys::unlink_matching(&a.redis, &format!("{}*", a.config.redis_key_prefix)).await.unwrap();
+
+    // Until it is rebuilt, the reconciliation reports the loss, and a grab is "try again", not "no such sale".
+    let audit = service::audit(a, None).await.unwrap();
+    assert_eq!(audit[0].drift(), -10, "missing state is drift, never 0: {audit:?}");
+    let refused = grab(b, users[5]).await.unwrap_err();
+    assert!(matches!(refused, SeckillError::Restoring), "{refused:?}");
+    assert_eq!(AppError::from(refused).status_code(), 503);
+
+    // Both instances check at once; exactly one rebuilds.
+    let (ra, rb) = tokio::join!(heal_once(a), heal_once(b));
+    let rebuilt: Vec<_> = [ra.unwrap(), rb.unwrap()].into_iter().flatten().collect();
+    assert_eq!(rebuilt.len(), 1, "{rebuilt:?}");
+    assert_eq!(rebuilt[0].sales, 1);
+    assert!(heal_once(a).await.unwrap().is_none(), "nothing to do once rebuilt");
+
+    // Stock = Postgres' 7 − the 2 orders still in Kafka; buyers = 3 stored + 2 in flight.
+    assert_eq!(inventory::sale_state(&a.redis, &a.keys, SALE).await.unwrap(), (Some(5), 5));
+    assert!(matches!(grab(a, users[3]).await, Err(SeckillError::Refused(GrabCode::AlreadyBought))));
+    assert!(matches!(grab(a, users[0]).await, Err(SeckillError::Refused(GrabCode::AlreadyBought))));
+    grab(b, users[5]).await.expect("a new buyer gets one of the five left");
+
+    // The writer drains what was in flight: every acknowledged order stored, the two stores agree again.
+    let writer = app::orders::writer::spawn(b.clone());
+    wait_for_orders(&db, 6).await;
+    writer.abort();
+    let audit = service::audit(a, None).await.unwrap();
+    assert_eq!((audit[0].pg_stock, audit[0].pg_orders, audit[0].redis_stock), (4, 6, Some(4)), "{audit:?}");
+    assert_eq!(audit[0].drift(), 0);
+    assert!(app::marker::state_present(&a.redis, &a.keys).await.unwrap());
+}
