@@ -12,18 +12,21 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   timed "rustup target wasm32" rustup target add wasm32-unknown-unknown
 fi
 
-# The tools built from source are tools, not our hot path: build them without LTO, with many codegen units
-# and no debuginfo. That halves their build (full LTO spent most of it in one single-threaded link step).
+# The tools built from source are tools, not our hot path: no LTO, no debuginfo, and little optimisation.
+# cargo-leptos and wasm-bindgen-cli only drive and post-process our builds, so they are not optimised at all
+# (a third of their full-LTO build time, measured here); Nisshi is the broker every test and benchmark talks
+# to, so it keeps opt-level 1. Set per install below.
 export CARGO_PROFILE_RELEASE_LTO=false
-export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=64
 export CARGO_PROFILE_RELEASE_DEBUG=false
 export CARGO_PROFILE_RELEASE_INCREMENTAL=false
+export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
 
 # cargo-leptos and nisshi need rustc >= 1.96: the machine's nightly builds them (they are tools, not
 # project code, which builds on stable). no_downloads: cargo-leptos must never fetch binaries itself.
 install_cargo_leptos() {
   if ! cargo-leptos --version 2>/dev/null | grep -q "$CARGO_LEPTOS_VERSION"; then
-    timed "cargo-leptos install" cargo +nightly install --locked --features no_downloads cargo-leptos \
+    timed "cargo-leptos install" env CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
+      cargo +nightly install --locked --features no_downloads cargo-leptos \
       --version "$CARGO_LEPTOS_VERSION"
   fi
   local wbg
@@ -31,13 +34,14 @@ install_cargo_leptos() {
   [ -n "$wbg" ] || die "no wasm-bindgen in Cargo.lock"
   if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $wbg"; then
     # No --locked: its lock file names a webpki-roots release the registry does not serve.
-    timed "wasm-bindgen-cli install" cargo install wasm-bindgen-cli --version "=$wbg"
+    timed "wasm-bindgen-cli install" env CARGO_PROFILE_RELEASE_OPT_LEVEL=0 cargo install wasm-bindgen-cli --version "=$wbg"
   fi
 }
 
 install_nisshi() {
   if ! nisshi --version 2>/dev/null | grep -q "$NISSHI_VERSION"; then
-    timed "nisshi install" cargo +nightly install nisshi --version "$NISSHI_VERSION" --locked \
+    timed "nisshi install" env CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
+      cargo +nightly install nisshi --version "$NISSHI_VERSION" --locked \
       --no-default-features --features dynostore,postgres
   fi
 }
