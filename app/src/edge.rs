@@ -24,7 +24,9 @@ where
     F: FnOnce(Cx) -> Fut,
     Fut: Future<Output = Result<T, AppError>>,
 {
-    let state = use_context::<AppState>().ok_or_else(|| AppError::internal("AppState missing from context"))?;
+    let Some(state) = use_context::<AppState>() else {
+        return Err(AppError::internal("AppState missing from context").respond());
+    };
     body(Cx { state }).await.map_err(AppError::respond)
 }
 
