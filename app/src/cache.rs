@@ -44,6 +44,8 @@ pub struct CacheMetrics {
     pub db_loads: AtomicU64,
     /// Background rebuilds of expired entries.
     pub rebuilds: AtomicU64,
+    /// Reads served straight from Postgres because Redis was unreachable.
+    pub redis_fallbacks: AtomicU64,
 }
 
 impl CacheMetrics {
@@ -64,6 +66,7 @@ impl CacheMetrics {
             ("null_hits", self.null_hits.load(Ordering::Relaxed)),
             ("db_loads", self.db_loads.load(Ordering::Relaxed)),
             ("rebuilds", self.rebuilds.load(Ordering::Relaxed)),
+            ("redis_fallbacks", self.redis_fallbacks.load(Ordering::Relaxed)),
         ]
     }
 }
@@ -210,11 +213,25 @@ where
         })
     }
 
-    /// L1 miss: read L2, serving stale data while one background rebuild runs; on an L2 miss load through
-    /// the lock. Runs once per key per instance at a time (moka coalesces callers).
+    /// L1 miss: through L2, or straight from Postgres while Redis is unreachable (the page stays up; L1
+    /// still spares Postgres all but one read per key per instance and TTL). Runs once per key per
+    /// instance at a time (moka coalesces callers).
     async fn load_through_l2(self: Arc<Self>, id: i64, load: Loader<V>) -> Result<L1Value<V>, BackendError> {
+        CacheMetrics::inc(&self.metrics.l1_misses);
+        match self.clone().read_through_l2(id, load).await {
+            Err(BackendError::Redis(e)) => {
+                tracing::warn!(id, "cache: Redis unavailable, reading Postgres directly: {e}");
+                CacheMetrics::inc(&self.metrics.redis_fallbacks);
+                CacheMetrics::inc(&self.metrics.db_loads);
+                Ok(load(self.db.clone(), id).await?.map(Arc::new))
+            }
+            other => other,
+        }
+    }
+
+    /// Reads L2, serving stale data while one background rebuild runs; on an L2 miss loads through the lock.
+    async fn read_through_l2(self: Arc<Self>, id: i64, load: Loader<V>) -> Result<L1Value<V>, BackendError> {
         let m = &self.metrics;
-        CacheMetrics::inc(&m.l1_misses);
         for _ in 0..MAX_WAITS {
             if let Some(entry) = self.read_l2(id).await? {
                 return Ok(match entry.data {

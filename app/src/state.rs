@@ -129,8 +129,14 @@ impl AppState {
 const SHOP_KEYS: CacheKeys =
     CacheKeys { entry: Keys::shop, lock: Keys::shop_lock, channel: Keys::shop_invalidation_channel };
 
-/// Opens a self-reconnecting Redis connection.
+/// Opens a self-reconnecting Redis connection that fails fast while Redis is away: one reconnect attempt,
+/// a second to connect and five to answer, so callers fall back (the shop page to Postgres) or answer
+/// "try again" within seconds instead of queueing behind a dead server (the default waits ~15 s).
 pub async fn redis_connection(url: &str) -> Result<ConnectionManager, redis::RedisError> {
     let client = redis::Client::open(url)?;
-    ConnectionManager::new(client).await
+    let config = redis::aio::ConnectionManagerConfig::new()
+        .set_number_of_retries(1)
+        .set_connection_timeout(Some(std::time::Duration::from_secs(1)))
+        .set_response_timeout(Some(std::time::Duration::from_secs(5)));
+    ConnectionManager::new_with_config(client, config).await
 }

@@ -7,9 +7,9 @@ use crate::catalog::model::{Shop, ShopEdit};
 use crate::catalog::service::{self as catalog, CatalogError};
 use crate::error::{AppError, BackendError};
 use crate::geo::service::{self as geo, GeoError};
-use crate::inventory;
 use crate::seckill::service::{self as seckill, SeckillError};
 use crate::state::AppState;
+use crate::{clock, inventory};
 
 /// What can go wrong; converted to [`AppError`] at the edge.
 #[derive(Debug, thiserror::Error)]
@@ -49,18 +49,34 @@ pub async fn shop_page(
     visitor: &str,
 ) -> Result<ShopPage, StorefrontError> {
     let shop = catalog::shop(state, id).await?;
-    let (mut vouchers, visitors_today) =
-        tokio::try_join!(catalog::vouchers(state, id), catalog::record_visit(state, id, visitor))?;
+    let (vouchers, visit) = tokio::join!(catalog::vouchers(state, id), catalog::record_visit(state, id, visitor));
+    let mut vouchers = vouchers?;
+    // Visitors and live stock live in Redis; without it the page still shows the shop, its coupons and
+    // Postgres' stock (a little behind while orders are in Kafka) rather than failing.
+    let visitors_today = visit.unwrap_or_else(|e| {
+        tracing::warn!(shop = id, "visit not counted: {e}");
+        0
+    });
     // Flash-sale stock comes from Redis, which is ahead of Postgres while orders are still in Kafka.
     let flash: Vec<i64> = vouchers.iter().filter(|v| v.kind == "flash").map(|v| v.id).collect();
-    let (server_now_ms, stocks) = inventory::live_stocks(&state.redis, &state.keys, &flash).await?;
+    let (server_now_ms, stocks) = inventory::live_stocks(&state.redis, &state.keys, &flash).await.unwrap_or_else(|e| {
+        tracing::warn!(shop = id, "live stock unavailable, showing Postgres' figures: {e}");
+        (clock::now_ms(), Vec::new())
+    });
     for v in vouchers.iter_mut().filter(|v| v.kind == "flash") {
         if let Some((_, Some(stock))) = stocks.iter().find(|(id, _)| *id == v.id) {
             v.stock = Some((*stock).max(0) as i32);
         }
     }
     let is_owner = viewer.is_some_and(|u| shop.owner_id == Some(u.id));
-    let visitors_week = if is_owner { catalog::visitors_last_week(state, id).await? } else { Vec::new() };
+    let visitors_week = if is_owner {
+        catalog::visitors_last_week(state, id).await.unwrap_or_else(|e| {
+            tracing::warn!(shop = id, "visitor history unavailable: {e}");
+            Vec::new()
+        })
+    } else {
+        Vec::new()
+    };
     Ok(ShopPage { shop: (*shop).clone(), vouchers, visitors_today, is_owner, visitors_week, server_now_ms })
 }
 

@@ -1,0 +1,71 @@
+//! Shop pages outlive Redis: with Redis gone, a shop page is served from Postgres (no visitor count, the
+//! database's stock) instead of failing — on a Redis server of the test's own, stopped mid-test.
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use app::storefront::service::shop_page;
+use app::testing::{seed_flash_sale, test_state};
+use sqlx::PgPool;
+
+/// A throw-away Redis (nothing on disk) that the test can stop.
+struct OwnRedis {
+    port: u16,
+    child: Child,
+}
+
+impl OwnRedis {
+    fn start() -> Self {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server on PATH");
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(10), "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self { port, child }
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_shop_page_is_served_from_postgres_while_redis_is_down(db: PgPool) {
+    let mut redis = OwnRedis::start();
+    let url = format!("redis://127.0.0.1:{}/0", redis.port);
+    let state = test_state(db.clone(), &[("REDIS_URL", url.as_str()), ("SHOP_CACHE_L1_TTL_SECS", "1")]).await;
+    seed_flash_sale(&db, 60, 10, -60, 3600).await.unwrap();
+    app::seckill::service::restore_sales(&state).await.unwrap();
+    let up = shop_page(&state, 1, None, "a:someone").await.expect("Redis up");
+    assert_eq!(up.visitors_today, 1);
+
+    redis.stop();
+    tokio::time::sleep(Duration::from_millis(1_500)).await; // the L1 copy has expired too
+    let asked = Instant::now();
+    let down = shop_page(&state, 1, None, "a:someone-else").await.expect("served from Postgres");
+    assert!(
+        asked.elapsed() < Duration::from_secs(8),
+        "answered in {:?}, not after Redis' reconnect backoff",
+        asked.elapsed()
+    );
+    assert_eq!(down.shop.name, up.shop.name);
+    assert_eq!(down.visitors_today, 0, "no count without Redis");
+    let sale = down.vouchers.iter().find(|v| v.id == 60).expect("the sale is listed");
+    assert_eq!(sale.stock, Some(10), "Postgres' stock");
+    assert!(state.shops.metrics.redis_fallbacks.load(std::sync::atomic::Ordering::Relaxed) >= 1);
+}
