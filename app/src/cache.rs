@@ -26,6 +26,7 @@ use crate::clock::now_ms;
 use crate::error::BackendError;
 use crate::keys::Keys;
 use crate::lock;
+use crate::metrics::inc;
 
 /// Counters for `/metrics`.
 #[derive(Debug, Default)]
@@ -49,10 +50,6 @@ pub struct CacheMetrics {
 }
 
 impl CacheMetrics {
-    fn inc(counter: &AtomicU64) {
-        counter.fetch_add(1, Ordering::Relaxed);
-    }
-
     /// (name, value) pairs in a stable order.
     pub fn snapshot(&self) -> Vec<(&'static str, u64)> {
         let requests = self.requests.load(Ordering::Relaxed);
@@ -153,7 +150,7 @@ where
 
     /// The row `id` (loaded by `load` on a miss), or `None` if it does not exist.
     pub async fn get(self: &Arc<Self>, id: i64, load: Loader<V>) -> Result<Option<Arc<V>>, Arc<BackendError>> {
-        CacheMetrics::inc(&self.metrics.requests);
+        inc(&self.metrics.requests);
         self.l1.try_get_with(id, self.clone().load_through_l2(id, load)).await
     }
 
@@ -217,12 +214,12 @@ where
     /// still spares Postgres all but one read per key per instance and TTL). Runs once per key per
     /// instance at a time (moka coalesces callers).
     async fn load_through_l2(self: Arc<Self>, id: i64, load: Loader<V>) -> Result<L1Value<V>, BackendError> {
-        CacheMetrics::inc(&self.metrics.l1_misses);
+        inc(&self.metrics.l1_misses);
         match self.clone().read_through_l2(id, load).await {
             Err(BackendError::Redis(e)) => {
                 tracing::warn!(id, "cache: Redis unavailable, reading Postgres directly: {e}");
-                CacheMetrics::inc(&self.metrics.redis_fallbacks);
-                CacheMetrics::inc(&self.metrics.db_loads);
+                inc(&self.metrics.redis_fallbacks);
+                inc(&self.metrics.db_loads);
                 Ok(load(self.db.clone(), id).await?.map(Arc::new))
             }
             other => other,
@@ -236,14 +233,14 @@ where
             if let Some(entry) = self.read_l2(id).await? {
                 return Ok(match entry.data {
                     None => {
-                        CacheMetrics::inc(&m.null_hits);
+                        inc(&m.null_hits);
                         None
                     }
                     Some(row) => {
                         if entry.expires_at > now_ms() {
-                            CacheMetrics::inc(&m.l2_hits);
+                            inc(&m.l2_hits);
                         } else {
-                            CacheMetrics::inc(&m.l2_stale_hits);
+                            inc(&m.l2_stale_hits);
                             self.spawn_rebuild(id, load);
                         }
                         Some(Arc::new(row))
@@ -311,12 +308,12 @@ where
                 if purpose == LockPurpose::Fill {
                     // Someone filled it between our miss and our lock: that is a cache hit, not a load.
                     let m = &self.metrics;
-                    CacheMetrics::inc(if entry.data.is_some() { &m.l2_hits } else { &m.null_hits });
+                    inc(if entry.data.is_some() { &m.l2_hits } else { &m.null_hits });
                 }
                 return Ok(entry.data);
             }
             if purpose == LockPurpose::Rebuild {
-                CacheMetrics::inc(&self.metrics.rebuilds);
+                inc(&self.metrics.rebuilds);
             }
             self.load_db(id, load).await
         }
@@ -338,7 +335,7 @@ where
 
     /// Reads Postgres and writes L2: the row with a jittered logical expiry, or a null marker with a short TTL.
     async fn load_db(&self, id: i64, load: Loader<V>) -> Result<Option<V>, BackendError> {
-        CacheMetrics::inc(&self.metrics.db_loads);
+        inc(&self.metrics.db_loads);
         let row = load(self.db.clone(), id).await?;
         match &row {
             Some(r) => {
