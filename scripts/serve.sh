@@ -4,15 +4,19 @@
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-bash scripts/setup.sh
-bash scripts/services.sh
+# The broker is needed only once the site is built: it compiles alongside the build tools and the site.
+bash scripts/setup.sh broker &
+broker_setup=$!
+bash scripts/setup.sh build
 ensure_disk
 timed "cargo leptos build" cargo leptos build
+wait "$broker_setup" || die "installing the broker failed (its output is above)"
+bash scripts/services.sh
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/haodian}"
 if [ "${1:-}" = "--reset" ]; then
   target/debug/server seed --reset
 else
   target/debug/server seed
 fi
-log "serving on http://${LISTEN_ADDR:-127.0.0.1:3000} (Ctrl-C to stop)"
+log "ready $SECONDS s after start; serving on http://${LISTEN_ADDR:-127.0.0.1:3000} (Ctrl-C to stop)"
 exec target/debug/server serve

@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
 # Installs every tool the build and the tests need, when missing. Idempotent: a warm run takes seconds.
+# Usage: setup.sh [build] [broker] [browser] — what to install (default: all three). serve.sh installs the
+# broker while it builds the site, and never waits for the browser the tests drive.
 source "$(dirname "$0")/lib.sh"
 
-for component in clippy rustfmt; do
+WANTED=("$@")
+[ ${#WANTED[@]} -gt 0 ] || WANTED=(build broker browser)
+for w in "${WANTED[@]}"; do
+  case "$w" in build|broker|browser) ;; *) die "setup.sh: unknown part '$w' (build, broker, browser)";; esac
+done
+want() { local w; for w in "${WANTED[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
+
+# Only the build part touches rustup, so two parts started side by side never race on its lock.
+want build && for component in clippy rustfmt; do
   if ! rustup component list --installed | grep -q "^$component"; then
     timed "rustup component $component" rustup component add "$component"
   fi
 done
 
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+if want build && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   timed "rustup target wasm32" rustup target add wasm32-unknown-unknown
 fi
 
@@ -29,6 +39,9 @@ install_cargo_leptos() {
       cargo +nightly install --locked --features no_downloads cargo-leptos \
       --version "$CARGO_LEPTOS_VERSION"
   fi
+}
+
+install_wasm_bindgen() {
   local wbg
   wbg="$(wasm_bindgen_version)"
   [ -n "$wbg" ] || die "no wasm-bindgen in Cargo.lock"
@@ -46,13 +59,20 @@ install_nisshi() {
   fi
 }
 
-# The two chains run side by side: each spends long stretches in one crate on one core.
-install_cargo_leptos &
-leptos_pid=$!
-install_nisshi &
-nisshi_pid=$!
-wait "$leptos_pid" || die "installing cargo-leptos / wasm-bindgen-cli failed"
-wait "$nisshi_pid" || die "installing nisshi failed"
+# The installs run side by side: each spends long stretches in one crate on one core.
+pids=()
+if want build; then
+  install_cargo_leptos & pids+=($!)
+  install_wasm_bindgen & pids+=($!)
+fi
+if want broker; then
+  install_nisshi & pids+=($!)
+fi
+for pid in "${pids[@]}"; do
+  wait "$pid" || die "installing a tool failed (its output is above)"
+done
+
+want browser || { log "tools ready: ${WANTED[*]}"; exit 0; }
 
 if [ ! -x /usr/bin/chromium ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -45,3 +45,8 @@ wait_port 3000 60 || { tail -n 40 "$RUN_DIR/e2e-server.log" >&2; die "server did
 
 cd end2end
 timed "playwright" npx playwright test
+
+# Faults: a real sale on two instances through a broker kill, an instance kill, Redis and Postgres
+# restarts and a writer dying mid-commit; prints its table and fails on any broken promise.
+cd "$ROOT"
+timed "chaos suite" bash scripts/chaos.sh

@@ -10,61 +10,118 @@
 //! * An edit deletes L2 and publishes the id; every instance's listener drops its L1 copy.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use moka::Expiry;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::registry::Registry;
 use rand::Rng;
 use redis::aio::ConnectionManager;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
 
+use crate::breaker::Breaker;
 use crate::clock::now_ms;
 use crate::error::BackendError;
 use crate::keys::Keys;
 use crate::lock;
-use crate::metrics::inc;
 
-/// Counters for `/metrics`.
-#[derive(Debug, Default)]
+/// What happened to one cache read, for `/metrics`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheEvent {
+    /// A read asked of the cache.
+    Requests,
+    /// Served from this instance's memory.
+    L1Hits,
+    /// Had to go past L1.
+    L1Misses,
+    /// A fresh L2 entry served.
+    L2Hits,
+    /// A logically expired L2 entry served while a rebuild runs.
+    L2StaleHits,
+    /// A null marker served (an id known not to exist).
+    NullHits,
+    /// A Postgres load.
+    DbLoads,
+    /// A background rebuild of an expired entry.
+    Rebuilds,
+    /// Served straight from Postgres because Redis was unreachable.
+    RedisFallbacks,
+}
+
+impl CacheEvent {
+    /// Every event, in the order `/metrics` lists them.
+    pub const ALL: [CacheEvent; 9] = [
+        Self::Requests,
+        Self::L1Hits,
+        Self::L1Misses,
+        Self::L2Hits,
+        Self::L2StaleHits,
+        Self::NullHits,
+        Self::DbLoads,
+        Self::Rebuilds,
+        Self::RedisFallbacks,
+    ];
+
+    /// The metric label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Requests => "requests",
+            Self::L1Hits => "l1_hits",
+            Self::L1Misses => "l1_misses",
+            Self::L2Hits => "l2_hits",
+            Self::L2StaleHits => "l2_stale_hits",
+            Self::NullHits => "null_hits",
+            Self::DbLoads => "db_loads",
+            Self::Rebuilds => "rebuilds",
+            Self::RedisFallbacks => "redis_fallbacks",
+        }
+    }
+}
+
+/// `cache="shop",event="…"`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, prometheus_client::encoding::EncodeLabelSet)]
+struct CacheEventLabels {
+    cache: &'static str,
+    event: &'static str,
+}
+
+/// One cache's read outcomes, registered as `haodian_cache_events_total{cache,event}`.
+#[derive(Debug)]
 pub struct CacheMetrics {
-    /// Reads asked of the cache.
-    pub requests: AtomicU64,
-    /// Reads that had to go past L1.
-    pub l1_misses: AtomicU64,
-    /// Fresh L2 entries served.
-    pub l2_hits: AtomicU64,
-    /// Logically expired L2 entries served while a rebuild runs.
-    pub l2_stale_hits: AtomicU64,
-    /// Null markers served (ids known not to exist).
-    pub null_hits: AtomicU64,
-    /// Postgres loads.
-    pub db_loads: AtomicU64,
-    /// Background rebuilds of expired entries.
-    pub rebuilds: AtomicU64,
-    /// Reads served straight from Postgres because Redis was unreachable.
-    pub redis_fallbacks: AtomicU64,
+    cache: &'static str,
+    events: Family<CacheEventLabels, Counter>,
 }
 
 impl CacheMetrics {
-    /// (name, value) pairs in a stable order.
+    /// Counters for the cache called `cache`.
+    pub fn new(cache: &'static str) -> Self {
+        Self { cache, events: Family::default() }
+    }
+
+    fn count(&self, event: CacheEvent) {
+        self.events.get_or_create(&CacheEventLabels { cache: self.cache, event: event.label() }).inc();
+    }
+
+    /// How many times `event` happened.
+    pub fn get(&self, event: CacheEvent) -> u64 {
+        self.events.get_or_create(&CacheEventLabels { cache: self.cache, event: event.label() }).get()
+    }
+
+    /// (event, count) for every event, in a stable order.
     pub fn snapshot(&self) -> Vec<(&'static str, u64)> {
-        let requests = self.requests.load(Ordering::Relaxed);
-        let misses = self.l1_misses.load(Ordering::Relaxed);
-        vec![
-            ("requests", requests),
-            ("l1_hits", requests.saturating_sub(misses)),
-            ("l1_misses", misses),
-            ("l2_hits", self.l2_hits.load(Ordering::Relaxed)),
-            ("l2_stale_hits", self.l2_stale_hits.load(Ordering::Relaxed)),
-            ("null_hits", self.null_hits.load(Ordering::Relaxed)),
-            ("db_loads", self.db_loads.load(Ordering::Relaxed)),
-            ("rebuilds", self.rebuilds.load(Ordering::Relaxed)),
-            ("redis_fallbacks", self.redis_fallbacks.load(Ordering::Relaxed)),
-        ]
+        CacheEvent::ALL.iter().map(|e| (e.label(), self.get(*e))).collect()
+    }
+
+    /// Adds the counters to `/metrics` (all caches share one family).
+    pub fn register(&self, registry: &mut Registry) {
+        // Every event shows, as 0 until it first happens.
+        let _ = self.snapshot();
+        registry.register("cache_events", "Cache reads by outcome (per instance).", self.events.clone());
     }
 }
 
@@ -80,6 +137,8 @@ pub struct L2Entry<V> {
 /// Where one cache keeps its entries in Redis (the names live in [`Keys`], the one table of keys).
 #[derive(Clone, Copy)]
 pub struct CacheKeys {
+    /// The cache's name in `/metrics`.
+    pub name: &'static str,
     /// The L2 entry of an id.
     pub entry: fn(&Keys, i64) -> String,
     /// The rebuild lock of an id.
@@ -131,6 +190,8 @@ pub struct TieredCache<V> {
     l1: moka::future::Cache<i64, L1Value<V>>,
     db: PgPool,
     redis: ConnectionManager,
+    /// Redis' circuit breaker: while open, misses go straight to Postgres instead of waiting on Redis.
+    redis_breaker: Arc<Breaker>,
     keys: Keys,
     names: CacheKeys,
     ttls: CacheTtls,
@@ -143,15 +204,27 @@ where
     V: Serialize + DeserializeOwned + Clone + Send + Sync + 'static,
 {
     /// An empty cache over these handles.
-    pub fn new(db: PgPool, redis: ConnectionManager, keys: Keys, names: CacheKeys, ttls: CacheTtls) -> Self {
+    pub fn new(
+        db: PgPool,
+        redis: ConnectionManager,
+        redis_breaker: Arc<Breaker>,
+        keys: Keys,
+        names: CacheKeys,
+        ttls: CacheTtls,
+    ) -> Self {
         let l1 = moka::future::Cache::builder().max_capacity(100_000).expire_after(JitteredTtl(ttls.l1)).build();
-        Self { l1, db, redis, keys, names, ttls, metrics: CacheMetrics::default() }
+        Self { l1, db, redis, redis_breaker, keys, names, ttls, metrics: CacheMetrics::new(names.name) }
     }
 
     /// The row `id` (loaded by `load` on a miss), or `None` if it does not exist.
     pub async fn get(self: &Arc<Self>, id: i64, load: Loader<V>) -> Result<Option<Arc<V>>, Arc<BackendError>> {
-        inc(&self.metrics.requests);
-        self.l1.try_get_with(id, self.clone().load_through_l2(id, load)).await
+        self.metrics.count(CacheEvent::Requests);
+        let entry = self.l1.entry(id).or_try_insert_with(self.clone().load_through_l2(id, load)).await?;
+        // Not fresh: served from L1, or from another caller's load that this one waited for.
+        if !entry.is_fresh() {
+            self.metrics.count(CacheEvent::L1Hits);
+        }
+        Ok(entry.into_value())
     }
 
     /// After `id` changed in Postgres: drops the L2 entry and tells every instance (this one included) to
@@ -210,20 +283,30 @@ where
         })
     }
 
-    /// L1 miss: through L2, or straight from Postgres while Redis is unreachable (the page stays up; L1
-    /// still spares Postgres all but one read per key per instance and TTL). Runs once per key per
-    /// instance at a time (moka coalesces callers).
+    /// L1 miss: through L2, or straight from Postgres while Redis is unreachable or its breaker is open
+    /// (the page stays up; L1 still spares Postgres all but one read per key per instance and TTL). Runs
+    /// once per key per instance at a time (moka coalesces callers).
     async fn load_through_l2(self: Arc<Self>, id: i64, load: Loader<V>) -> Result<L1Value<V>, BackendError> {
-        inc(&self.metrics.l1_misses);
-        match self.clone().read_through_l2(id, load).await {
-            Err(BackendError::Redis(e)) => {
-                tracing::warn!(id, "cache: Redis unavailable, reading Postgres directly: {e}");
-                inc(&self.metrics.redis_fallbacks);
-                inc(&self.metrics.db_loads);
-                Ok(load(self.db.clone(), id).await?.map(Arc::new))
-            }
-            other => other,
-        }
+        self.metrics.count(CacheEvent::L1Misses);
+        let cause = match self.redis_breaker.admit() {
+            Err(open) => open.to_string(),
+            Ok(()) => match self.clone().read_through_l2(id, load).await {
+                Err(BackendError::Redis(e)) => {
+                    if crate::error::is_redis_outage(&e) {
+                        self.redis_breaker.failure();
+                    }
+                    e.to_string()
+                }
+                other => {
+                    self.redis_breaker.success();
+                    return other;
+                }
+            },
+        };
+        tracing::warn!(id, "cache: Redis unavailable, reading Postgres directly: {cause}");
+        self.metrics.count(CacheEvent::RedisFallbacks);
+        self.metrics.count(CacheEvent::DbLoads);
+        Ok(load(self.db.clone(), id).await?.map(Arc::new))
     }
 
     /// Reads L2, serving stale data while one background rebuild runs; on an L2 miss loads through the lock.
@@ -233,14 +316,14 @@ where
             if let Some(entry) = self.read_l2(id).await? {
                 return Ok(match entry.data {
                     None => {
-                        inc(&m.null_hits);
+                        m.count(CacheEvent::NullHits);
                         None
                     }
                     Some(row) => {
                         if entry.expires_at > now_ms() {
-                            inc(&m.l2_hits);
+                            m.count(CacheEvent::L2Hits);
                         } else {
-                            inc(&m.l2_stale_hits);
+                            m.count(CacheEvent::L2StaleHits);
                             self.spawn_rebuild(id, load);
                         }
                         Some(Arc::new(row))
@@ -308,12 +391,12 @@ where
                 if purpose == LockPurpose::Fill {
                     // Someone filled it between our miss and our lock: that is a cache hit, not a load.
                     let m = &self.metrics;
-                    inc(if entry.data.is_some() { &m.l2_hits } else { &m.null_hits });
+                    m.count(if entry.data.is_some() { CacheEvent::L2Hits } else { CacheEvent::NullHits });
                 }
                 return Ok(entry.data);
             }
             if purpose == LockPurpose::Rebuild {
-                inc(&self.metrics.rebuilds);
+                self.metrics.count(CacheEvent::Rebuilds);
             }
             self.load_db(id, load).await
         }
@@ -335,7 +418,7 @@ where
 
     /// Reads Postgres and writes L2: the row with a jittered logical expiry, or a null marker with a short TTL.
     async fn load_db(&self, id: i64, load: Loader<V>) -> Result<Option<V>, BackendError> {
-        inc(&self.metrics.db_loads);
+        self.metrics.count(CacheEvent::DbLoads);
         let row = load(self.db.clone(), id).await?;
         match &row {
             Some(r) => {

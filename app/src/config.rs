@@ -47,6 +47,14 @@ pub struct Config {
     pub pay_timeout: Duration,
     /// How long an instance's order-id worker number stays leased without a heartbeat.
     pub id_lease_ttl: Duration,
+    /// `BREAKER_FAILURES` failures in a row open a circuit breaker (Postgres, Redis, Kafka) for
+    /// `BREAKER_OPEN_SECS`.
+    pub breakers: crate::breaker::BreakerSettings,
+    /// `STRANDED_GRAB_SECS`: how old a grab with no order anywhere must be before it is given back.
+    pub stranded_grab_after: Duration,
+    /// `FAULT_WRITER_ABORTS`: fault injection for `scripts/chaos.sh` — the process aborts after this many
+    /// order batches are committed to Postgres and before their offsets are. 0 (the default): never.
+    pub fault_writer_aborts: u32,
     /// `SHOP_CACHE_L1_TTL_SECS`: in-process cache lifetime.
     pub shop_cache_l1_ttl: Duration,
     /// `SHOP_CACHE_L2_TTL_SECS`: logical expiry of a Redis shop entry.
@@ -95,6 +103,12 @@ impl Config {
             listen_addr: r.parse("LISTEN_ADDR", SocketAddr::from(([127, 0, 0, 1], 3000)))?,
             pay_timeout: r.secs("PAY_TIMEOUT_SECS", 15 * 60)?,
             id_lease_ttl: r.secs("ID_LEASE_TTL_SECS", 15)?,
+            breakers: crate::breaker::BreakerSettings {
+                threshold: r.parse("BREAKER_FAILURES", 5)?,
+                cool_down: r.secs("BREAKER_OPEN_SECS", 5)?,
+            },
+            stranded_grab_after: r.secs("STRANDED_GRAB_SECS", 30)?,
+            fault_writer_aborts: r.parse("FAULT_WRITER_ABORTS", 0)?,
             shop_cache_l1_ttl: r.secs("SHOP_CACHE_L1_TTL_SECS", 5)?,
             shop_cache_l2_ttl: r.secs("SHOP_CACHE_L2_TTL_SECS", 30 * 60)?,
             shop_cache_null_ttl: r.secs("SHOP_CACHE_NULL_TTL_SECS", 60)?,

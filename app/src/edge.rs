@@ -18,7 +18,8 @@ pub struct Cx {
 }
 
 /// Runs a server function's body with its [`Cx`]; an error (the body's `?` converts every capability
-/// error into [`AppError`]) also sets the HTTP status and `Retry-After` of the answer.
+/// error into [`AppError`]) also sets the HTTP status and `Retry-After` of the answer. What the body met
+/// on the way (a service that did not answer, one that did) feeds the circuit breakers.
 pub async fn run<T, F, Fut>(body: F) -> Result<T, AppError>
 where
     F: FnOnce(Cx) -> Fut,
@@ -27,7 +28,17 @@ where
     let Some(state) = use_context::<AppState>() else {
         return Err(AppError::internal("AppState missing from context").respond());
     };
-    body(Cx { state }).await.map_err(AppError::respond)
+    let breakers = state.breakers.clone();
+    let (result, seen) = crate::breaker::observe(body(Cx { state })).await;
+    breakers.record(&seen);
+    result.map_err(|e| {
+        let e = e.respond();
+        if matches!(e, AppError::Unavailable(_)) {
+            let wait = seen.retry_after().unwrap_or(std::time::Duration::from_secs(1));
+            crate::error::set_retry_after(wait.as_secs().max(1));
+        }
+        e
+    })
 }
 
 impl Cx {

@@ -90,17 +90,25 @@ impl AppError {
 
     /// Sets the HTTP status of the current server-function response to match this error.
     pub fn respond(self) -> Self {
-        if let Some(opts) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
-            if let Ok(code) = axum::http::StatusCode::from_u16(self.status_code()) {
-                opts.set_status(code);
-            }
-            if let Self::TooManyRequests { retry_after_secs, .. } = &self
-                && let Ok(v) = axum::http::HeaderValue::from_str(&retry_after_secs.to_string())
-            {
-                opts.insert_header(axum::http::header::RETRY_AFTER, v);
-            }
+        if let Some(opts) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>()
+            && let Ok(code) = axum::http::StatusCode::from_u16(self.status_code())
+        {
+            opts.set_status(code);
+        }
+        if let Self::TooManyRequests { retry_after_secs, .. } = &self {
+            set_retry_after(*retry_after_secs);
         }
         self
+    }
+}
+
+/// Tells the client, in the current server function's answer, when to try again.
+#[cfg(feature = "ssr")]
+pub fn set_retry_after(secs: u64) {
+    if let Some(opts) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>()
+        && let Ok(v) = axum::http::HeaderValue::from_str(&secs.to_string())
+    {
+        opts.insert_header(axum::http::header::RETRY_AFTER, v);
     }
 }
 
@@ -118,14 +126,63 @@ pub enum BackendError {
     /// Kafka failed.
     #[error("kafka: {0}")]
     Kafka(#[from] rdkafka::error::KafkaError),
+    /// Not tried: the service's circuit breaker is open.
+    #[error(transparent)]
+    Open(#[from] crate::breaker::Open),
+}
+
+#[cfg(feature = "ssr")]
+impl BackendError {
+    /// Which service is not answering, when this is an outage (the service away, not a refused query).
+    pub fn outage(&self) -> Option<crate::breaker::Service> {
+        use crate::breaker::Service;
+        match self {
+            Self::Db(e) => matches!(
+                e,
+                sqlx::Error::Io(_)
+                    | sqlx::Error::Tls(_)
+                    | sqlx::Error::PoolTimedOut
+                    | sqlx::Error::PoolClosed
+                    | sqlx::Error::WorkerCrashed
+                    | sqlx::Error::Protocol(_)
+            )
+            .then_some(Service::Postgres),
+            Self::Redis(e) => is_redis_outage(e).then_some(Service::Redis),
+            Self::Kafka(_) => Some(Service::Kafka),
+            Self::Open(open) => Some(open.service),
+        }
+    }
+}
+
+/// Whether Redis failed to answer (rather than refusing a command).
+#[cfg(feature = "ssr")]
+pub fn is_redis_outage(e: &redis::RedisError) -> bool {
+    e.is_io_error() || e.is_timeout() || e.is_connection_dropped() || e.is_connection_refusal()
 }
 
 #[cfg(feature = "ssr")]
 impl From<BackendError> for AppError {
+    /// An outage becomes a 503 the user can act on (and counts against its circuit breaker); anything
+    /// else is our fault and is logged.
     fn from(e: BackendError) -> Self {
-        AppError::internal(e)
+        match (&e, e.outage()) {
+            (BackendError::Open(open), _) => {
+                crate::breaker::note_refusal(open);
+                AppError::Unavailable(UNAVAILABLE.into())
+            }
+            (_, Some(service)) => {
+                tracing::warn!(error = %e, "backing service not answering");
+                crate::breaker::note_failure(service);
+                AppError::Unavailable(UNAVAILABLE.into())
+            }
+            (_, None) => AppError::internal(e),
+        }
     }
 }
+
+/// What a user hears while Postgres, Redis or the broker is away.
+#[cfg(feature = "ssr")]
+const UNAVAILABLE: &str = "Part of Haodian is not answering right now. Please try again in a few seconds.";
 
 /// Lets `?` turn a sqlx, redis or Kafka error straight into `$error::Backend`, for a capability error
 /// enum whose `Backend` variant wraps [`BackendError`].
@@ -145,6 +202,11 @@ macro_rules! backend_errors {
         }
         impl From<rdkafka::error::KafkaError> for $error {
             fn from(e: rdkafka::error::KafkaError) -> Self {
+                Self::Backend(e.into())
+            }
+        }
+        impl From<$crate::breaker::Open> for $error {
+            fn from(e: $crate::breaker::Open) -> Self {
                 Self::Backend(e.into())
             }
         }

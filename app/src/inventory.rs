@@ -187,9 +187,34 @@ mod redis_state {
         user_id: i64,
         order_id: i64,
     ) -> Result<bool, redis::RedisError> {
-        let recorded: Option<i64> =
-            redis::cmd("HGET").arg(keys.seckill_grabs(voucher_id)).arg(user_id).query_async(&mut redis.clone()).await?;
-        Ok(recorded == Some(order_id))
+        // Still a buyer too: a grab given back since (by the stranded-grab sweeper) no longer counts.
+        let (recorded, buyer): (Option<i64>, bool) = redis::pipe()
+            .cmd("HGET")
+            .arg(keys.seckill_grabs(voucher_id))
+            .arg(user_id)
+            .cmd("SISMEMBER")
+            .arg(keys.seckill_buyers(voucher_id))
+            .arg(user_id)
+            .query_async(&mut redis.clone())
+            .await?;
+        Ok(buyer && recorded == Some(order_id))
+    }
+
+    /// Every buyer of a sale with the order id of the grab that recorded them (buyers restored from
+    /// Postgres after Redis lost its data have none: their orders exist).
+    pub async fn recorded_grabs(
+        redis: &ConnectionManager,
+        keys: &Keys,
+        voucher_id: i64,
+    ) -> Result<Vec<(i64, i64)>, redis::RedisError> {
+        let (buyers, grabs): (Vec<i64>, std::collections::HashMap<i64, i64>) = redis::pipe()
+            .cmd("SMEMBERS")
+            .arg(keys.seckill_buyers(voucher_id))
+            .cmd("HGETALL")
+            .arg(keys.seckill_grabs(voucher_id))
+            .query_async(&mut redis.clone())
+            .await?;
+        Ok(buyers.into_iter().filter_map(|u| grabs.get(&u).map(|order| (u, *order))).collect())
     }
 
     /// Gives a grab back once per order (`lua/release.lua`); true if stock was returned now.

@@ -172,23 +172,28 @@ pub fn consumer(config: &Config, group: &str) -> Result<StreamConsumer, KafkaErr
     consumer_config(config, group).create()
 }
 
-/// Keeps a consumer's total lag (messages behind the partitions' ends) from librdkafka's statistics.
-#[derive(Clone, Default)]
+/// Reports a consumer's lag per partition (messages behind the partition's end) from librdkafka's
+/// statistics into `/metrics`.
+#[derive(Clone)]
 pub struct LagContext {
-    /// Latest total over the assigned partitions; -1 until the first report.
-    pub lag: std::sync::Arc<std::sync::atomic::AtomicI64>,
+    /// The consumer group the figures are labelled with.
+    pub group: String,
+    /// Where they go.
+    pub metrics: std::sync::Arc<crate::metrics::Metrics>,
 }
 
 impl ClientContext for LagContext {
     fn stats(&self, statistics: rdkafka::Statistics) {
-        let total: i64 = statistics
-            .topics
-            .values()
-            .flat_map(|t| t.partitions.values())
-            .filter(|p| p.partition >= 0 && p.consumer_lag >= 0)
-            .map(|p| p.consumer_lag)
-            .sum();
-        self.lag.store(total, std::sync::atomic::Ordering::Relaxed);
+        for (topic, t) in &statistics.topics {
+            for p in t.partitions.values().filter(|p| p.partition >= 0 && p.consumer_lag >= 0) {
+                let labels = crate::metrics::PartitionLabels {
+                    group: self.group.clone(),
+                    topic: topic.clone(),
+                    partition: p.partition,
+                };
+                self.metrics.consumer_lag.get_or_create(&labels).set(p.consumer_lag);
+            }
+        }
     }
 }
 

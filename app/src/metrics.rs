@@ -1,45 +1,104 @@
-//! Per-instance counters of the flash sale, the order lifecycle and the Redis state, rendered by the
-//! server's `/metrics`.
+//! This instance's metrics in one prometheus-client registry, which the server's `/metrics` encodes:
+//! counters of the flash sale, the order lifecycle and the Redis state, latency histograms, consumer lag
+//! per partition, circuit-breaker states and the gauges read at scrape time.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
 
 use crate::inventory::GrabCode;
 
-/// Adds one to a counter.
-pub fn inc(counter: &AtomicU64) {
-    counter.fetch_add(1, Ordering::Relaxed);
+/// Latency buckets from 1 ms to ~16 s (doubling): a grab answers in milliseconds, a page in tens of them,
+/// and anything past the Redis response timeout (5 s) is an outage.
+fn latency_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.001, 2.0, 15))
 }
 
-/// Flash-sale counters.
+/// A family of latency histograms.
+pub type LatencyFamily<L> = Family<L, Histogram, fn() -> Histogram>;
+
+fn latency_family<L: Clone + std::hash::Hash + Eq>() -> LatencyFamily<L> {
+    Family::new_with_constructor(latency_histogram as fn() -> Histogram)
+}
+
+/// `outcome="…"`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OutcomeLabels {
+    /// What the grab ended in (`ok`, `sold_out`, `rate_limited`, `unavailable`, …).
+    pub outcome: &'static str,
+}
+
+/// One HTTP route: the matched path (or the server function's endpoint), method and status.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteLabels {
+    /// `/shops/{id}`, `/api/seckill/grab`, or `unmatched`.
+    pub route: String,
+    /// `GET`, `POST`, …
+    pub method: String,
+    /// The answer's status code.
+    pub status: u16,
+}
+
+/// One partition a consumer reads.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct PartitionLabels {
+    /// The consumer group.
+    pub group: String,
+    /// The topic.
+    pub topic: String,
+    /// The partition number.
+    pub partition: i32,
+}
+
+/// One flash sale.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SaleLabels {
+    /// The sale's voucher id.
+    pub voucher: i64,
+}
+
+/// One circuit breaker.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct BreakerLabels {
+    /// `postgres`, `redis` or `kafka`.
+    pub breaker: &'static str,
+}
+
+/// Flash-sale counters and the grab's latency.
 #[derive(Debug)]
 pub struct SeckillMetrics {
-    /// Script answers, indexed like [`GrabCode::ALL`].
-    pub outcomes: [AtomicU64; 6],
+    /// Script answers by outcome.
+    pub script_outcomes: Family<OutcomeLabels, Counter>,
     /// Answered from the local sold-out flag without Redis.
-    pub sold_out_flag_hits: AtomicU64,
+    pub sold_out_flag_hits: Counter,
     /// Requests refused by a rate limit.
-    pub rate_limited: AtomicU64,
+    pub rate_limited: Counter,
     /// Sends the broker certainly refused (grab given back).
-    pub produce_failures: AtomicU64,
+    pub produce_failures: Counter,
     /// Sends with an unknown outcome (queued for compensation).
-    pub produce_unknown: AtomicU64,
+    pub produce_unknown: Counter,
     /// Compensation messages re-sent successfully.
-    pub compensated: AtomicU64,
-    /// The order writer's consumer lag on `orders.created` (from librdkafka statistics; -1 = not yet known).
-    pub writer_lag: Arc<AtomicI64>,
+    pub compensated: Counter,
+    /// Grabs given back because their order existed nowhere (the instance died before producing it).
+    pub stranded_released: Counter,
+    /// How long a grab took, by how it ended.
+    pub grab_seconds: LatencyFamily<OutcomeLabels>,
 }
 
 impl Default for SeckillMetrics {
     fn default() -> Self {
         Self {
-            outcomes: Default::default(),
-            sold_out_flag_hits: AtomicU64::new(0),
-            rate_limited: AtomicU64::new(0),
-            produce_failures: AtomicU64::new(0),
-            produce_unknown: AtomicU64::new(0),
-            compensated: AtomicU64::new(0),
-            writer_lag: Arc::new(AtomicI64::new(-1)),
+            script_outcomes: Family::default(),
+            sold_out_flag_hits: Counter::default(),
+            rate_limited: Counter::default(),
+            produce_failures: Counter::default(),
+            produce_unknown: Counter::default(),
+            compensated: Counter::default(),
+            stranded_released: Counter::default(),
+            grab_seconds: latency_family(),
         }
     }
 }
@@ -47,39 +106,65 @@ impl Default for SeckillMetrics {
 impl SeckillMetrics {
     /// Counts one script answer.
     pub fn outcome(&self, code: GrabCode) {
-        inc(&self.outcomes[code.index()]);
+        self.script_outcomes.get_or_create(&OutcomeLabels { outcome: code.label() }).inc();
     }
 
-    /// (outcome label, count) in script-code order.
-    pub fn outcomes(&self) -> Vec<(&'static str, u64)> {
-        GrabCode::ALL.iter().map(|c| (c.label(), self.outcomes[c.index()].load(Ordering::Relaxed))).collect()
+    /// How many script answers had this code.
+    pub fn outcome_count(&self, code: GrabCode) -> u64 {
+        self.script_outcomes.get_or_create(&OutcomeLabels { outcome: code.label() }).get()
+    }
+
+    fn register(&self, r: &mut Registry) {
+        r.register("seckill_grabs", "Flash-sale script answers by outcome.", self.script_outcomes.clone());
+        r.register(
+            "seckill_sold_out_flag_hits",
+            "Grabs answered by the local sold-out flag.",
+            self.sold_out_flag_hits.clone(),
+        );
+        r.register("seckill_rate_limited", "Grabs refused by a rate limit.", self.rate_limited.clone());
+        r.register(
+            "seckill_produce_failures",
+            "Orders the broker certainly refused (grab given back).",
+            self.produce_failures.clone(),
+        );
+        r.register(
+            "seckill_produce_unknown",
+            "Orders with an unknown produce outcome (queued for resend).",
+            self.produce_unknown.clone(),
+        );
+        r.register("seckill_compensated", "Queued orders re-sent successfully.", self.compensated.clone());
+        r.register(
+            "seckill_stranded_released",
+            "Grabs given back because their order existed nowhere (instance died before producing it).",
+            self.stranded_released.clone(),
+        );
+        r.register("seckill_grab_duration_seconds", "Time to answer a grab, by outcome.", self.grab_seconds.clone());
     }
 }
 
 /// Order-lifecycle counters.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct OrderMetrics {
     /// Orders closed unpaid (by the closer or the sweeper).
-    pub closed: AtomicU64,
+    pub closed: Counter,
     /// Orders paid.
-    pub paid: AtomicU64,
+    pub paid: Counter,
     /// Payments refunded because the order had closed first.
-    pub refunds: AtomicU64,
+    pub refunds: Counter,
     /// Orders the sweeper found overdue (non-zero means the closer missed them).
-    pub sweeper_finds: AtomicU64,
-    /// The closer's consumer lag on `orders.close-delay` (-1 until known).
-    pub closer_lag: Arc<AtomicI64>,
+    pub sweeper_finds: Counter,
 }
 
-impl Default for OrderMetrics {
-    fn default() -> Self {
-        Self {
-            closed: AtomicU64::new(0),
-            paid: AtomicU64::new(0),
-            refunds: AtomicU64::new(0),
-            sweeper_finds: AtomicU64::new(0),
-            closer_lag: Arc::new(AtomicI64::new(-1)),
-        }
+impl OrderMetrics {
+    fn register(&self, r: &mut Registry) {
+        r.register("orders_closed", "Unpaid orders closed (closer or sweeper).", self.closed.clone());
+        r.register("orders_paid", "Orders paid.", self.paid.clone());
+        r.register("orders_refunds", "Payments refunded because the order had closed first.", self.refunds.clone());
+        r.register(
+            "orders_sweeper_finds",
+            "Overdue unpaid orders the sweeper found (non-zero: the closer missed them).",
+            self.sweeper_finds.clone(),
+        );
     }
 }
 
@@ -87,5 +172,106 @@ impl Default for OrderMetrics {
 #[derive(Debug, Default)]
 pub struct StateMetrics {
     /// Rebuilds of Redis' state from Postgres (at start-up, and each time Redis lost its data).
-    pub rebuilds: AtomicU64,
+    pub rebuilds: Counter,
+}
+
+/// Gauges whose values need a round trip, set by `/metrics` just before it encodes.
+#[derive(Debug, Default)]
+pub struct ScrapeGauges {
+    /// Order messages waiting for a resend.
+    pub compensation_backlog: Gauge,
+    /// (Redis stock + buyers) − (Postgres stock + live orders) per live sale; 0 when healthy.
+    pub drift: Family<SaleLabels, Gauge>,
+    /// Grabbed coupons not yet stored by the order writer, per live sale.
+    pub in_flight: Family<SaleLabels, Gauge>,
+}
+
+/// Everything this instance measures, and the registry `/metrics` encodes.
+#[derive(Debug)]
+pub struct Metrics {
+    /// The flash sale.
+    pub seckill: SeckillMetrics,
+    /// The order lifecycle.
+    pub orders: OrderMetrics,
+    /// The Redis state.
+    pub state: StateMetrics,
+    /// Time to answer each HTTP route.
+    pub http_seconds: LatencyFamily<RouteLabels>,
+    /// Messages behind the partition's end, per consumer group and partition (from librdkafka statistics).
+    pub consumer_lag: Family<PartitionLabels, Gauge>,
+    /// Circuit-breaker states: 0 closed, 1 half-open, 2 open.
+    pub breaker_state: Family<BreakerLabels, Gauge>,
+    /// Round-trip gauges.
+    pub scrape: ScrapeGauges,
+    registry: Registry,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new(|_| {})
+    }
+}
+
+impl Metrics {
+    /// Every metric registered under `haodian_`; `more` registers what lives elsewhere (the caches).
+    pub fn new(more: impl FnOnce(&mut Registry)) -> Self {
+        let mut registry = Registry::with_prefix("haodian");
+        let m = Self {
+            seckill: SeckillMetrics::default(),
+            orders: OrderMetrics::default(),
+            state: StateMetrics::default(),
+            http_seconds: latency_family(),
+            consumer_lag: Family::default(),
+            breaker_state: Family::default(),
+            scrape: ScrapeGauges::default(),
+            registry: Registry::default(),
+        };
+        m.seckill.register(&mut registry);
+        m.orders.register(&mut registry);
+        registry.register(
+            "redis_state_rebuilds",
+            "Rebuilds of Redis' state from Postgres (start-up, and each time Redis lost its data).",
+            m.state.rebuilds.clone(),
+        );
+        registry.register(
+            "http_request_duration_seconds",
+            "Time to answer, per route, method and status.",
+            m.http_seconds.clone(),
+        );
+        registry.register(
+            "consumer_lag",
+            "Messages not yet consumed, per consumer group, topic and partition.",
+            m.consumer_lag.clone(),
+        );
+        registry.register(
+            "circuit_breaker_state",
+            "Circuit breaker state: 0 closed, 1 half-open (probing), 2 open (failing fast).",
+            m.breaker_state.clone(),
+        );
+        registry.register(
+            "seckill_compensation_backlog",
+            "Order messages waiting for a resend.",
+            m.scrape.compensation_backlog.clone(),
+        );
+        registry.register(
+            "seckill_drift",
+            "(Redis stock + buyers) - (Postgres stock + live orders); 0 when healthy.",
+            m.scrape.drift.clone(),
+        );
+        registry.register(
+            "seckill_in_flight",
+            "Grabbed coupons not yet stored by the order writer.",
+            m.scrape.in_flight.clone(),
+        );
+        more(&mut registry);
+        Self { registry, ..m }
+    }
+
+    /// The registry in the OpenMetrics text format.
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
 }

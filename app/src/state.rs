@@ -10,14 +10,16 @@ use rdkafka::producer::FutureProducer;
 use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
+use crate::breaker::{Breakers, Service};
 use crate::cache::{CacheKeys, CacheTtls, TieredCache};
 use crate::catalog::model::Shop;
 use crate::config::Config;
+use crate::error::BackendError;
 use crate::ids::IdGenerator;
 use crate::inventory::SoldOutFlags;
 use crate::kafka::Publisher;
 use crate::keys::Keys;
-use crate::metrics::{OrderMetrics, SeckillMetrics, StateMetrics};
+use crate::metrics::Metrics;
 
 /// Everything a request handler or worker needs. Stateless apart from caches: instances can scale out.
 #[derive(Clone)]
@@ -32,12 +34,10 @@ pub struct AppState {
     pub publisher: Publisher,
     /// This instance's view of sold-out sales.
     pub sold_out: Arc<SoldOutFlags>,
-    /// This instance's flash-sale counters.
-    pub seckill_metrics: Arc<SeckillMetrics>,
-    /// This instance's order-lifecycle counters.
-    pub order_metrics: Arc<OrderMetrics>,
-    /// This instance's Redis-state counters.
-    pub state_metrics: Arc<StateMetrics>,
+    /// Circuit breakers around Postgres, Redis and Kafka.
+    pub breakers: Breakers,
+    /// This instance's metrics (the shop cache's included), encoded by `/metrics`.
+    pub metrics: Arc<Metrics>,
     /// Redis key builder.
     pub keys: Keys,
     /// Order-id generator with this instance's leased worker number (renewed by a heartbeat).
@@ -48,6 +48,15 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Leptos' own options (site root, pkg dir) for rendering.
     pub leptos_options: LeptosOptions,
+}
+
+impl AppState {
+    /// The Postgres pool, through its circuit breaker: while Postgres is failing, callers get a 503 with
+    /// `Retry-After` at once instead of each waiting out the pool's timeout.
+    pub fn postgres(&self) -> Result<&PgPool, BackendError> {
+        self.breakers.admit(Service::Postgres)?;
+        Ok(&self.db)
+    }
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -99,9 +108,11 @@ impl AppState {
         let keys = Keys::new(config.redis_key_prefix.clone());
         let ids = Arc::new(crate::ids::acquire(&db, config.id_lease_ttl).await?);
         crate::ids::spawn_heartbeat(ids.clone(), db.clone());
+        let breakers = Breakers::new(config.breakers);
         let shops = Arc::new(TieredCache::new(
             db.clone(),
             redis.clone(),
+            breakers.redis.clone(),
             keys.clone(),
             SHOP_KEYS,
             CacheTtls { l1: config.shop_cache_l1_ttl, l2: config.shop_cache_l2_ttl, null: config.shop_cache_null_ttl },
@@ -113,9 +124,8 @@ impl AppState {
             kafka,
             publisher: Publisher::new(&config)?,
             sold_out: Arc::default(),
-            seckill_metrics: Arc::default(),
-            order_metrics: Arc::default(),
-            state_metrics: Arc::default(),
+            breakers,
+            metrics: Arc::new(Metrics::new(|registry| shops.metrics.register(registry))),
             ids,
             keys,
             shops,
@@ -127,7 +137,7 @@ impl AppState {
 
 /// Where the shop cache keeps its entries: `shop:{id}`, `lock:shop:{id}`, `chan:shop:invalidate`.
 const SHOP_KEYS: CacheKeys =
-    CacheKeys { entry: Keys::shop, lock: Keys::shop_lock, channel: Keys::shop_invalidation_channel };
+    CacheKeys { name: "shop", entry: Keys::shop, lock: Keys::shop_lock, channel: Keys::shop_invalidation_channel };
 
 /// Opens a self-reconnecting Redis connection that fails fast while Redis is away: one reconnect attempt,
 /// a second to connect and five to answer, so callers fall back (the shop page to Postgres) or answer

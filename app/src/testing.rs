@@ -115,3 +115,142 @@ pub async fn sale_end_ms(db: &PgPool, voucher_id: i64) -> Result<i64, sqlx::Erro
 pub async fn expires_at(redis: &redis::aio::ConnectionManager, key: &str) -> Result<i64, redis::RedisError> {
     redis::cmd("PEXPIRETIME").arg(key).query_async(&mut redis.clone()).await
 }
+
+/// What a [`Proxy`] does with traffic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProxyMode {
+    /// Forwards both ways.
+    Up,
+    /// Drops every connection, open and new: the service looks dead.
+    Cut,
+    /// Forwards requests but holds the answers back until the mode changes: the service looks hung
+    /// (the client times out although the server did the work).
+    Stall,
+}
+
+/// A TCP forwarder in front of a real service, which a test can cut or stall to inject an outage.
+pub struct Proxy {
+    /// Where clients connect.
+    pub addr: std::net::SocketAddr,
+    shared: std::sync::Arc<ProxyShared>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+struct ProxyShared {
+    mode: tokio::sync::watch::Sender<ProxyMode>,
+    /// Connections clients opened, whatever became of them.
+    opened: std::sync::atomic::AtomicU64,
+    /// Bytes whose appearance in a request switches the proxy to `Stall`.
+    trigger: std::sync::Mutex<Option<Vec<u8>>>,
+}
+
+impl ProxyShared {
+    /// Stalls if `request` carries the armed trigger (once).
+    fn check_trigger(&self, request: &[u8]) {
+        let mut trigger = self.trigger.lock().unwrap_or_else(|p| p.into_inner());
+        if trigger.as_ref().is_some_and(|t| request.windows(t.len()).any(|w| w == t.as_slice())) {
+            *trigger = None;
+            self.mode.send_replace(ProxyMode::Stall);
+        }
+    }
+}
+
+impl Proxy {
+    /// Starts forwarding 127.0.0.1:{ephemeral} → `target`.
+    pub async fn start(target: std::net::SocketAddr) -> std::io::Result<Self> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let shared = std::sync::Arc::new(ProxyShared {
+            mode: tokio::sync::watch::channel(ProxyMode::Up).0,
+            opened: std::sync::atomic::AtomicU64::new(0),
+            trigger: std::sync::Mutex::new(None),
+        });
+        let accept = tokio::spawn({
+            let shared = shared.clone();
+            async move {
+                while let Ok((client, _)) = listener.accept().await {
+                    shared.opened.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    if *shared.mode.borrow() == ProxyMode::Cut {
+                        continue; // dropped: the client sees the connection closed
+                    }
+                    let shared = shared.clone();
+                    tokio::spawn(async move {
+                        if let Ok(server) = tokio::net::TcpStream::connect(target).await {
+                            forward(client, server, shared).await;
+                        }
+                    });
+                }
+            }
+        });
+        Ok(Self { addr, shared, accept })
+    }
+
+    /// Switches what the proxy does; `Cut` also closes every open connection.
+    pub fn set(&self, mode: ProxyMode) {
+        self.shared.mode.send_replace(mode);
+    }
+
+    /// How many connections clients have opened through the proxy (cut ones too).
+    pub fn connections(&self) -> u64 {
+        self.shared.opened.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Stalls the answers from the moment a request carrying `pattern` passes (it is forwarded, so the
+    /// server does the work; its answer is held back).
+    pub fn stall_on(&self, pattern: &[u8]) {
+        *self.shared.trigger.lock().unwrap_or_else(|p| p.into_inner()) = Some(pattern.to_vec());
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.accept.abort();
+        self.shared.mode.send_replace(ProxyMode::Cut);
+    }
+}
+
+/// Pumps both directions until either side closes or the proxy is cut; answers wait out a stall.
+async fn forward(client: tokio::net::TcpStream, server: tokio::net::TcpStream, shared: std::sync::Arc<ProxyShared>) {
+    let (client_read, client_write) = client.into_split();
+    let (server_read, server_write) = server.into_split();
+    tokio::select! {
+        _ = pump(client_read, server_write, &shared, false) => {}
+        _ = pump(server_read, client_write, &shared, true) => {}
+    }
+}
+
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    shared: &ProxyShared,
+    answers: bool,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut watch = shared.mode.subscribe();
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = tokio::select! {
+            read = from.read(&mut buf) => match read {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            },
+            _ = watch.wait_for(|m| *m == ProxyMode::Cut) => return,
+        };
+        if !answers {
+            shared.check_trigger(&buf[..n]);
+        }
+        loop {
+            match *watch.borrow_and_update() {
+                ProxyMode::Cut => return,
+                ProxyMode::Stall if answers => {}
+                _ => break,
+            }
+            if watch.changed().await.is_err() {
+                return;
+            }
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}

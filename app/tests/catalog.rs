@@ -1,12 +1,11 @@
 //! The shop cache and catalog rules against real Redis and Postgres, with several instances in one process.
 
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use std::sync::Arc;
 
 use app::auth::model::{CurrentUser, Role};
-use app::cache::{CacheMetrics, L2Entry};
+use app::cache::{CacheEvent, L2Entry};
 use app::catalog::model::{Shop, ShopEdit, ShopForm};
 use app::catalog::service::{self, CatalogError};
 use app::clock::now_ms;
@@ -54,8 +53,8 @@ async fn fixture(db: &PgPool) -> People {
     People { owner, other_merchant, shopper }
 }
 
-fn total(states: &[AppState], pick: fn(&CacheMetrics) -> &std::sync::atomic::AtomicU64) -> u64 {
-    states.iter().map(|s| pick(&s.shops.metrics).load(Ordering::Relaxed)).sum()
+fn total(states: &[AppState], event: CacheEvent) -> u64 {
+    states.iter().map(|s| s.shops.metrics.get(event)).sum()
 }
 
 /// The shop through the cache; `None` when it does not exist.
@@ -122,9 +121,9 @@ async fn expired_hot_key_serves_stale_to_everyone_and_rebuilds_once(db: PgPool) 
     }
     assert_eq!(fresh.map(|s| s.name).as_deref(), Some("老张火锅"));
     tokio::time::sleep(Duration::from_millis(200)).await; // let any straggling rebuild task finish
-    assert_eq!(total(&states, |m| &m.db_loads), 1, "Postgres queried exactly once");
-    assert_eq!(total(&states, |m| &m.rebuilds), 1);
-    assert!(total(&states, |m| &m.l2_stale_hits) >= 1);
+    assert_eq!(total(&states, CacheEvent::DbLoads), 1, "Postgres queried exactly once");
+    assert_eq!(total(&states, CacheEvent::Rebuilds), 1);
+    assert!(total(&states, CacheEvent::L2StaleHits) >= 1);
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
@@ -133,7 +132,7 @@ async fn cold_key_is_loaded_once(db: PgPool) {
     let states = test_instances(db, 4, &[]).await;
     let names = read_all(&states, SHOP, 1_000).await;
     assert!(names.iter().all(|n| n.as_deref() == Some("老张火锅")), "no reader was told the shop is missing");
-    assert_eq!(total(&states, |m| &m.db_loads), 1, "exactly one Postgres load");
+    assert_eq!(total(&states, CacheEvent::DbLoads), 1, "exactly one Postgres load");
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
@@ -149,10 +148,10 @@ async fn missing_ids_are_null_cached_until_the_null_ttl(db: PgPool) {
     });
     let missing: Vec<bool> = futures::stream::iter(reads).buffer_unordered(500).collect().await;
     assert!(missing.iter().all(|m| *m));
-    let loads = total(&states, |m| &m.db_loads);
+    let loads = total(&states, CacheEvent::DbLoads);
     assert!(loads <= 100, "{loads} Postgres queries for 100 bogus ids");
     let snap: Vec<_> = states.iter().map(|s| s.shops.metrics.snapshot()).collect();
-    assert!(total(&states, |m| &m.null_hits) > 0, "{snap:?}");
+    assert!(total(&states, CacheEvent::NullHits) > 0, "{snap:?}");
 
     sqlx::query(
         "INSERT INTO shops (id, name, type_id, address, longitude, latitude) VALUES (1050, '新开的店', 1, '杭州市平海路2号', 120.16, 30.25)",

@@ -147,7 +147,7 @@ async fn duplicate_close_checks_and_a_closer_restart_close_each_order_once(db: P
     app::kafka::ensure_topics(&state.config).await.unwrap();
     let users = seed_users(&db, 422, 21).await.unwrap();
     open_sale(&state, 13, 21).await;
-    let closed = || state.order_metrics.closed.load(std::sync::atomic::Ordering::Relaxed);
+    let closed = || state.metrics.orders.closed.get();
     let now = now_ms();
     // One order already overdue, its check sent first (so it heads its partition), then 20 fresh orders
     // whose checks are due in 6 s, every one sent twice.

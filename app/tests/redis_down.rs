@@ -67,5 +67,5 @@ async fn a_shop_page_is_served_from_postgres_while_redis_is_down(db: PgPool) {
     assert_eq!(down.visitors_today, 0, "no count without Redis");
     let sale = down.vouchers.iter().find(|v| v.id == 60).expect("the sale is listed");
     assert_eq!(sale.stock, Some(10), "Postgres' stock");
-    assert!(state.shops.metrics.redis_fallbacks.load(std::sync::atomic::Ordering::Relaxed) >= 1);
+    assert!(state.shops.metrics.get(app::cache::CacheEvent::RedisFallbacks) >= 1);
 }

@@ -19,17 +19,12 @@ use std::time::{Duration, Instant};
 use app::config::Config;
 use app::kafka::OrderCreated;
 use app::kafka::{self, Delivery};
-use app::seckill::model::NewFlashSale;
-use app::seckill::service;
 use app::state::AppState;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
 use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use tokio::sync::Mutex;
 
-type HttpClient = Client<HttpConnector, Full<Bytes>>;
+use bench::{HttpClient, grab, new_sale, outcome, users};
 
 fn env(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_string())
@@ -39,88 +34,11 @@ fn env_num(name: &str, default: usize) -> Result<usize, String> {
     env(name, &default.to_string()).parse().map_err(|e| format!("{name}: {e}"))
 }
 
-/// One grab over HTTP: (status, body, latency).
-async fn grab(
-    client: &HttpClient,
-    url: &str,
-    cookie: &str,
-    voucher_id: i64,
-) -> Result<(u16, String, Duration), String> {
-    let req = hyper::Request::post(url)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .header("accept", "application/json")
-        .header("cookie", format!("haodian.sid={cookie}"))
-        .body(Full::new(Bytes::from(format!("voucher_id={voucher_id}"))))
-        .map_err(|e| e.to_string())?;
-    let started = Instant::now();
-    let resp = client.request(req).await.map_err(|e| e.to_string())?;
-    let status = resp.status().as_u16();
-    let body = resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
-    Ok((status, String::from_utf8_lossy(&body).into_owned(), started.elapsed()))
-}
-
-/// A label for an answer: "ok", or the error variant (`SoldOut` is a `Validation` with that message).
-fn outcome(status: u16, body: &str) -> String {
-    if status == 200 {
-        return "ok".into();
-    }
-    let kind = body.trim_start_matches(['{', '"']).split(['"', ':']).next().unwrap_or("?");
-    let detail = if body.contains("Sold out") {
-        " (sold out)"
-    } else if body.contains("already have") {
-        " (already)"
-    } else {
-        ""
-    };
-    format!("{status} {kind}{detail}")
-}
-
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
     }
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-/// A fresh sale for this run, live now, created the way a merchant's creation does (Postgres + Redis).
-async fn new_sale(state: &AppState, stock: i32, title: &str) -> Result<i64, String> {
-    let now = app::clock::now_ms();
-    let sale = NewFlashSale {
-        title: title.into(),
-        rules: String::new(),
-        pay_cents: 990,
-        actual_cents: 5000,
-        stock,
-        begin_ms: now - 1000,
-        end_ms: now + 3_600_000,
-    };
-    service::open_sale(state, 1, sale).await.map_err(|e| e.to_string())
-}
-
-/// `n` fresh shoppers, each with a logged-in session; returns (user id, cookie).
-async fn users(state: &AppState, n: usize) -> Result<Vec<(i64, String)>, String> {
-    let tag = format!("{:08x}", rand_u32());
-    let ids: Vec<i64> = sqlx::query_scalar(
-        "INSERT INTO users (email, nickname, password_hash)
-         SELECT 'bench-' || $1 || '-' || g || '@example.com', 'bench' || g, 'x' FROM generate_series(1, $2) g ORDER BY g RETURNING id",
-    )
-    .bind(&tag)
-    .bind(n as i32)
-    .fetch_all(&state.db)
-    .await
-    .map_err(|e| e.to_string())?;
-    let store = app::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());
-    let mut out = Vec::with_capacity(n);
-    for id in ids {
-        let cookie = app::session::mint(&store, id, time::Duration::hours(1)).await.map_err(|e| e.to_string())?;
-        out.push((id, cookie));
-    }
-    Ok(out)
-}
-
-fn rand_u32() -> u32 {
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    (t.as_nanos() as u32) ^ std::process::id()
 }
 
 /// (a) The ceiling: `redis-benchmark` running the same script via EVALSHA on its own sale keys.

@@ -129,6 +129,7 @@ async fn serve(config: Config) -> Result<(), CliError> {
         app::seckill::service::spawn_compensation(state.clone()),
         app::seckill::service::spawn_reconciliation(state.clone(), std::time::Duration::from_secs(60)),
         app::recovery::service::spawn_healer(state.clone(), std::time::Duration::from_secs(1)),
+        app::seckill::service::spawn_stranded_sweeper(state.clone()),
     ];
     let listener = tokio::net::TcpListener::bind(addr).await?;
     tracing::info!("listening on http://{addr}");

@@ -1,139 +1,57 @@
-//! `/metrics` in the Prometheus text format.
+//! `/metrics`: this instance's prometheus-client registry in the OpenMetrics text format, and the layer
+//! that times every route.
 
-use std::fmt::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
-use axum::extract::State;
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::header;
-use axum::response::IntoResponse;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 
+use app::metrics::{RouteLabels, SaleLabels};
 use app::state::AppState;
 
-/// Writes one metric family: HELP, TYPE and a sample per (labels, value).
-fn family(out: &mut String, name: &str, kind: &str, help: &str, samples: &[(String, i64)]) {
-    let _ = writeln!(out, "# HELP {name} {help}");
-    let _ = writeln!(out, "# TYPE {name} {kind}");
-    for (labels, value) in samples {
-        let _ = writeln!(out, "{name}{labels} {value}");
-    }
-}
-
-fn value(counter: &AtomicU64) -> Vec<(String, i64)> {
-    vec![(String::new(), counter.load(Ordering::Relaxed) as i64)]
-}
-
-/// Renders every counter of this instance.
-pub fn render(state: &AppState) -> String {
-    let mut out = String::new();
-    let cache: Vec<(String, i64)> = state
-        .shops
-        .metrics
-        .snapshot()
-        .into_iter()
-        .map(|(e, v)| (format!("{{cache=\"shop\",event=\"{e}\"}}"), v as i64))
-        .collect();
-    family(&mut out, "haodian_cache_events_total", "counter", "Shop cache reads by outcome (per instance).", &cache);
-    let m = &state.seckill_metrics;
-    let outcomes: Vec<(String, i64)> =
-        m.outcomes().into_iter().map(|(o, v)| (format!("{{outcome=\"{o}\"}}"), v as i64)).collect();
-    family(
-        &mut out,
-        "haodian_seckill_grabs_total",
-        "counter",
-        "Flash-sale script answers by outcome (per instance).",
-        &outcomes,
-    );
-    let o = &state.order_metrics;
-    for (name, help, counter) in [
-        (
-            "haodian_seckill_sold_out_flag_hits_total",
-            "Grabs answered by the local sold-out flag.",
-            &m.sold_out_flag_hits,
-        ),
-        ("haodian_seckill_rate_limited_total", "Grabs refused by a rate limit.", &m.rate_limited),
-        (
-            "haodian_seckill_produce_failures_total",
-            "Orders the broker certainly refused (grab given back).",
-            &m.produce_failures,
-        ),
-        (
-            "haodian_seckill_produce_unknown_total",
-            "Orders with an unknown produce outcome (queued for resend).",
-            &m.produce_unknown,
-        ),
-        ("haodian_seckill_compensated_total", "Queued orders re-sent successfully.", &m.compensated),
-        ("haodian_orders_closed_total", "Unpaid orders closed (closer or sweeper).", &o.closed),
-        ("haodian_orders_paid_total", "Orders paid.", &o.paid),
-        (
-            "haodian_redis_state_rebuilds_total",
-            "Rebuilds of Redis' state from Postgres (start-up, and each time Redis lost its data).",
-            &state.state_metrics.rebuilds,
-        ),
-        ("haodian_orders_refunds_total", "Payments refunded because the order had closed first.", &o.refunds),
-        (
-            "haodian_orders_sweeper_finds_total",
-            "Overdue unpaid orders the sweeper found (non-zero: the closer missed them).",
-            &o.sweeper_finds,
-        ),
-    ] {
-        family(&mut out, name, "counter", help, &value(counter));
-    }
-    for (name, help, lag) in [
-        ("haodian_order_writer_lag", "Messages on orders.created not yet consumed (-1 until known).", &m.writer_lag),
-        (
-            "haodian_order_closer_lag",
-            "Close checks on orders.close-delay not yet consumed (-1 until known).",
-            &o.closer_lag,
-        ),
-    ] {
-        family(&mut out, name, "gauge", help, &[(String::new(), lag.load(Ordering::Relaxed))]);
-    }
-    out
-}
-
-/// Gauges that need a round trip: the compensation backlog and the order writer's lag.
-async fn render_gauges(state: &AppState) -> String {
-    let mut out = String::new();
+/// Sets the gauges that need a round trip (compensation backlog, per-sale drift and in-flight orders);
+/// one that cannot be read keeps its last value and the failure is logged.
+async fn refresh_gauges(state: &AppState) {
+    let scrape = &state.metrics.scrape;
     match app::seckill::service::compensation_backlog(state).await {
-        Ok(n) => family(
-            &mut out,
-            "haodian_seckill_compensation_backlog",
-            "gauge",
-            "Order messages waiting for a resend.",
-            &[(String::new(), n as i64)],
-        ),
+        Ok(n) => {
+            scrape.compensation_backlog.set(n as i64);
+        }
         Err(e) => tracing::warn!("metrics: compensation backlog unavailable: {e}"),
     }
     match app::seckill::service::audit(state, None).await {
         Ok(sales) => {
-            let per_sale = |f: fn(&app::seckill::model::SaleAudit) -> i64| -> Vec<(String, i64)> {
-                sales.iter().map(|s| (format!("{{voucher=\"{}\"}}", s.voucher_id), f(s))).collect()
-            };
-            let drift = per_sale(|s| s.drift());
-            family(
-                &mut out,
-                "haodian_seckill_drift",
-                "gauge",
-                "(Redis stock + buyers) - (Postgres stock + live orders); 0 when healthy.",
-                &drift,
-            );
-            let in_flight = per_sale(|s| s.in_flight());
-            family(
-                &mut out,
-                "haodian_seckill_in_flight",
-                "gauge",
-                "Grabbed coupons not yet stored by the order writer.",
-                &in_flight,
-            );
+            // Ended sales drop out of the audit: drop their series too.
+            scrape.drift.clear();
+            scrape.in_flight.clear();
+            for s in &sales {
+                let labels = SaleLabels { voucher: s.voucher_id };
+                scrape.drift.get_or_create(&labels).set(s.drift());
+                scrape.in_flight.get_or_create(&labels).set(s.in_flight());
+            }
         }
         Err(e) => tracing::warn!("metrics: flash-sale audit unavailable: {e}"),
     }
-    out
+    state.breakers.report(&state.metrics);
 }
 
 /// The handler.
 pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
-    let mut body = render(&state);
-    body.push_str(&render_gauges(&state).await);
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
+    refresh_gauges(&state).await;
+    ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], state.metrics.encode())
+}
+
+/// Times each request into `haodian_http_request_duration_seconds`, labelled with the route pattern axum
+/// matched (`/shops/{id}`; each server function is a route of its own, `/api/seckill/grab`). Anything else
+/// (static files, unknown paths) is one `unmatched` series, so a scanner cannot mint series.
+pub async fn time_requests(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = req.method().to_string();
+    let route = req.extensions().get::<MatchedPath>().map_or("unmatched", |m| m.as_str()).to_string();
+    let resp = next.run(req).await;
+    let labels = RouteLabels { route, method, status: resp.status().as_u16() };
+    state.metrics.http_seconds.get_or_create(&labels).observe(started.elapsed().as_secs_f64());
+    resp
 }

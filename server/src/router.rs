@@ -42,6 +42,7 @@ pub fn build(state: AppState) -> Router {
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(sessions)
         .layer(axum::middleware::from_fn(api_error_status))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::metrics::time_requests))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -128,11 +128,11 @@ pub async fn register(state: &AppState, form: Registration<'_>) -> Result<Curren
         return Err(AuthError::Invalid(AppError::invalid("password_confirm", "The two passwords differ.")));
     }
     // Cheap duplicate check first so a taken account does not cost a hash; the INSERT below still decides.
-    if store::find_by_account(&state.db, &account).await?.is_some() {
+    if store::find_by_account(state.postgres()?, &account).await?.is_some() {
         return Err(AuthError::AlreadyRegistered);
     }
     let hash = hash_password(password).await?;
-    store::insert_user(&state.db, &account, nickname.as_str(), &hash, Role::Shopper)
+    store::insert_user(state.postgres()?, &account, nickname.as_str(), &hash, Role::Shopper)
         .await?
         .map(|row| row.to_current())
         .ok_or(AuthError::AlreadyRegistered)
@@ -154,7 +154,7 @@ pub async fn login(state: &AppState, account: &str, password: &str, client_ip: &
         return Err(AuthError::Locked { retry_after_secs: locked });
     }
 
-    let row = store::find_by_account(&state.db, &account).await?;
+    let row = store::find_by_account(state.postgres()?, &account).await?;
     let hash = row.as_ref().map(|r| r.password_hash.clone());
     let matches = verify_password(password.to_string(), hash).await? && row.is_some();
 
@@ -178,5 +178,5 @@ pub async fn login(state: &AppState, account: &str, password: &str, client_ip: &
 
 /// Loads the user a session points at; `None` if the account was deleted meanwhile.
 pub async fn user_by_id(state: &AppState, id: i64) -> Result<Option<CurrentUser>, AuthError> {
-    Ok(store::find_by_id(&state.db, id).await?.map(|r| r.to_current()))
+    Ok(store::find_by_id(state.postgres()?, id).await?.map(|r| r.to_current()))
 }

@@ -61,17 +61,17 @@ pub async fn shop(state: &AppState, id: i64) -> Result<Arc<Shop>, CatalogError> 
 
 /// Every shop type, in display order.
 pub async fn shop_types(state: &AppState) -> Result<Vec<ShopType>, CatalogError> {
-    Ok(store::shop_types(&state.db).await?)
+    Ok(store::shop_types(state.postgres()?).await?)
 }
 
 /// One shop type, or `TypeNotFound`.
 pub async fn shop_type(state: &AppState, type_id: i64) -> Result<ShopType, CatalogError> {
-    store::shop_type(&state.db, type_id).await?.ok_or(CatalogError::TypeNotFound(type_id))
+    store::shop_type(state.postgres()?, type_id).await?.ok_or(CatalogError::TypeNotFound(type_id))
 }
 
 /// The coupons a shop has on sale (flash-sale stock as Postgres has it).
 pub async fn vouchers(state: &AppState, shop_id: i64) -> Result<Vec<VoucherView>, CatalogError> {
-    Ok(store::vouchers_of_shop(&state.db, shop_id).await?)
+    Ok(store::vouchers_of_shop(state.postgres()?, shop_id).await?)
 }
 
 /// Adds `visitor` to today's unique visitors of the shop and the site; returns the shop's count today.
@@ -104,7 +104,7 @@ pub async fn category(
     page: u32,
 ) -> Result<(ShopType, Page<ShopSummary>), CatalogError> {
     let ty = shop_type(state, type_id).await?;
-    let (items, has_next) = store::shops_by_type(&state.db, type_id, sort, page).await?;
+    let (items, has_next) = store::shops_by_type(state.postgres()?, type_id, sort, page).await?;
     Ok((ty, Page { items, page, has_next }))
 }
 
@@ -114,7 +114,7 @@ pub async fn search(state: &AppState, q: &str, page: u32) -> Result<Page<ShopSum
     if q.is_empty() || q.chars().count() > 50 {
         return Err(CatalogError::Invalid(AppError::invalid("q", "Search for 1 to 50 characters of a shop name.")));
     }
-    let (items, has_next) = store::search_shops(&state.db, q, page).await?;
+    let (items, has_next) = store::search_shops(state.postgres()?, q, page).await?;
     Ok(Page { items, page, has_next })
 }
 
@@ -130,7 +130,7 @@ fn merchant(user: Option<&CurrentUser>, shop: i64) -> Result<&CurrentUser, Catal
 /// Checks that `user` may edit shop `id`: logged in, a merchant, and its owner.
 pub async fn authorize_owner(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<(), CatalogError> {
     let user = user.ok_or(CatalogError::LoginRequired)?;
-    let owner = store::shop_owner(&state.db, id).await?.ok_or(CatalogError::ShopNotFound(id))?;
+    let owner = store::shop_owner(state.postgres()?, id).await?.ok_or(CatalogError::ShopNotFound(id))?;
     if owner != Some(user.id) {
         return Err(CatalogError::Forbidden(id));
     }
@@ -152,7 +152,7 @@ pub async fn edit_shop(
     edit: &ShopEdit,
 ) -> Result<Arc<Shop>, CatalogError> {
     authorize_owner(state, user, id).await?;
-    if !store::update_shop(&state.db, id, edit).await? {
+    if !store::update_shop(state.postgres()?, id, edit).await? {
         return Err(CatalogError::ShopNotFound(id));
     }
     state.shops.invalidate(id).await?;
@@ -167,14 +167,14 @@ pub async fn open_shop(
     edit: &ShopEdit,
 ) -> Result<i64, CatalogError> {
     let user = merchant(user, 0)?;
-    store::insert_shop(&state.db, user.id, type_id, edit).await?.ok_or(CatalogError::TypeNotFound(type_id))
+    store::insert_shop(state.postgres()?, user.id, type_id, edit).await?.ok_or(CatalogError::TypeNotFound(type_id))
 }
 
 /// The owner removes a shop without history (orders or notes must be kept, so such a shop stays): out of
 /// Postgres and out of every instance's cache. Answers the shop's type.
 pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<i64, CatalogError> {
     authorize_owner(state, user, id).await?;
-    let type_id = store::delete_shop_without_history(&state.db, id).await?.ok_or_else(|| {
+    let type_id = store::delete_shop_without_history(state.postgres()?, id).await?.ok_or_else(|| {
         CatalogError::Invalid(AppError::invalid("shop", "This shop has orders or notes, so it cannot be removed."))
     })?;
     state.shops.invalidate(id).await?;

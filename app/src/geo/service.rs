@@ -38,7 +38,7 @@ pub fn distance_m(a: GeoPoint, b: GeoPoint) -> f64 {
 
 /// Loads every shop's position into the per-type GEO sets (start-up and after seeding).
 pub async fn load_all(state: &AppState) -> Result<usize, GeoError> {
-    let positions = store::positions(&state.db).await?;
+    let positions = store::positions(state.postgres()?).await?;
     store::replace_all(&state.redis, &state.keys, &positions).await?;
     Ok(positions.len())
 }
@@ -70,7 +70,7 @@ pub async fn nearby(
     let has_next = found.len() > end;
     let window: Vec<(i64, f64)> = found.into_iter().skip(end - PAGE_SIZE).take(PAGE_SIZE).collect();
     let ids: Vec<i64> = window.iter().map(|(id, _)| *id).collect();
-    let mut summaries = store::summaries(&state.db, &ids).await?;
+    let mut summaries = store::summaries(state.postgres()?, &ids).await?;
     let items = window
         .into_iter()
         .filter_map(|(id, distance_m)| {

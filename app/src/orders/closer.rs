@@ -63,12 +63,16 @@ async fn close_durably(state: &AppState, order_id: i64) {
     let mut backoff = kafka::Backoff::default();
     loop {
         match service::close(state, order_id).await {
-            Ok(_) => return,
-            Err(OrderError::Backend(BackendError::Db(e))) if kafka::is_permanent_db_error(&e) => {
-                tracing::error!(order_id, "order cannot be closed (refused for its data): {e}");
+            Ok(service::CloseOutcome::Closed) => {
+                tracing::info!(order = order_id, "unpaid order closed; its coupon is back on sale");
                 return;
             }
-            Err(e) => tracing::warn!(order_id, "closing failed, retrying: {e}"),
+            Ok(_) => return,
+            Err(OrderError::Backend(BackendError::Db(e))) if kafka::is_permanent_db_error(&e) => {
+                tracing::error!(order = order_id, "order cannot be closed (refused for its data): {e}");
+                return;
+            }
+            Err(e) => tracing::warn!(order = order_id, "closing failed, retrying: {e}"),
         }
         backoff.wait().await;
     }
@@ -76,8 +80,8 @@ async fn close_durably(state: &AppState, order_id: i64) {
 
 /// Runs the closer until its consumer breaks; the caller restarts it (offsets are committed after each close).
 pub async fn run(state: AppState) -> Result<(), CloserError> {
-    let lag = LagContext { lag: state.order_metrics.closer_lag.clone() };
     let group = format!("{}{GROUP}", state.config.kafka_topic_prefix);
+    let lag = LagContext { group: group.clone(), metrics: state.metrics.clone() };
     let consumer = kafka::consumer_with_lag(&state.config, &group, lag)?;
     consumer.subscribe(&[&kafka::topic(&state.config, ORDERS_CLOSE_DELAY)])?;
     let (resume_tx, mut resume_rx) = mpsc::unbounded_channel::<(String, i32)>();

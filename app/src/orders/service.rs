@@ -6,7 +6,6 @@ use super::model::{OrderView, OrdersPage, PayOutcome};
 use super::store;
 use crate::error::{AppError, BackendError};
 use crate::kafka::{self, CloseCheck, ORDERS_CLOSE_DELAY, OrderCreated};
-use crate::metrics::inc;
 use crate::state::AppState;
 use crate::{clock, inventory};
 
@@ -58,7 +57,7 @@ pub enum CloseOutcome {
 /// transaction); the Redis give-back runs for every closed flash order but is once-only per order, so a
 /// redelivered check, or a retry after Redis failed, never releases twice.
 pub async fn close(state: &AppState, order_id: i64) -> Result<CloseOutcome, OrderError> {
-    let (changed, order) = store::close_if_unpaid(&state.db, order_id).await?;
+    let (changed, order) = store::close_if_unpaid(state.postgres()?, order_id).await?;
     let Some(order) = order else {
         tracing::warn!(order_id, "close check for an unknown order");
         return Ok(CloseOutcome::Unchanged);
@@ -67,20 +66,30 @@ pub async fn close(state: &AppState, order_id: i64) -> Result<CloseOutcome, Orde
         inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.id).await?;
     }
     if changed {
-        inc(&state.order_metrics.closed);
+        state.metrics.orders.closed.inc();
         Ok(CloseOutcome::Closed)
     } else {
         Ok(CloseOutcome::Unchanged)
     }
 }
 
+/// Which of `ids` Postgres knows, as an order in any state or as a failure it recorded.
+pub async fn known_order_ids(state: &AppState, ids: &[i64]) -> Result<std::collections::HashSet<i64>, OrderError> {
+    Ok(store::known_order_ids(state.postgres()?, ids).await?.into_iter().collect())
+}
+
 /// The user pays order `id` (simulated payment). Loses cleanly to the closer: then the payment is refunded.
 pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOutcome, OrderError> {
-    let outcome =
-        store::pay(&state.db, user_id, order_id, state.config.pay_timeout).await?.ok_or(OrderError::NotFound)?;
+    let outcome = store::pay(state.postgres()?, user_id, order_id, state.config.pay_timeout)
+        .await?
+        .ok_or(OrderError::NotFound)?;
     match outcome {
-        PayOutcome::Paid => inc(&state.order_metrics.paid),
-        PayOutcome::Refunded => inc(&state.order_metrics.refunds),
+        PayOutcome::Paid => {
+            state.metrics.orders.paid.inc();
+        }
+        PayOutcome::Refunded => {
+            state.metrics.orders.refunds.inc();
+        }
         // Past its deadline: close it now rather than wait for the closer, so the coupon goes back at once.
         PayOutcome::Expired => {
             close(state, order_id).await?;
@@ -93,8 +102,9 @@ pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOut
 /// Buys a normal coupon: an unpaid order at once, with its close check queued.
 pub async fn buy(state: &AppState, user_id: i64, voucher_id: i64) -> Result<i64, OrderError> {
     let id = state.ids.next_id()?;
-    let created_ms =
-        store::insert_normal_order(&state.db, id, user_id, voucher_id).await?.ok_or(OrderError::VoucherNotFound)?;
+    let created_ms = store::insert_normal_order(state.postgres()?, id, user_id, voucher_id)
+        .await?
+        .ok_or(OrderError::VoucherNotFound)?;
     // If this send fails the sweeper still closes the order on time; the buyer need not wait or retry.
     if let Err(e) = publish_close_checks(state, &[(id, created_ms)]).await {
         tracing::warn!(order = id, "close check not queued, the sweeper will close it: {e}");
@@ -127,10 +137,10 @@ pub async fn close_checks_for(state: &AppState, orders: &[&OrderCreated]) -> Res
 
 /// One sweep: closes unpaid orders past the timeout that the closer missed; returns how many it closed.
 pub async fn sweep(state: &AppState) -> Result<usize, OrderError> {
-    let overdue = store::overdue_unpaid(&state.db, state.config.pay_timeout, 500).await?;
+    let overdue = store::overdue_unpaid(state.postgres()?, state.config.pay_timeout, 500).await?;
     let mut closed = 0;
     for id in overdue {
-        inc(&state.order_metrics.sweeper_finds);
+        state.metrics.orders.sweeper_finds.inc();
         if close(state, id).await? == CloseOutcome::Closed {
             closed += 1;
         }
@@ -154,7 +164,7 @@ pub fn spawn_sweeper(state: AppState, every: Duration) -> tokio::task::JoinHandl
 
 /// The user's "My orders" page.
 pub async fn my_orders(state: &AppState, user_id: i64) -> Result<OrdersPage, OrderError> {
-    let orders: Vec<OrderView> = store::orders_of_user(&state.db, user_id, 100).await?;
+    let orders: Vec<OrderView> = store::orders_of_user(state.postgres()?, user_id, 100).await?;
     Ok(OrdersPage {
         orders,
         server_now_ms: clock::now_ms(),

@@ -373,3 +373,14 @@ pub async fn insert_normal_order(
     .fetch_optional(db)
     .await
 }
+
+/// Which of `ids` Postgres knows, as an order (any status) or as a recorded failure.
+pub async fn known_order_ids(db: &PgPool, ids: &[i64]) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT id FROM orders WHERE id = ANY($1)
+         UNION SELECT order_id FROM order_failures WHERE order_id = ANY($1)",
+    )
+    .bind(ids)
+    .fetch_all(db)
+    .await
+}

@@ -91,7 +91,11 @@ pub async fn process_batch(state: &AppState, messages: &[OwnedMessage]) -> Resul
         }
     }
     let BatchOutcome { inserted, duplicates, rejected } = store::write_batch(&state.db, &orders).await?;
+    for order in &inserted {
+        tracing::info!(order, "order stored");
+    }
     for (order, reason) in &rejected {
+        tracing::warn!(order = order.order_id, reason = reason.as_db(), "order refused by Postgres; coupon given back");
         let payload = serde_json::to_vec(order).unwrap_or_default();
         dead_letter(state, &payload, &format!("refused by Postgres: {} ({})", reason.as_db(), reason.message()))
             .await?;
@@ -153,17 +157,32 @@ async fn write_durably(state: &AppState, batch: &[OwnedMessage]) -> BatchReport 
     }
 }
 
+/// Batches committed to Postgres by this process, for [`abort_if_fault_injected`].
+static COMMITTED_BATCHES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Fault injection (`FAULT_WRITER_ABORTS`, set only by `scripts/chaos.sh`): dies like a `kill -9` in the
+/// worst place — the batch is in Postgres, its offsets are not committed — so the suite can show that the
+/// redelivery writes nothing twice.
+fn abort_if_fault_injected(state: &AppState) {
+    let limit = state.config.fault_writer_aborts;
+    if limit > 0 && COMMITTED_BATCHES.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= limit {
+        tracing::error!("FAULT_WRITER_ABORTS: aborting between the DB commit and the offset commit");
+        std::process::abort();
+    }
+}
+
 /// Runs the writer: receive a batch, write it durably (transient failures retried in place, so the consumer
 /// keeps its place in the group), then commit the offsets (after the DB commit and the close checks). A
 /// receive error ends the run: the caller builds a fresh consumer after a growing backoff, since a client
 /// that lost its broker may not rejoin its group by itself.
 pub async fn run(state: AppState) -> Result<(), WriterError> {
-    let lag = kafka::LagContext { lag: state.seckill_metrics.writer_lag.clone() };
-    let consumer = kafka::consumer_with_lag(&state.config, &group(&state.config), lag)?;
+    let lag = kafka::LagContext { group: group(&state.config), metrics: state.metrics.clone() };
+    let consumer = kafka::consumer_with_lag(&state.config, &lag.group.clone(), lag)?;
     consumer.subscribe(&[&kafka::topic(&state.config, ORDERS_CREATED)])?;
     loop {
         let batch = next_batch(&consumer).await?;
         let report = write_durably(&state, &batch).await;
+        abort_if_fault_injected(&state);
         if let Err(e) = consumer.commit_consumer_state(CommitMode::Sync) {
             // Not committed: the batch may be delivered again, and rewriting it writes nothing.
             tracing::warn!("order writer: offset commit failed (a redelivery is harmless): {e}");
@@ -176,10 +195,10 @@ pub async fn run(state: AppState) -> Result<(), WriterError> {
 /// why), or still queued — an id the writer has not handled, or someone else's order, which must look the
 /// same.
 pub async fn status(state: &AppState, user_id: i64, order_id: i64) -> Result<OrderStatus, OrderError> {
-    if let Some(order) = store::order_of_user(&state.db, user_id, order_id).await? {
+    if let Some(order) = store::order_of_user(state.postgres()?, user_id, order_id).await? {
         return Ok(order.status);
     }
-    let failed = store::failure_of_user(&state.db, user_id, order_id).await?;
+    let failed = store::failure_of_user(state.postgres()?, user_id, order_id).await?;
     Ok(failed.map_or(OrderStatus::Queued, OrderStatus::Failed))
 }
 

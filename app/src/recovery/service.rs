@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use crate::error::BackendError;
 use crate::geo::service::GeoError;
-use crate::metrics::inc;
 use crate::seckill::service::SeckillError;
 use crate::social::service::SocialError;
 use crate::state::AppState;
@@ -50,7 +49,7 @@ pub async fn rebuild(state: &AppState) -> Result<Rebuilt, RecoveryError> {
     let shops = crate::geo::service::load_all(state).await?;
     let follows = crate::social::service::load_follows(state).await?;
     marker::mark_present(&state.redis, &state.keys, clock::now_ms()).await?;
-    inc(&state.state_metrics.rebuilds);
+    state.metrics.state.rebuilds.inc();
     Ok(Rebuilt { sales, shops, follows })
 }
 

@@ -6,11 +6,11 @@ use std::time::Duration;
 use super::model::{GrabCode, NewFlashSale, SaleAudit};
 use super::store;
 use crate::auth::model::CurrentUser;
+use crate::breaker::Service;
 use crate::catalog::service::CatalogError;
 use crate::clock::now_ms;
 use crate::error::{AppError, BackendError};
 use crate::kafka::{self, Delivery, ORDERS_CREATED, OrderCreated};
-use crate::metrics::inc;
 use crate::state::AppState;
 use crate::{inventory, rate_limit};
 
@@ -45,6 +45,9 @@ pub enum SeckillError {
     /// Not allowed, not found, or invalid (the catalog's owner check).
     #[error(transparent)]
     Catalog(#[from] CatalogError),
+    /// The orders capability failed (its own error, converted at the edge).
+    #[error(transparent)]
+    Orders(#[from] crate::orders::service::OrderError),
     /// A backing service failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
@@ -86,6 +89,7 @@ impl From<SeckillError> for AppError {
             }
             SeckillError::Catalog(e) => e.into(),
             SeckillError::Invalid(e) => e,
+            SeckillError::Orders(e) => e.into(),
             SeckillError::Backend(e) => e.into(),
         }
     }
@@ -100,19 +104,55 @@ async fn throttle(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> 
     ];
     for (key, limit) in limits {
         if let Some(wait) = rate_limit::check(&state.redis, &key, window, limit).await? {
-            inc(&state.seckill_metrics.rate_limited);
+            state.metrics.seckill.rate_limited.inc();
             return Err(SeckillError::RateLimited(wait));
         }
     }
     Ok(())
 }
 
+impl SeckillError {
+    /// How a grab that failed this way is labelled in `/metrics`.
+    pub fn outcome_label(&self) -> &'static str {
+        match self {
+            Self::Refused(code) => code.label(),
+            Self::RateLimited(_) => "rate_limited",
+            Self::NoIds(_) => "no_ids",
+            Self::BrokerUnavailable(_) => "broker_unavailable",
+            Self::Unsure(_) => "unsure",
+            Self::Restoring => "restoring",
+            Self::Invalid(_) | Self::AlreadyStarted | Self::Catalog(_) => "invalid",
+            Self::Backend(BackendError::Open(_)) => "breaker_open",
+            Self::Orders(_) | Self::Backend(_) => "backend_error",
+        }
+    }
+}
+
 /// One grab for a logged-in user. On `Ok` the order is in Kafka (or, if the broker's answer was lost, on
 /// the compensation list that re-sends it), so it will be written; the id is what the page then follows.
+/// Its latency lands in `/metrics` by outcome.
 pub async fn grab(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> Result<i64, SeckillError> {
+    let started = std::time::Instant::now();
+    let result = grab_once(state, user_id, voucher_id, ip).await;
+    let outcome = match &result {
+        Ok(order_id) => {
+            tracing::info!(order = order_id, user = user_id, voucher = voucher_id, "grab queued its order");
+            "ok"
+        }
+        Err(e) => e.outcome_label(),
+    };
+    let labels = crate::metrics::OutcomeLabels { outcome };
+    state.metrics.seckill.grab_seconds.get_or_create(&labels).observe(started.elapsed().as_secs_f64());
+    result
+}
+
+async fn grab_once(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> Result<i64, SeckillError> {
+    // Both breakers before anything is taken: with Redis or the broker failing, "try again in n s" at once.
+    state.breakers.admit(Service::Redis)?;
+    state.breakers.kafka.admit()?;
     throttle(state, user_id, voucher_id, ip).await?;
     if state.sold_out.is_sold_out(voucher_id) {
-        inc(&state.seckill_metrics.sold_out_flag_hits);
+        state.metrics.seckill.sold_out_flag_hits.inc();
         return Err(SeckillError::Refused(GrabCode::SoldOut));
     }
     // The id first: if none can be minted, nothing has been taken yet.
@@ -121,13 +161,14 @@ pub async fn grab(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> 
         Ok(code) => code,
         // The script may or may not have run: check in the background, never guess.
         Err(e) if e.is_timeout() || e.is_connection_dropped() || e.is_io_error() => {
+            crate::breaker::note_failure(Service::Redis);
             let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
             tokio::spawn(settle_unknown_grab(state.clone(), order));
             return Err(SeckillError::Unsure(e.to_string()));
         }
         Err(e) => return Err(e.into()),
     };
-    state.seckill_metrics.outcome(code);
+    state.metrics.seckill.outcome(code);
     match code {
         GrabCode::Ok => {}
         GrabCode::SoldOut => {
@@ -190,15 +231,20 @@ async fn publish(state: &AppState, order: &OrderCreated) -> Result<(), SeckillEr
         }
         Err(e) => (Vec::new(), Delivery::NotPersisted(format!("cannot encode the order: {e}"))),
     };
+    // Recorded here, not by the request: this runs in its own task, and may outlive the request.
+    match &delivery {
+        Delivery::Persisted => state.breakers.kafka.success(),
+        Delivery::NotPersisted(_) | Delivery::Unknown(_) => state.breakers.kafka.failure(),
+    }
     match delivery {
         Delivery::Persisted => Ok(()),
         Delivery::NotPersisted(cause) => {
-            inc(&state.seckill_metrics.produce_failures);
+            state.metrics.seckill.produce_failures.inc();
             inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await?;
             Err(SeckillError::BrokerUnavailable(cause))
         }
         Delivery::Unknown(cause) => {
-            inc(&state.seckill_metrics.produce_unknown);
+            state.metrics.seckill.produce_unknown.inc();
             tracing::warn!(order = order.order_id, %cause, "produce outcome unknown; queued for compensation");
             store::push_compensation(&state.redis, &state.keys, &payload).await?;
             Ok(())
@@ -221,11 +267,13 @@ pub async fn drain_compensation(state: &AppState) -> Result<usize, SeckillError>
                 serde_json::from_slice::<OrderCreated>(&payload).map(|o| o.order_id.to_string()).unwrap_or_default();
             match state.publisher.send(&topic, &key, &payload).await {
                 Delivery::Persisted => {
+                    state.breakers.kafka.success();
                     store::remove_compensation(&state.redis, &state.keys, &payload).await?;
-                    inc(&state.seckill_metrics.compensated);
+                    state.metrics.seckill.compensated.inc();
                     delivered += 1;
                 }
                 Delivery::NotPersisted(cause) | Delivery::Unknown(cause) => {
+                    state.breakers.kafka.failure();
                     tracing::info!(%cause, "compensation resend failed; will retry");
                     return Ok(delivered);
                 }
@@ -272,7 +320,7 @@ pub async fn restore_sales(state: &AppState) -> Result<usize, SeckillError> {
     let in_flight = kafka::unconsumed_orders(&state.config, &crate::orders::writer::group(&state.config)).await?;
     let ids: Vec<i64> = in_flight.iter().map(|o| o.order_id).collect();
     let keep = inventory::kept_after_end(state.config.pay_timeout);
-    let (sales, handled) = store::restorable_sales(&state.db, keep, &ids).await?;
+    let (sales, handled) = store::restorable_sales(state.postgres()?, keep, &ids).await?;
     let handled: std::collections::HashSet<i64> = handled.into_iter().collect();
     let mut restored = 0;
     for mut sale in sales {
@@ -304,7 +352,7 @@ pub async fn create_sale(
 /// Creates a flash sale on `shop_id` without asking who wants it (the merchant's path checks first; the
 /// benchmark and tools call this directly): the row commits only once Redis holds the sale.
 pub async fn open_sale(state: &AppState, shop_id: i64, sale: NewFlashSale) -> Result<i64, SeckillError> {
-    let mut tx = state.db.begin().await?;
+    let mut tx = state.postgres()?.begin().await?;
     let id = store::insert_sale(&mut tx, None, shop_id, "Flash sale", &sale)
         .await?
         .ok_or_else(|| sqlx::Error::Protocol("a new sale's id was taken".into()))?;
@@ -326,10 +374,11 @@ pub async fn change_stock(
     voucher_id: i64,
     stock: Result<i32, AppError>,
 ) -> Result<(), SeckillError> {
-    let shop_id = store::sale_shop(&state.db, voucher_id).await?.ok_or(SeckillError::Refused(GrabCode::NoSuchSale))?;
+    let shop_id =
+        store::sale_shop(state.postgres()?, voucher_id).await?.ok_or(SeckillError::Refused(GrabCode::NoSuchSale))?;
     authorize_owner(state, user, shop_id).await?;
     let stock = stock.map_err(SeckillError::Invalid)?;
-    let mut tx = state.db.begin().await?;
+    let mut tx = state.postgres()?.begin().await?;
     if !store::set_stock_before_start(&mut tx, voucher_id, stock).await? {
         return Err(SeckillError::AlreadyStarted);
     }
@@ -353,7 +402,7 @@ pub async fn seed_sale(
 
 /// The flash sales of a shop (ids).
 pub async fn sales_of_shop(state: &AppState, shop_id: i64) -> Result<Vec<i64>, SeckillError> {
-    Ok(store::sales_of_shop(&state.db, shop_id).await?)
+    Ok(store::sales_of_shop(state.postgres()?, shop_id).await?)
 }
 
 /// Ends sales whose rows are gone (their shop was removed): Redis forgets them, so a grab answers "no
@@ -365,10 +414,58 @@ pub async fn forget_sales(state: &AppState, voucher_ids: &[i64]) -> Result<(), S
     Ok(())
 }
 
+/// Gives back grabs whose order exists nowhere — not in Postgres (as an order or a recorded failure), not
+/// in Kafka, not on the compensation list — and which are older than `older_than` (`STRANDED_GRAB_SECS`,
+/// far past the produce timeout and the compensation push, so an order on its way is never taken for one): the instance that ran
+/// the script died before producing (`kill -9` between the script and the send). Without this its buyer
+/// would hold the coupon ("you already have one") with no order until the sale ends. Returns how many.
+pub async fn release_stranded(state: &AppState, older_than: Duration) -> Result<usize, SeckillError> {
+    let keep = inventory::kept_after_end(state.config.pay_timeout);
+    let cutoff = now_ms() - older_than.as_millis() as i64;
+    let mut suspects = Vec::new();
+    for voucher_id in store::recent_sale_ids(state.postgres()?, keep).await? {
+        for (user_id, order_id) in inventory::recorded_grabs(&state.redis, &state.keys, voucher_id).await? {
+            if (crate::ids::IdGenerator::timestamp_ms(order_id) as i64) < cutoff {
+                suspects.push(OrderCreated { order_id, user_id, voucher_id, ts: 0 });
+            }
+        }
+    }
+    if suspects.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<i64> = suspects.iter().map(|o| o.order_id).collect();
+    let mut accounted = crate::orders::service::known_order_ids(state, &ids).await?;
+    accounted.extend(store::compensation_order_ids(&state.redis, &state.keys).await?);
+    let writer = crate::orders::writer::group(&state.config);
+    accounted.extend(kafka::unconsumed_orders(&state.config, &writer).await?.into_iter().map(|o| o.order_id));
+    let mut released = 0;
+    for o in suspects.iter().filter(|o| !accounted.contains(&o.order_id)) {
+        if inventory::release(&state.redis, &state.keys, o.voucher_id, o.user_id, o.order_id).await? {
+            tracing::warn!(order = o.order_id, user = o.user_id, voucher = o.voucher_id, "stranded grab given back");
+            state.metrics.seckill.stranded_released.inc();
+            released += 1;
+        }
+    }
+    Ok(released)
+}
+
+/// Runs [`release_stranded`] for the life of the process, three times per `STRANDED_GRAB_SECS`.
+pub fn spawn_stranded_sweeper(state: AppState) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let older_than = state.config.stranded_grab_after;
+        loop {
+            tokio::time::sleep(older_than / 3).await;
+            if let Err(e) = release_stranded(&state, older_than).await {
+                tracing::warn!("stranded-grab sweep skipped: {e}");
+            }
+        }
+    })
+}
+
 /// Postgres next to Redis for every flash sale (of one shop, or all): the reconciliation report.
 /// It only reports; it never "fixes" Postgres from Redis.
 pub async fn audit(state: &AppState, shop_id: Option<i64>) -> Result<Vec<SaleAudit>, SeckillError> {
-    let mut sales = store::sale_ledgers(&state.db, shop_id).await?;
+    let mut sales = store::sale_ledgers(state.postgres()?, shop_id).await?;
     let now = now_ms();
     for s in &mut sales {
         let (stock, buyers) = inventory::sale_state(&state.redis, &state.keys, s.voucher_id).await?;

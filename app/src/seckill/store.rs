@@ -6,6 +6,7 @@ use sqlx::PgPool;
 
 use super::model::{NewFlashSale, SaleAudit};
 use crate::inventory::SaleSnapshot;
+use crate::kafka::OrderCreated;
 use crate::keys::Keys;
 
 /// What Redis is rebuilt from, read in one snapshot: every flash sale Redis should hold (those that
@@ -70,6 +71,23 @@ pub async fn remove_compensation(
     payload: &[u8],
 ) -> Result<(), redis::RedisError> {
     redis::cmd("LREM").arg(keys.seckill_compensation()).arg(-1).arg(payload).query_async(&mut redis.clone()).await
+}
+
+/// The order ids of every queued message (for the stranded-grab sweeper; the list is short).
+pub async fn compensation_order_ids(redis: &ConnectionManager, keys: &Keys) -> Result<Vec<i64>, redis::RedisError> {
+    let items: Vec<Vec<u8>> =
+        redis::cmd("LRANGE").arg(keys.seckill_compensation()).arg(0).arg(-1).query_async(&mut redis.clone()).await?;
+    Ok(items.iter().filter_map(|p| serde_json::from_slice::<OrderCreated>(p).ok()).map(|o| o.order_id).collect())
+}
+
+/// Flash sales Redis may still hold (ended less than `keep` ago).
+pub async fn recent_sale_ids(db: &PgPool, keep: std::time::Duration) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT id FROM vouchers WHERE kind = 'flash' AND end_at > now() - make_interval(secs => $1::float8)",
+    )
+    .bind(keep.as_secs_f64())
+    .fetch_all(db)
+    .await
 }
 
 /// How many messages wait for a resend.

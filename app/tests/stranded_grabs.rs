@@ -1,0 +1,57 @@
+//! A grab whose instance died between the sale script and the send (`kill -9`) leaves a buyer in Redis
+//! with no order anywhere. The sweeper gives such grabs back once they are old enough — and never a grab
+//! whose order is in Kafka, on the compensation list, or in Postgres.
+
+use std::time::Duration;
+
+use app::clock::now_ms;
+use app::inventory::{self, GrabCode};
+use app::kafka::OrderCreated;
+use app::seckill::service;
+use app::testing::{seed_flash_sale, seed_users, test_state};
+use sqlx::PgPool;
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_grab_whose_order_exists_nowhere_is_given_back_and_no_other(db: PgPool) {
+    let state = test_state(db.clone(), &[("IP_RATE_LIMIT", "1000000")]).await;
+    app::kafka::ensure_topics(&state.config).await.unwrap();
+    let users = seed_users(&db, 432, 4).await.unwrap();
+    seed_flash_sale(&db, 33, 10, -60, 3600).await.unwrap();
+    service::restore_sales(&state).await.unwrap();
+    let ip = "10.0.0.33";
+
+    // In Kafka, not written yet (no writer runs here).
+    service::grab(&state, users[0], 33, ip).await.unwrap();
+    // Written to Postgres.
+    let written = service::grab(&state, users[1], 33, ip).await.unwrap();
+    let order = OrderCreated { order_id: written, user_id: users[1], voucher_id: 33, ts: now_ms() };
+    app::orders::writer::write_batch(&state.db, &[order]).await.unwrap();
+    // The script ran, then the instance died before producing.
+    let stranded = state.ids.next_id().unwrap();
+    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 33, users[2], stranded).await.unwrap(), GrabCode::Ok);
+    // The send's outcome was unknown: queued for a resend.
+    let unsure = state.ids.next_id().unwrap();
+    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 33, users[3], unsure).await.unwrap(), GrabCode::Ok);
+    let queued = OrderCreated { order_id: unsure, user_id: users[3], voucher_id: 33, ts: now_ms() };
+    service::queue_for_resend(&state, &queued).await.unwrap();
+    assert_eq!(inventory::sale_state(&state.redis, &state.keys, 33).await.unwrap(), (Some(6), 4));
+
+    assert_eq!(
+        service::release_stranded(&state, state.config.stranded_grab_after).await.unwrap(),
+        0,
+        "young grabs are left alone"
+    );
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(service::release_stranded(&state, Duration::from_millis(10)).await.unwrap(), 1, "only the stranded one");
+    assert_eq!(inventory::sale_state(&state.redis, &state.keys, 33).await.unwrap(), (Some(7), 3));
+    assert!(
+        !inventory::grab_recorded(&state.redis, &state.keys, 33, users[2], stranded).await.unwrap(),
+        "a late check of the given-back grab finds nothing to produce"
+    );
+
+    // Its buyer may grab again, and that grab is in Kafka, so a second sweep leaves it.
+    service::grab(&state, users[2], 33, ip).await.expect("the coupon is theirs to grab again");
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(service::release_stranded(&state, Duration::from_millis(10)).await.unwrap(), 0);
+    assert_eq!(service::release_stranded(&state, Duration::from_millis(10)).await.unwrap(), 0, "idempotent");
+}

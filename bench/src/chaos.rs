@@ -1,0 +1,294 @@
+//! The fault-injection suite's client and judge (`scripts/chaos.sh` breaks things around it).
+//!
+//! `chaos prepare <dir> <stock> <users>`: a fresh live sale and shoppers with sessions, written to `<dir>`.
+//! `chaos load <dir> <seconds>`: every shopper grabs once through the instances in `CHAOS_URLS` (comma
+//! separated), the way a person would through an outage: on 503, 429, a dropped connection or "sale being
+//! restored" they try again (on the other instance), on 401 they log in again; until a final answer or the
+//! deadline. Every answer goes to `<dir>/answers.jsonl`, the acknowledged order ids to `<dir>/acked`.
+//! `chaos check <dir> <scenario>`: waits for the orders to drain and the state to heal, then checks
+//! against Postgres — no oversell, no duplicate (user, sale), every acknowledged order persisted or
+//! explicitly failed (and shown so), stock conserved, drift back to 0 — and prints one table row.
+//!
+//! `DATABASE_URL`, `REDIS_URL`, `KAFKA_BROKERS`, `REDIS_KEY_PREFIX`, `KAFKA_TOPIC_PREFIX` as the servers use.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use app::config::Config;
+use app::orders::model::OrderStatus;
+use app::state::AppState;
+use bench::{HttpClient, grab, new_sale, session_for, users};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use tokio::sync::Mutex;
+
+/// The sale and shoppers of one scenario, as `prepare` wrote them.
+struct Prepared {
+    voucher: i64,
+    stock: i64,
+    users: Vec<(i64, String)>,
+}
+
+fn read_prepared(dir: &Path) -> Result<Prepared, String> {
+    let text = std::fs::read_to_string(dir.join("sale")).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut lines = text.lines();
+    let mut next_num = |what: &str| -> Result<i64, String> {
+        lines.next().and_then(|l| l.parse().ok()).ok_or_else(|| format!("sale file: no {what}"))
+    };
+    let (voucher, stock) = (next_num("voucher")?, next_num("stock")?);
+    let users = std::fs::read_to_string(dir.join("users"))
+        .map_err(|e| e.to_string())?
+        .lines()
+        .filter_map(|l| l.split_once(' ').and_then(|(id, c)| Some((id.parse().ok()?, c.to_string()))))
+        .collect();
+    Ok(Prepared { voucher, stock, users })
+}
+
+async fn prepare(state: &AppState, dir: &Path, stock: i32, n: usize) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let buyers = users(state, n).await?;
+    let voucher = new_sale(state, stock, "chaos flash sale").await?;
+    std::fs::write(dir.join("sale"), format!("{voucher}\n{stock}\n")).map_err(|e| e.to_string())?;
+    let lines: String = buyers.iter().map(|(id, c)| format!("{id} {c}\n")).collect();
+    std::fs::write(dir.join("users"), lines).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// How one shopper's attempts ended.
+enum Ending {
+    Acked(i64),
+    Final,
+    GaveUp,
+}
+
+/// One shopper pressing "grab" until a final answer or the deadline.
+async fn shopper(
+    state: &AppState,
+    client: &HttpClient,
+    urls: &[String],
+    voucher: i64,
+    user: (i64, String),
+    deadline: Instant,
+    log: &Mutex<std::fs::File>,
+) -> Ending {
+    let (user_id, mut cookie) = user;
+    let mut attempt = 0usize;
+    while Instant::now() < deadline {
+        let url = &urls[(user_id as usize + attempt) % urls.len()];
+        attempt += 1;
+        let answer = grab(client, &format!("{url}/api/seckill/grab"), &cookie, voucher).await;
+        let (status, body) = match &answer {
+            Ok((status, body, _)) => (*status, body.clone()),
+            Err(e) => (0, e.clone()),
+        };
+        let line = serde_json::json!({
+            "user": user_id, "instance": url, "status": status, "body": body.chars().take(160).collect::<String>(),
+            "at_ms": app::clock::now_ms(),
+        });
+        let _ = writeln!(log.lock().await, "{line}");
+        let wait = match status {
+            200 => return body.trim().parse().map(Ending::Acked).unwrap_or(Ending::Final),
+            // Sold out, already have one, the sale ended: a final answer.
+            400 => return Ending::Final,
+            401 => {
+                // Redis lost the sessions: log in again.
+                match session_for(state, user_id).await {
+                    Ok(c) => cookie = c,
+                    Err(_) => tokio::time::sleep(Duration::from_millis(300)).await,
+                }
+                Duration::ZERO
+            }
+            429 => Duration::from_millis(500),
+            _ => Duration::from_millis(300),
+        };
+        tokio::time::sleep(wait).await;
+    }
+    Ending::GaveUp
+}
+
+async fn load(state: &AppState, dir: &Path, seconds: u64) -> Result<(), String> {
+    let p = read_prepared(dir)?;
+    let urls: Vec<String> = std::env::var("CHAOS_URLS")
+        .unwrap_or_else(|_| "http://127.0.0.1:3000".into())
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let client: HttpClient =
+        Client::builder(TokioExecutor::new()).pool_idle_timeout(Duration::from_secs(5)).build_http();
+    let log = Arc::new(Mutex::new(std::fs::File::create(dir.join("answers.jsonl")).map_err(|e| e.to_string())?));
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(seconds);
+    // Arrivals spread evenly over `CHAOS_SPREAD_MS` (default 8 s), so a fault injected a few seconds in
+    // lands mid-sale, with shoppers still arriving.
+    let spread =
+        Duration::from_millis(std::env::var("CHAOS_SPREAD_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(8000));
+    let n = p.users.len().max(1) as u32;
+    let shoppers: Vec<_> = p
+        .users
+        .into_iter()
+        .enumerate()
+        .map(|(i, user)| {
+            let (state, client, urls, log) = (state.clone(), client.clone(), urls.clone(), log.clone());
+            let arrives = started + spread * i as u32 / n;
+            tokio::spawn(async move {
+                tokio::time::sleep_until(arrives.into()).await;
+                (user.0, shopper(&state, &client, &urls, p.voucher, user, deadline, &log).await)
+            })
+        })
+        .collect();
+    let (mut acked, mut finals, mut gave_up) = (Vec::new(), 0, 0);
+    for s in shoppers {
+        match s.await.map_err(|e| e.to_string())? {
+            (user, Ending::Acked(order)) => acked.push(format!("{user} {order}")),
+            (_, Ending::Final) => finals += 1,
+            (_, Ending::GaveUp) => gave_up += 1,
+        }
+    }
+    std::fs::write(dir.join("acked"), acked.join("\n")).map_err(|e| e.to_string())?;
+    println!("load: {} acknowledged, {finals} final refusals, {gave_up} gave up", acked.len());
+    Ok(())
+}
+
+/// One scenario's verdicts.
+struct Verdicts {
+    oversell: Result<String, String>,
+    duplicates: Result<String, String>,
+    acknowledged: Result<String, String>,
+    conserved: Result<String, String>,
+    drift: Result<String, String>,
+}
+
+fn verdict(ok: bool, detail: String) -> Result<String, String> {
+    if ok { Ok(detail) } else { Err(detail) }
+}
+
+async fn check(state: &AppState, dir: &Path, scenario: &str) -> Result<bool, String> {
+    let p = read_prepared(dir)?;
+    let acked: Vec<(i64, i64)> = std::fs::read_to_string(dir.join("acked"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once(' ').and_then(|(u, o)| Some((u.parse().ok()?, o.parse().ok()?))))
+        .collect();
+    let answers = std::fs::read_to_string(dir.join("answers.jsonl")).unwrap_or_default().lines().count();
+    let ids: Vec<i64> = acked.iter().map(|(_, o)| *o).collect();
+    let db = &state.db;
+    let q = |e: sqlx::Error| e.to_string();
+
+    // Every acknowledged order is written or recorded as failed, within the drain time.
+    let started = Instant::now();
+    let (written, failed) = loop {
+        let written: HashSet<i64> = sqlx::query_scalar("SELECT id FROM orders WHERE id = ANY($1)")
+            .bind(&ids)
+            .fetch_all(db)
+            .await
+            .map_err(q)?
+            .into_iter()
+            .collect();
+        let failed: HashSet<i64> = sqlx::query_scalar("SELECT order_id FROM order_failures WHERE order_id = ANY($1)")
+            .bind(&ids)
+            .fetch_all(db)
+            .await
+            .map_err(q)?
+            .into_iter()
+            .collect();
+        if written.len() + failed.len() >= ids.len() || started.elapsed() > Duration::from_secs(60) {
+            break (written, failed);
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    let drain = started.elapsed();
+    let mut shown_failed = 0;
+    for (user, order) in acked.iter().filter(|(_, o)| failed.contains(o)) {
+        if matches!(app::orders::writer::status(state, *user, *order).await, Ok(OrderStatus::Failed(_))) {
+            shown_failed += 1;
+        }
+    }
+    let missing = ids.len() - written.len() - failed.len();
+
+    // Drift back to 0: the healer and the stranded-grab sweeper have had their time.
+    let started = Instant::now();
+    let drift = loop {
+        let sales = app::seckill::service::audit(state, None).await.map_err(|e| e.to_string())?;
+        let drift = sales.iter().find(|s| s.voucher_id == p.voucher).map_or(i64::MAX, |s| s.drift());
+        if drift == 0 || started.elapsed() > Duration::from_secs(60) {
+            break drift;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    let settle = started.elapsed();
+
+    let (live, rows, distinct, pg_stock): (i64, i64, i64, i32) = sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE o.status IN ('unpaid', 'paid')), count(*), count(DISTINCT o.user_id),
+                (SELECT stock FROM vouchers WHERE id = $1)
+         FROM orders o WHERE o.voucher_id = $1",
+    )
+    .bind(p.voucher)
+    .fetch_one(db)
+    .await
+    .map_err(q)?;
+    let v = Verdicts {
+        oversell: verdict(live <= p.stock && pg_stock >= 0, format!("{live} sold of {}", p.stock)),
+        duplicates: verdict(rows == distinct, format!("{rows} orders, {distinct} buyers")),
+        acknowledged: verdict(
+            missing == 0 && shown_failed == failed.len(),
+            format!(
+                "{} acked: {} stored, {} failed ({shown_failed} shown), {missing} lost",
+                ids.len(),
+                written.len(),
+                failed.len()
+            ),
+        ),
+        conserved: verdict(
+            i64::from(pg_stock) + live == p.stock,
+            format!("{pg_stock} left + {live} sold = {}", i64::from(pg_stock) + live),
+        ),
+        drift: verdict(drift == 0, format!("{drift} after {:.1} s", settle.as_secs_f64())),
+    };
+    let cells = [&v.oversell, &v.duplicates, &v.acknowledged, &v.conserved, &v.drift];
+    let all_ok = cells.iter().all(|c| c.is_ok());
+    let cell = |c: &Result<String, String>| match c {
+        Ok(d) => format!("ok ({d})"),
+        Err(d) => format!("FAIL ({d})"),
+    };
+    let row = format!(
+        "| {scenario} | {answers} | {} | {} | {} | {} | {} | {:.1} s |",
+        cell(&v.oversell),
+        cell(&v.duplicates),
+        cell(&v.acknowledged),
+        cell(&v.conserved),
+        cell(&v.drift),
+        drain.as_secs_f64()
+    );
+    println!("{row}");
+    let mut table = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.parent().unwrap_or(dir).join("table.md"))
+        .map_err(|e| e.to_string())?;
+    writeln!(table, "{row}").map_err(|e| e.to_string())?;
+    Ok(all_ok)
+}
+
+#[tokio::main]
+async fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let config = Config::from_env().map_err(|e| e.to_string())?;
+    let options = leptos::prelude::LeptosOptions::builder().output_name("haodian").build();
+    let state = AppState::connect(config, options).await.map_err(|e| e.to_string())?;
+    let num = |i: usize| -> Result<u64, String> {
+        args.get(i).and_then(|a| a.parse().ok()).ok_or_else(|| format!("argument {i} must be a number"))
+    };
+    let dir = PathBuf::from(args.get(1).ok_or("usage: chaos prepare|load|check <dir> …")?);
+    match args.first().map(String::as_str) {
+        Some("prepare") => prepare(&state, &dir, num(2)? as i32, num(3)? as usize).await,
+        Some("load") => load(&state, &dir, num(2)?).await,
+        Some("check") => {
+            let scenario = args.get(2).cloned().unwrap_or_else(|| "?".into());
+            if check(&state, &dir, &scenario).await? { Ok(()) } else { Err(format!("{scenario}: a check failed")) }
+        }
+        _ => Err("usage: chaos prepare <dir> <stock> <users> | load <dir> <seconds> | check <dir> <scenario>".into()),
+    }
+}
