@@ -11,6 +11,8 @@ pub struct ShopPage {
     pub shop: Shop,
     /// Its coupons.
     pub vouchers: Vec<VoucherView>,
+    /// The coupons could not be listed (Postgres did not answer); the page says so.
+    pub coupons_unavailable: bool,
     /// Distinct visitors today (HyperLogLog estimate).
     pub visitors_today: u64,
     /// Whether the viewer owns the shop (shows the edit link and the 7-day figures).

@@ -51,7 +51,8 @@ pub fn ShopDetailPage() -> impl IntoView {
 
 #[component]
 fn ShopDetails(page: ShopPage) -> impl IntoView {
-    let ShopPage { shop, vouchers, visitors_today, is_owner, visitors_week, server_now_ms } = page;
+    let ShopPage { shop, vouchers, coupons_unavailable, visitors_today, is_owner, visitors_week, server_now_ms } =
+        page;
     let id = shop.id;
     view! {
         <article class="shop">
@@ -84,6 +85,11 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
             })}
             <ShopNotes shop_id=id/>
             <h2>"Coupons"</h2>
+            {coupons_unavailable.then(|| view! {
+                <p class="notice coupons-unavailable" role="status">
+                    "The coupons can't be listed right now. Please try again in a moment."
+                </p>
+            })}
             <ul class="vouchers">
                 {vouchers.into_iter().map(|v| if v.kind == "flash" {
                     view! { <FlashSaleCard v server_now_ms shop_id=id/> }.into_any()

@@ -50,7 +50,15 @@ pub async fn shop_page(
 ) -> Result<ShopPage, StorefrontError> {
     let shop = catalog::shop(state, id).await?;
     let (vouchers, visit) = tokio::join!(catalog::vouchers(state, id), catalog::record_visit(state, id, visitor));
-    let mut vouchers = vouchers?;
+    // Without Postgres the shop still shows (the cache's copy, stale if need be); its coupons cannot.
+    let (mut vouchers, coupons_unavailable) = match vouchers {
+        Ok(v) => (v, false),
+        Err(CatalogError::Backend(e)) if e.outage().is_some() => {
+            tracing::warn!(shop = id, "coupons not listed: {e}");
+            (Vec::new(), true)
+        }
+        Err(e) => return Err(e.into()),
+    };
     // Visitors and live stock live in Redis; without it the page still shows the shop, its coupons and
     // Postgres' stock (a little behind while orders are in Kafka) rather than failing.
     let visitors_today = visit.unwrap_or_else(|e| {
@@ -77,7 +85,15 @@ pub async fn shop_page(
     } else {
         Vec::new()
     };
-    Ok(ShopPage { shop: (*shop).clone(), vouchers, visitors_today, is_owner, visitors_week, server_now_ms })
+    Ok(ShopPage {
+        shop: (*shop).clone(),
+        vouchers,
+        coupons_unavailable,
+        visitors_today,
+        is_owner,
+        visitors_week,
+        server_now_ms,
+    })
 }
 
 /// Saves the owner's edit; nearby search follows a moved shop at once.
