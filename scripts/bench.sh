@@ -18,7 +18,7 @@ psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE 
   || psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE $DB"
 export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB" REDIS_KEY_PREFIX="bench:" KAFKA_TOPIC_PREFIX="bench."
 # Every simulated buyer comes from 127.0.0.1: the per-IP limit would measure itself, not the sale.
-export LISTEN_ADDR="127.0.0.1:3100" RUST_LOG=warn IP_RATE_LIMIT=100000000
+export LISTEN_ADDR="127.0.0.1:3100" ADMIN_ADDR="127.0.0.1:3101" RUST_LOG=warn IP_RATE_LIMIT=100000000
 # A thousand concurrent connections on each side need more than the default 1,024 descriptors.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 target/release/server seed --reset

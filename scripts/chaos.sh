@@ -17,7 +17,7 @@ DIR="$RUN_DIR/chaos"
 rm -rf "$DIR"
 mkdir -p "$DIR"
 
-for port in "$PG_PORT" "$REDIS_PORT" "$KAFKA_PORT" "${PORTS[@]}"; do
+for port in "$PG_PORT" "$REDIS_PORT" "$KAFKA_PORT" "${PORTS[@]}" 4201 4202; do
   port_open "$port" && die "port $port is taken: the chaos suite needs it"
 done
 # Up to date after scripts/test.sh's own build: then this takes seconds.
@@ -89,7 +89,7 @@ target/debug/server seed --reset >"$DIR/seed.log" 2>&1 || { tail -n 20 "$DIR/see
 declare -A SERVER_PID
 server_start() {
   local i="$1"; shift
-  env "$@" LISTEN_ADDR="127.0.0.1:${PORTS[$i]}" target/debug/server serve >>"$DIR/server-$i.log" 2>&1 &
+  env "$@" LISTEN_ADDR="127.0.0.1:${PORTS[$i]}" ADMIN_ADDR="127.0.0.1:$((PORTS[i] + 1000))" target/debug/server serve >>"$DIR/server-$i.log" 2>&1 &
   SERVER_PID[$i]=$!
   PIDS+=("${SERVER_PID[$i]}")
   wait_port "${PORTS[$i]}" 60 || { tail -n 30 "$DIR/server-$i.log" >&2; die "server $i did not start"; }

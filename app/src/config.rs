@@ -43,6 +43,8 @@ pub struct Config {
     pub upload_dir: std::path::PathBuf,
     /// `LISTEN_ADDR`: where the HTTP server binds (overrides Leptos' site address).
     pub listen_addr: SocketAddr,
+    /// `ADMIN_ADDR`: where `/healthz` and `/metrics` are served (loopback by default: operators only).
+    pub admin_addr: SocketAddr,
     /// `PAY_TIMEOUT_SECS`: unpaid orders close after this long.
     pub pay_timeout: Duration,
     /// How long an instance's order-id worker number stays leased without a heartbeat.
@@ -75,8 +77,9 @@ pub struct Config {
     pub session_ttl: Duration,
     /// `COOKIE_SECURE`: mark cookies Secure (set behind HTTPS).
     pub cookie_secure: bool,
-    /// `TRUST_FORWARDED_FOR`: take the client IP from X-Forwarded-For (only behind a trusted proxy).
-    pub trust_forwarded_for: bool,
+    /// `TRUSTED_PROXIES`: our proxies' networks; the client address is the right-most
+    /// `X-Forwarded-For` hop that is not one of them (none: the socket peer).
+    pub trusted_proxies: crate::client_addr::TrustedProxies,
 }
 
 impl Config {
@@ -101,6 +104,7 @@ impl Config {
             kafka_linger: Duration::from_millis(r.parse("KAFKA_LINGER_MS", 5u64)?),
             upload_dir: r.string("UPLOAD_DIR", "target/uploads").into(),
             listen_addr: r.parse("LISTEN_ADDR", SocketAddr::from(([127, 0, 0, 1], 3000)))?,
+            admin_addr: r.parse("ADMIN_ADDR", SocketAddr::from(([127, 0, 0, 1], 3901)))?,
             pay_timeout: r.secs("PAY_TIMEOUT_SECS", 15 * 60)?,
             id_lease_ttl: r.secs("ID_LEASE_TTL_SECS", 15)?,
             breakers: crate::breaker::BreakerSettings {
@@ -119,7 +123,7 @@ impl Config {
             login_lockout: r.secs("LOGIN_LOCKOUT_SECS", 15 * 60)?,
             session_ttl: r.secs("SESSION_TTL_SECS", 7 * 24 * 3600)?,
             cookie_secure: r.parse("COOKIE_SECURE", false)?,
-            trust_forwarded_for: r.parse("TRUST_FORWARDED_FOR", false)?,
+            trusted_proxies: r.parse("TRUSTED_PROXIES", crate::client_addr::TrustedProxies::default())?,
         })
     }
 }

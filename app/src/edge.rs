@@ -58,19 +58,15 @@ impl Cx {
         self.user_id().await?.ok_or(AppError::LoginRequired)
     }
 
-    /// The client's address: the socket peer, or the first X-Forwarded-For hop when configured to trust it.
+    /// The client's address: the socket peer, or — when the peer is one of `TRUSTED_PROXIES` — the
+    /// right-most `X-Forwarded-For` hop that is not a proxy of ours.
     pub async fn client_ip(&self) -> String {
-        if self.state.config.trust_forwarded_for
-            && let Ok(headers) = leptos_axum::extract::<HeaderMap>().await
-            && let Some(first) =
-                headers.get("x-forwarded-for").and_then(|v| v.to_str().ok()).and_then(|v| v.split(',').next())
-        {
-            return first.trim().to_string();
-        }
-        match leptos_axum::extract::<ConnectInfo<SocketAddr>>().await {
-            Ok(ConnectInfo(addr)) => addr.ip().to_string(),
-            Err(_) => "unknown".to_string(),
-        }
+        let Ok(ConnectInfo(peer)) = leptos_axum::extract::<ConnectInfo<SocketAddr>>().await else {
+            return "unknown".to_string();
+        };
+        let headers = leptos_axum::extract::<HeaderMap>().await.unwrap_or_default();
+        let forwarded = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
+        self.state.config.trusted_proxies.client(peer.ip(), forwarded).to_string()
     }
 
     /// A stable id for unique-visitor counting: `u:{id}` when logged in, else the `hd_vid` cookie (set now
@@ -98,6 +94,23 @@ impl Cx {
             id
         });
         format!("a:{id}")
+    }
+}
+
+/// Sets the page's Content-Security-Policy: scripts only from us or inline with this response's nonce
+/// (Leptos puts it on its hydration script), WebAssembly compiled, no plugins, no framing, forms and
+/// requests to us only; images from us or https.
+pub fn content_security_policy() {
+    let (Some(nonce), Some(opts)) = (leptos::nonce::use_nonce(), use_context::<leptos_axum::ResponseOptions>()) else {
+        return;
+    };
+    let policy = format!(
+        "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; style-src 'self'; \
+         img-src 'self' data: https:; connect-src 'self'; font-src 'self'; object-src 'none'; \
+         base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    );
+    if let Ok(v) = axum::http::HeaderValue::from_str(&policy) {
+        opts.insert_header(axum::http::header::CONTENT_SECURITY_POLICY, v);
     }
 }
 

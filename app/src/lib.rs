@@ -25,6 +25,8 @@ pub mod breaker;
 #[cfg(feature = "ssr")]
 pub mod cache;
 #[cfg(feature = "ssr")]
+pub mod client_addr;
+#[cfg(feature = "ssr")]
 pub mod config;
 #[cfg(feature = "ssr")]
 pub mod edge;
@@ -66,6 +68,8 @@ use ui::NotFound;
 
 /// The HTML document around the app (server rendering only).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    edge::content_security_policy();
     view! {
         <!DOCTYPE html>
         <html lang="en">

@@ -175,15 +175,34 @@ pub struct StateMetrics {
     pub rebuilds: Counter,
 }
 
-/// Gauges whose values need a round trip, set by `/metrics` just before it encodes.
+/// Gauges whose values need a round trip, set by `/metrics` just before it encodes — at most once per
+/// [`ScrapeGauges::EVERY`], since the audit behind them reads every sale.
 #[derive(Debug, Default)]
 pub struct ScrapeGauges {
+    /// When they were last read.
+    refreshed: std::sync::Mutex<Option<std::time::Instant>>,
     /// Order messages waiting for a resend.
     pub compensation_backlog: Gauge,
     /// (Redis stock + buyers) − (Postgres stock + live orders) per live sale; 0 when healthy.
     pub drift: Family<SaleLabels, Gauge>,
     /// Grabbed coupons not yet stored by the order writer, per live sale.
     pub in_flight: Family<SaleLabels, Gauge>,
+}
+
+impl ScrapeGauges {
+    /// How long the values are reused between scrapes.
+    pub const EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+    /// True (and the clock restarted) when the values are older than [`ScrapeGauges::EVERY`].
+    pub fn due(&self) -> bool {
+        let mut last = self.refreshed.lock().unwrap_or_else(|p| p.into_inner());
+        let now = std::time::Instant::now();
+        if last.is_some_and(|t| now.duration_since(t) < Self::EVERY) {
+            return false;
+        }
+        *last = Some(now);
+        true
+    }
 }
 
 /// Everything this instance measures, and the registry `/metrics` encodes.

@@ -131,12 +131,16 @@ async fn serve(config: Config) -> Result<(), CliError> {
         app::recovery::service::spawn_healer(state.clone(), std::time::Duration::from_secs(1)),
         app::seckill::service::spawn_stranded_sweeper(state.clone()),
     ];
+    let admin = tokio::net::TcpListener::bind(state.config.admin_addr).await?;
+    tracing::info!("health and metrics on http://{}", state.config.admin_addr);
+    let admin = tokio::spawn(axum::serve(admin, crate::router::admin(state.clone())).into_future());
     let listener = tokio::net::TcpListener::bind(addr).await?;
     tracing::info!("listening on http://{addr}");
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     workers.iter().for_each(|w| w.abort());
+    admin.abort();
     // Hand any queued messages to the broker before exiting.
     let _ = state.kafka.flush(std::time::Duration::from_secs(5));
     state.publisher.flush(std::time::Duration::from_secs(5));

@@ -1,6 +1,7 @@
 //! Process wiring for Haodian: configuration → pools → migrations → router → workers → shutdown.
 
 pub mod cli;
+pub mod guard;
 pub mod health;
 pub mod metrics;
 pub mod router;

@@ -11,10 +11,15 @@ use axum::response::{IntoResponse, Response};
 use app::metrics::{RouteLabels, SaleLabels};
 use app::state::AppState;
 
-/// Sets the gauges that need a round trip (compensation backlog, per-sale drift and in-flight orders);
-/// one that cannot be read keeps its last value and the failure is logged.
+/// Sets the gauges that need a round trip (compensation backlog, per-sale drift and in-flight orders), at
+/// most every few seconds however often the scrapes come; one that cannot be read keeps its last value and
+/// the failure is logged.
 async fn refresh_gauges(state: &AppState) {
+    state.breakers.report(&state.metrics);
     let scrape = &state.metrics.scrape;
+    if !scrape.due() {
+        return;
+    }
     match app::seckill::service::compensation_backlog(state).await {
         Ok(n) => {
             scrape.compensation_backlog.set(n as i64);
@@ -34,7 +39,6 @@ async fn refresh_gauges(state: &AppState) {
         }
         Err(e) => tracing::warn!("metrics: flash-sale audit unavailable: {e}"),
     }
-    state.breakers.report(&state.metrics);
 }
 
 /// The handler.

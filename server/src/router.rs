@@ -1,4 +1,5 @@
-//! The HTTP surface: Leptos pages and server functions, `/healthz`, `/metrics`, static files, sessions.
+//! The HTTP surfaces: the public one (Leptos pages and server functions, static files, sessions, `/livez`)
+//! and the operators' one on `ADMIN_ADDR` (`/healthz`, `/metrics`), which binds to loopback by default.
 
 use axum::Router;
 use axum::body::Body;
@@ -25,8 +26,6 @@ pub fn build(state: AppState) -> Router {
     let sessions = session_layer(&state);
     Router::new()
         .route("/livez", get(|| async { "ok" }))
-        .route("/healthz", get(crate::health::healthz))
-        .route("/metrics", get(crate::metrics::metrics))
         .route("/api/v1/shops/{id}", get(app::catalog::rest::get_shop))
         .route(
             "/api/v1/uploads",
@@ -42,8 +41,19 @@ pub fn build(state: AppState) -> Router {
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(sessions)
         .layer(axum::middleware::from_fn(api_error_status))
+        .layer(axum::middleware::from_fn(crate::guard::refuse_cross_site))
+        .layer(axum::middleware::from_fn(crate::guard::hardening_headers))
         .layer(axum::middleware::from_fn_with_state(state.clone(), crate::metrics::time_requests))
         .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// The operators' surface: health with each dependency's error, and the metrics (a scrape runs a sale
+/// audit): neither belongs on the public port.
+pub fn admin(state: AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(crate::health::healthz))
+        .route("/metrics", get(crate::metrics::metrics))
         .with_state(state)
 }
 

@@ -23,8 +23,8 @@ async fn shop_types(router: &Router) -> Response<Body> {
     router.clone().oneshot(req).await.unwrap()
 }
 
-async fn metrics(router: &Router) -> String {
-    let resp = router.clone().oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
+async fn metrics(admin: &Router) -> String {
+    let resp = admin.clone().oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
     String::from_utf8(resp.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
 }
 
@@ -39,7 +39,7 @@ async fn a_postgres_outage_fails_fast_with_retry_after_and_a_probe_closes_the_br
     let proxy = Proxy::start("127.0.0.1:5432".parse().unwrap()).await.unwrap();
     let through_proxy = (*db.connect_options()).clone().host("127.0.0.1").port(proxy.addr.port());
     state.db = PgPoolOptions::new().acquire_timeout(Duration::from_secs(2)).connect_with(through_proxy).await.unwrap();
-    let router = server::router::build(state);
+    let (router, admin) = (server::router::build(state.clone()), server::router::admin(state));
     assert_eq!(shop_types(&router).await.status(), StatusCode::OK);
 
     proxy.set(ProxyMode::Cut);
@@ -56,13 +56,13 @@ async fn a_postgres_outage_fails_fast_with_retry_after_and_a_probe_closes_the_br
     }
     assert_eq!(proxy.connections(), tried, "open: Postgres is not even tried");
     assert!(asked.elapsed() < Duration::from_millis(500), "20 answers in {:?}", asked.elapsed());
-    let text = metrics(&router).await;
+    let text = metrics(&admin).await;
     assert!(text.contains("haodian_circuit_breaker_state{breaker=\"postgres\"} 2"), "{text}");
 
     proxy.set(ProxyMode::Up);
     tokio::time::sleep(Duration::from_millis(2_100)).await;
     assert_eq!(shop_types(&router).await.status(), StatusCode::OK, "the probe goes through");
-    let text = metrics(&router).await;
+    let text = metrics(&admin).await;
     assert!(text.contains("haodian_circuit_breaker_state{breaker=\"postgres\"} 0"), "{text}");
     assert_eq!(shop_types(&router).await.status(), StatusCode::OK);
 }
@@ -70,11 +70,11 @@ async fn a_postgres_outage_fails_fast_with_retry_after_and_a_probe_closes_the_br
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
 async fn metrics_time_each_route_by_its_pattern(db: PgPool) {
     let state = test_state(db, &[]).await;
-    let router = server::router::build(state);
+    let (router, admin) = (server::router::build(state.clone()), server::router::admin(state));
     assert_eq!(shop_types(&router).await.status(), StatusCode::OK);
     let resp = router.clone().oneshot(Request::get("/no/such/page/42").body(Body::empty()).unwrap()).await.unwrap();
     assert_eq!(resp.status(), StatusCode::NOT_FOUND);
-    let text = metrics(&router).await;
+    let text = metrics(&admin).await;
     assert!(
         text.contains(
             "haodian_http_request_duration_seconds_count{route=\"/api/catalog/types\",method=\"POST\",status=\"200\"} 1"

@@ -103,8 +103,8 @@ async fn api_errors_carry_http_statuses(db: PgPool) {
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
 async fn healthz_reports_postgres_redis_and_kafka(db: PgPool) {
     let state = test_state(db, &[]).await;
-    let router = server::router::build(state);
-    let resp = router.oneshot(Request::get("/healthz").body(Body::empty()).unwrap()).await.unwrap();
+    let admin = server::router::admin(state.clone());
+    let resp = admin.oneshot(Request::get("/healthz").body(Body::empty()).unwrap()).await.unwrap();
     let status = resp.status();
     let json: serde_json::Value = serde_json::from_str(&body(resp).await).unwrap();
     assert_eq!(status, StatusCode::OK, "{json}");
@@ -124,7 +124,8 @@ async fn metrics_expose_shop_cache_counters(db: PgPool) {
     }
     let resp = post(&router, "/api/catalog/shop", "id=999999", None).await;
     assert_eq!(resp.status(), StatusCode::NOT_FOUND, "unknown shop is a 404 from the API");
-    let resp = router.clone().oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
+    let admin = server::router::admin(state.clone());
+    let resp = admin.oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
     let text = body(resp).await;
     assert!(text.contains("haodian_cache_events_total{cache=\"shop\",event=\"requests\"} 4"), "{text}");
     assert!(text.contains("haodian_cache_events_total{cache=\"shop\",event=\"db_loads\"} 2"), "{text}");

@@ -176,6 +176,22 @@ impl Nickname {
     }
 }
 
+/// Where a `?next=` may send someone after log-in: a path on this site, read the way a browser reads a
+/// URL (so `/\t/evil.example`, `/\\evil.example` and `//evil.example` — which browsers treat as another
+/// host — are refused), as path, query and fragment. Anything else: `None`.
+pub fn same_site_path(raw: &str) -> Option<String> {
+    const BASE: &str = "http://haodian.invalid/";
+    if !raw.starts_with('/') {
+        return None;
+    }
+    let base = url::Url::parse(BASE).ok()?;
+    let url = base.join(raw).ok()?;
+    if url.origin() != base.origin() {
+        return None;
+    }
+    Some(url[url::Position::BeforePath..].to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +217,24 @@ mod tests {
     fn masking_hides_the_middle() {
         assert_eq!(Account::Phone("13800138000".into()).masked(), "138****8000");
         assert_eq!(Account::Email("lilei@example.com".into()).masked(), "l***@example.com");
+    }
+
+    #[test]
+    fn next_stays_on_this_site() {
+        assert_eq!(same_site_path("/me").as_deref(), Some("/me"));
+        assert_eq!(same_site_path("/shops/3?tab=notes#top").as_deref(), Some("/shops/3?tab=notes#top"));
+        for evil in [
+            "//evil.example",
+            "/\t/evil.example",
+            "/\\evil.example",
+            "/\n/evil.example",
+            "https://evil.example",
+            "javascript:alert(1)",
+            "evil.example",
+            "",
+        ] {
+            assert_eq!(same_site_path(evil), None, "{evil:?}");
+        }
     }
 
     #[test]

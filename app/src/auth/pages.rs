@@ -35,13 +35,7 @@ impl AuthContext {
 /// Where to go after log-in: a same-site path from `?next=`, else home (never an open redirect).
 fn next_path() -> impl Fn() -> String + Clone + Send + Sync + 'static {
     let query = use_query_map();
-    move || {
-        query
-            .read()
-            .get("next")
-            .filter(|n| n.starts_with('/') && !n.starts_with("//") && !n.contains('\\'))
-            .unwrap_or_else(|| "/".to_string())
-    }
+    move || query.read().get("next").and_then(|n| super::model::same_site_path(&n)).unwrap_or_else(|| "/".to_string())
 }
 
 /// `/login`.

@@ -51,8 +51,7 @@ pub fn ShopDetailPage() -> impl IntoView {
 
 #[component]
 fn ShopDetails(page: ShopPage) -> impl IntoView {
-    let ShopPage { shop, vouchers, coupons_unavailable, visitors_today, is_owner, visitors_week, server_now_ms } =
-        page;
+    let ShopPage { shop, vouchers, coupons_unavailable, visitors_today, is_owner, visitors_week, server_now_ms } = page;
     let id = shop.id;
     view! {
         <article class="shop">

@@ -1,0 +1,136 @@
+//! The public edge as an attacker meets it: cross-site posts refused (nothing written), hardening headers
+//! and a nonce-bound Content-Security-Policy on pages, the operators' routes absent from the public port,
+//! and a client address that the client cannot choose by writing `X-Forwarded-For`.
+
+use std::net::SocketAddr;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{Request, Response, StatusCode, header};
+use http_body_util::BodyExt;
+use sqlx::PgPool;
+use tower::ServiceExt;
+
+use app::testing::test_state;
+
+/// A form POST with these extra headers, from `peer` when given.
+async fn post(
+    router: &Router,
+    path: &str,
+    form: &str,
+    headers: &[(&str, &str)],
+    peer: Option<SocketAddr>,
+) -> Response<Body> {
+    let mut req = Request::post(path)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header(header::ACCEPT, "application/json")
+        .header(header::HOST, "127.0.0.1:3000");
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let mut req = req.body(Body::from(form.to_string())).unwrap();
+    if let Some(peer) = peer {
+        req.extensions_mut().insert(ConnectInfo(peer));
+    }
+    router.clone().oneshot(req).await.unwrap()
+}
+
+async fn body(resp: Response<Body>) -> String {
+    String::from_utf8(resp.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
+}
+
+async fn users(db: &PgPool) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM users").fetch_one(db).await.unwrap()
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn cross_site_posts_are_refused_and_write_nothing(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let router = server::router::build(state);
+    let form = "account=13900000061&nickname=Mallory&password=secret2026&password_confirm=secret2026";
+    let before = users(&db).await;
+    for headers in [
+        vec![("sec-fetch-site", "cross-site"), ("origin", "https://evil.example")],
+        vec![("sec-fetch-site", "same-site"), ("origin", "https://sub.127.0.0.1")],
+        vec![("origin", "https://evil.example")],
+    ] {
+        let resp = post(&router, "/api/auth/register", form, &headers, None).await;
+        assert_eq!(resp.status(), StatusCode::FORBIDDEN, "{headers:?}");
+        assert!(resp.headers().get(header::SET_COOKIE).is_none(), "no session for a forged request");
+    }
+    // Login CSRF (logging the victim into the attacker's account) is the same post.
+    let resp =
+        post(&router, "/api/auth/login", "account=13800000001&password=x", &[("origin", "https://evil.example")], None)
+            .await;
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    assert_eq!(users(&db).await, before, "nothing written");
+
+    let same = [("sec-fetch-site", "same-origin"), ("origin", "http://127.0.0.1:3000")];
+    assert_eq!(post(&router, "/api/auth/register", form, &same, None).await.status(), StatusCode::OK);
+    assert_eq!(users(&db).await, before + 1);
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn pages_carry_hardening_headers_and_a_nonce_bound_policy(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let router = server::router::build(state);
+    let resp = router.clone().oneshot(Request::get("/login").body(Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let h = resp.headers().clone();
+    assert_eq!(h[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    assert_eq!(h[header::X_FRAME_OPTIONS], "DENY");
+    assert_eq!(h[header::REFERRER_POLICY], "strict-origin-when-cross-origin");
+    let csp = h[header::CONTENT_SECURITY_POLICY].to_str().unwrap().to_string();
+    assert!(csp.contains("frame-ancestors 'none'") && csp.contains("object-src 'none'"), "{csp}");
+    assert!(!csp.contains("unsafe-inline"), "{csp}");
+    let nonce = csp.split("'nonce-").nth(1).and_then(|r| r.split('\'').next()).expect("a nonce").to_string();
+    let html = body(resp).await;
+    assert!(html.contains(&format!("nonce=\"{nonce}\"")), "the hydration script carries the policy's nonce");
+
+    // A second page gets a fresh nonce.
+    let again = router.clone().oneshot(Request::get("/login").body(Body::empty()).unwrap()).await.unwrap();
+    assert!(!again.headers()[header::CONTENT_SECURITY_POLICY].to_str().unwrap().contains(&nonce));
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn operators_routes_are_not_on_the_public_port(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let (public, admin) = (server::router::build(state.clone()), server::router::admin(state));
+    for path in ["/metrics", "/healthz"] {
+        let resp = public.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::NOT_FOUND, "{path} on the public port");
+        let resp = admin.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::OK, "{path} on the operators' port");
+    }
+    let resp = public.oneshot(Request::get("/livez").body(Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn behind_our_proxy_the_client_cannot_pick_its_address(db: PgPool) {
+    // Two failures lock an account; eight lock an address (whatever the accounts).
+    let state = test_state(db, &[("TRUSTED_PROXIES", "10.0.0.0/8"), ("LOGIN_MAX_FAILURES", "2")]).await;
+    let router = server::router::build(state);
+    let proxy = Some(SocketAddr::from(([10, 0, 0, 1], 44_000)));
+    let attempt = |account: u32, forwarded: &'static str| {
+        let router = router.clone();
+        async move {
+            let form = format!("account=139{account:08}&password=guess");
+            post(&router, "/api/auth/login", &form, &[("x-forwarded-for", forwarded)], proxy).await.status()
+        }
+    };
+    // One attacker (203.0.113.5, as our proxy saw it) rotating the address it claims, one account each.
+    let claims = ["1.1.1.1, 203.0.113.5", "2.2.2.2, 203.0.113.5", "3.3.3.3, 203.0.113.5", "4.4.4.4, 203.0.113.5"];
+    for (i, claim) in claims.iter().cycle().take(7).enumerate() {
+        assert_eq!(attempt(100 + i as u32, claim).await, StatusCode::UNAUTHORIZED, "attempt {i}");
+    }
+    assert_eq!(
+        attempt(200, "9.9.9.9, 203.0.113.5").await,
+        StatusCode::TOO_MANY_REQUESTS,
+        "the eighth locks the address"
+    );
+    assert_eq!(attempt(201, "203.0.113.5").await, StatusCode::TOO_MANY_REQUESTS);
+    // Another person behind the same proxy is not locked out with them.
+    assert_eq!(attempt(202, "203.0.113.6").await, StatusCode::UNAUTHORIZED);
+}
