@@ -69,10 +69,14 @@ pub struct Config {
     pub seckill_rate_window: Duration,
     /// `IP_RATE_LIMIT`: requests per IP and window for rate-limited endpoints.
     pub ip_rate_limit: u32,
-    /// `LOGIN_MAX_FAILURES`: failed logins per account (and 4× per IP) before a lockout.
+    /// `LOGIN_MAX_FAILURES`: log-in attempts per account and address (and 4× per address) before that
+    /// address is locked out; also the attempts on an account before it is slowed down.
     pub login_max_failures: u32,
     /// `LOGIN_LOCKOUT_SECS`: how long the failures are remembered, i.e. the lockout length.
     pub login_lockout: Duration,
+    /// `LOGIN_SLOWDOWN_MAX_SECS`: the longest wait between attempts on an account that has seen many
+    /// (the wait doubles from 1 s per attempt; an account is slowed down, never locked for everyone).
+    pub login_slowdown_max: Duration,
     /// `SESSION_TTL_SECS`: idle lifetime of a login session.
     pub session_ttl: Duration,
     /// `COOKIE_SECURE`: mark cookies Secure (set behind HTTPS).
@@ -121,6 +125,7 @@ impl Config {
             ip_rate_limit: r.parse("IP_RATE_LIMIT", 200)?,
             login_max_failures: r.parse("LOGIN_MAX_FAILURES", 5)?,
             login_lockout: r.secs("LOGIN_LOCKOUT_SECS", 15 * 60)?,
+            login_slowdown_max: r.secs("LOGIN_SLOWDOWN_MAX_SECS", 30)?,
             session_ttl: r.secs("SESSION_TTL_SECS", 7 * 24 * 3600)?,
             cookie_secure: r.parse("COOKIE_SECURE", false)?,
             trusted_proxies: r.parse("TRUSTED_PROXIES", crate::client_addr::TrustedProxies::default())?,

@@ -19,14 +19,20 @@ impl Keys {
         format!("{}session:{id}", self.prefix)
     }
 
-    /// `login:fail:acct:{identifier}`: failed logins for one account identifier.
-    pub fn login_fail_account(&self, identifier: &str) -> String {
-        format!("{}login:fail:acct:{identifier}", self.prefix)
+    /// `login:{account}:from:{ip}`: log-in attempts on one account from one address (the account's hash
+    /// tag: its gate script touches this key and the next one).
+    pub fn login_pair(&self, account: &str, ip: &str) -> String {
+        format!("{}login:{{{account}}}:from:{ip}", self.prefix)
     }
 
-    /// `login:fail:ip:{ip}`: failed logins from one client address.
-    pub fn login_fail_ip(&self, ip: &str) -> String {
-        format!("{}login:fail:ip:{ip}", self.prefix)
+    /// `login:{account}:all`: log-in attempts on one account from anywhere, and when the last one was.
+    pub fn login_account(&self, account: &str) -> String {
+        format!("{}login:{{{account}}}:all", self.prefix)
+    }
+
+    /// `login:addr:{ip}`: log-in attempts from one client address, whatever the accounts.
+    pub fn login_addr(&self, ip: &str) -> String {
+        format!("{}login:addr:{ip}", self.prefix)
     }
 
     /// SCAN patterns of every key family the project writes (for a demo reset, which must not touch
@@ -34,7 +40,7 @@ impl Keys {
     pub fn families(&self) -> Vec<String> {
         [
             "session:*",
-            "login:fail:*",
+            "login:*",
             "shop:*",
             "lock:shop:*",
             "seckill:*",

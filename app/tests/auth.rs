@@ -85,7 +85,7 @@ async fn wrong_password_and_unknown_account_look_the_same(db: PgPool) {
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
-async fn repeated_failures_lock_the_account_even_for_the_right_password(db: PgPool) {
+async fn failures_lock_that_address_out_but_a_stranger_cannot_lock_the_owner_out(db: PgPool) {
     let state = test_state(db, &[("LOGIN_MAX_FAILURES", "3"), ("LOGIN_LOCKOUT_SECS", "60")]).await;
     service::register(&state, form("13900000004", "secret2026")).await.unwrap();
     for left in [2, 1] {
@@ -94,12 +94,56 @@ async fn repeated_failures_lock_the_account_even_for_the_right_password(db: PgPo
     }
     let e = service::login(&state, "13900000004", "bad-guess-1", "10.0.0.4").await.expect_err("third");
     assert!(matches!(e, AuthError::Locked { retry_after_secs: 60 }), "{e:?}");
-    // Locked: even the right password from another address is refused, with the wait in the message.
-    let e = service::login(&state, "13900000004", "secret2026", "10.0.0.5").await.expect_err("locked");
+    // That address is locked out of the account, even with the right password, and told for how long.
+    let e = service::login(&state, "13900000004", "secret2026", "10.0.0.4").await.expect_err("locked here");
     let AuthError::Locked { retry_after_secs } = e else { panic!("{e:?}") };
     assert!((55..=60).contains(&retry_after_secs));
     let msg = AppError::from(AuthError::Locked { retry_after_secs }).to_string();
     assert_eq!(msg, "Too many failed log-in attempts. Try again in 1 minute.");
+    // The owner, elsewhere, is only slowed down: a second's wait, then in.
+    let e = service::login(&state, "13900000004", "secret2026", "10.0.0.5").await.expect_err("slowed");
+    let AuthError::Slowed { retry_after_secs } = e else { panic!("{e:?}") };
+    assert_eq!(retry_after_secs, 1);
+    tokio::time::sleep(std::time::Duration::from_millis(1_050)).await;
+    service::login(&state, "13900000004", "secret2026", "10.0.0.5").await.expect("the owner gets in");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn guesses_sent_all_at_once_cannot_exceed_the_limit(db: PgPool) {
+    let state = test_state(db, &[("LOGIN_MAX_FAILURES", "5")]).await;
+    service::register(&state, form("13900000008", "secret2026")).await.unwrap();
+    let guesses = (0..30).map(|i| {
+        let state = state.clone();
+        async move { service::login(&state, "13900000008", &format!("guess-{i}"), "10.0.0.8").await }
+    });
+    let answers = futures::future::join_all(guesses).await;
+    let wrong = answers.iter().filter(|a| matches!(a, Err(AuthError::WrongCredentials { .. }))).count();
+    assert_eq!(wrong, 4, "five guesses checked (the fifth answers \"locked\"), not thirty: {answers:?}");
+    let checked: Option<u32> = redis::cmd("GET")
+        .arg(state.keys.login_pair("13900000008", "10.0.0.8"))
+        .query_async(&mut state.redis.clone())
+        .await
+        .unwrap();
+    assert_eq!(checked, Some(5));
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn an_account_under_attack_from_everywhere_is_slowed_more_and_more(db: PgPool) {
+    let state = test_state(db, &[("LOGIN_MAX_FAILURES", "2"), ("LOGIN_SLOWDOWN_MAX_SECS", "3")]).await;
+    let mut waits = Vec::new();
+    let mut address = 0;
+    while waits.len() < 4 {
+        address += 1;
+        match service::login(&state, "13900000009", "guess", &format!("10.7.0.{address}")).await {
+            Err(AuthError::WrongCredentials { .. }) | Err(AuthError::Locked { .. }) => {}
+            Err(AuthError::Slowed { retry_after_secs }) => {
+                waits.push(retry_after_secs);
+                tokio::time::sleep(std::time::Duration::from_secs(retry_after_secs)).await;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(waits, [1, 2, 3, 3], "doubling from 1 s, capped at LOGIN_SLOWDOWN_MAX_SECS");
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]

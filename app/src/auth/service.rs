@@ -1,6 +1,7 @@
 //! Account rules: validation, argon2id hashing off the async threads, login throttling.
 
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString, rand_core::OsRng};
 use argon2::{Algorithm, Argon2, Params, Version};
@@ -22,6 +23,9 @@ pub enum AuthError {
     /// Unknown account or wrong password (deliberately indistinguishable).
     #[error("wrong credentials, {attempts_left} attempts left")]
     WrongCredentials { attempts_left: u32 },
+    /// Many attempts on this account lately (from anywhere): this one must wait.
+    #[error("account slowed down for {retry_after_secs} s")]
+    Slowed { retry_after_secs: u64 },
     /// Too many failures for this account or address.
     #[error("locked for {retry_after_secs} s")]
     Locked { retry_after_secs: u64 },
@@ -45,11 +49,18 @@ impl From<AuthError> for AppError {
             },
             AuthError::WrongCredentials { attempts_left } => AppError::Unauthenticated(match attempts_left {
                 0 => "Wrong account or password.".to_string(),
-                1 => "Wrong account or password. One more failure locks this account for a while.".to_string(),
+                1 => "Wrong account or password. One more failure locks this account for a while here.".to_string(),
                 n => format!("Wrong account or password. {n} attempts left."),
             }),
             AuthError::Locked { retry_after_secs } => AppError::TooManyRequests {
                 message: format!("Too many failed log-in attempts. Try again in {}.", human_wait(retry_after_secs)),
+                retry_after_secs,
+            },
+            AuthError::Slowed { retry_after_secs } => AppError::TooManyRequests {
+                message: format!(
+                    "There have been many log-in attempts on this account. Try again in {}.",
+                    human_wait(retry_after_secs)
+                ),
                 retry_after_secs,
             },
             AuthError::Backend(e) => e.into(),
@@ -138,42 +149,55 @@ pub async fn register(state: &AppState, form: Registration<'_>) -> Result<Curren
         .ok_or(AuthError::AlreadyRegistered)
 }
 
-/// Checks credentials with per-account and per-address throttling; `client_ip` keys the latter.
+/// The log-in gate's limits from the settings.
+fn gate_limits(config: &crate::config::Config) -> store::GateLimits {
+    let per_pair = config.login_max_failures.max(1);
+    store::GateLimits {
+        per_pair,
+        // An address may try several accounts (a shared office NAT), but not endlessly.
+        per_address: per_pair.saturating_mul(4),
+        window: config.login_lockout,
+        free: per_pair,
+        first_wait: Duration::from_secs(1),
+        longest_wait: config.login_slowdown_max,
+    }
+}
+
+/// Checks credentials behind the log-in gate: each attempt is checked and counted in one atomic step,
+/// so parallel guesses cannot exceed the limits. Failures lock *this address* out of the account (and,
+/// many accounts later, out of logging in); elsewhere the account is only slowed down, by a wait that
+/// doubles per attempt up to `LOGIN_SLOWDOWN_MAX_SECS` — a stranger cannot lock its owner out.
 pub async fn login(state: &AppState, account: &str, password: &str, client_ip: &str) -> Result<CurrentUser, AuthError> {
     let account = Account::parse(account).map_err(AuthError::Invalid)?;
     if password.is_empty() {
         return Err(AuthError::Invalid(AppError::invalid(Password::FIELD, "Enter your password.")));
     }
-    let max = state.config.login_max_failures;
-    // An address may try several accounts (a shared office NAT), but not endlessly.
-    let ip_max = max.saturating_mul(4);
-    let account_key = state.keys.login_fail_account(account.as_str());
-    let ip_key = state.keys.login_fail_ip(client_ip);
-    let locked = store::lock_remaining(&state.redis, &[(&account_key, max), (&ip_key, ip_max)]).await?;
-    if locked > 0 {
-        return Err(AuthError::Locked { retry_after_secs: locked });
-    }
+    let limits = gate_limits(&state.config);
+    let (on_account, from_address) =
+        match store::pass_gate(&state.redis, &state.keys, account.as_str(), client_ip, &limits).await? {
+            store::Gate::Open { on_account, from_address } => (on_account, from_address),
+            store::Gate::LockedOut(wait) => return Err(AuthError::Locked { retry_after_secs: secs(wait) }),
+            store::Gate::Slowed(wait) => return Err(AuthError::Slowed { retry_after_secs: secs(wait) }),
+        };
 
     let row = store::find_by_account(state.postgres()?, &account).await?;
     let hash = row.as_ref().map(|r| r.password_hash.clone());
     let matches = verify_password(password.to_string(), hash).await? && row.is_some();
-
     match row {
         Some(row) if matches => {
-            store::clear_failures(&state.redis, &account_key).await?;
+            store::gate_success(&state.redis, &state.keys, account.as_str(), client_ip, &limits).await?;
             Ok(row.to_current())
         }
-        _ => {
-            let window = state.config.login_lockout.as_secs();
-            let counts = store::record_failure(&state.redis, &[&account_key, &ip_key], window).await?;
-            let account_count = counts.first().copied().unwrap_or(max);
-            let ip_count = counts.get(1).copied().unwrap_or(ip_max);
-            if account_count >= max || ip_count >= ip_max {
-                return Err(AuthError::Locked { retry_after_secs: window });
-            }
-            Err(AuthError::WrongCredentials { attempts_left: max - account_count })
+        _ if on_account >= limits.per_pair || from_address >= limits.per_address => {
+            Err(AuthError::Locked { retry_after_secs: limits.window.as_secs() })
         }
+        _ => Err(AuthError::WrongCredentials { attempts_left: limits.per_pair - on_account }),
     }
+}
+
+/// Whole seconds, at least one (what a person and `Retry-After` read).
+fn secs(d: Duration) -> u64 {
+    d.as_millis().div_ceil(1000).max(1) as u64
 }
 
 /// Loads the user a session points at; `None` if the account was deleted meanwhile.

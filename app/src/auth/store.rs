@@ -1,9 +1,14 @@
 //! All SQL and Redis commands of the auth capability.
 
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use redis::Script;
 use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
 use super::model::{Account, CurrentUser, Role};
+use crate::keys::Keys;
 
 /// A user row as the service needs it (with the hash, which never leaves the server).
 #[derive(Debug, sqlx::FromRow)]
@@ -83,39 +88,109 @@ pub async fn find_by_id(db: &PgPool, id: i64) -> Result<Option<UserRow>, sqlx::E
     sqlx::query_as::<_, UserRow>(&sql).bind(id).fetch_optional(db).await
 }
 
-/// Remaining lock time in seconds for each key whose failure count reached its limit (0 if none is locked).
-pub async fn lock_remaining(redis: &ConnectionManager, limits: &[(&str, u32)]) -> Result<u64, redis::RedisError> {
-    let mut pipe = redis::pipe();
-    for (key, _) in limits {
-        pipe.cmd("GET").arg(*key).cmd("TTL").arg(*key);
-    }
-    // A flat GET/TTL/GET/TTL… reply parses pairwise into tuples.
-    let replies: Vec<(Option<u32>, i64)> = pipe.query_async(&mut redis.clone()).await?;
-    Ok(limits
-        .iter()
-        .zip(replies)
-        .filter(|((_, max), (count, _))| count.is_some_and(|c| c >= *max))
-        .map(|(_, (_, ttl))| ttl.max(1) as u64)
-        .max()
-        .unwrap_or(0))
+/// How many log-in attempts go through, and how fast.
+#[derive(Debug, Clone, Copy)]
+pub struct GateLimits {
+    /// Attempts per account and address in the window (then that address is locked out of that account).
+    pub per_pair: u32,
+    /// Attempts per address in the window, whatever the accounts.
+    pub per_address: u32,
+    /// The window.
+    pub window: Duration,
+    /// Attempts on an account (from anywhere) before each further one must wait.
+    pub free: u32,
+    /// The first wait; it doubles per attempt.
+    pub first_wait: Duration,
+    /// The longest wait: an account is slowed down, never locked for everyone.
+    pub longest_wait: Duration,
 }
 
-/// Counts one failure on each key; the window starts at the first failure. Returns the new counts.
-pub async fn record_failure(
+/// What the log-in gate said to one attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// Let through and counted: this is attempt `on_account` on the account from this address and
+    /// `from_address` from this address overall.
+    Open { on_account: u32, from_address: u32 },
+    /// This address may not try (this account, or any) for this long.
+    LockedOut(Duration),
+    /// The account is being slowed down: wait this long.
+    Slowed(Duration),
+}
+
+static LOGIN_GATE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/login_gate.lua")));
+static ADDR_GATE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/addr_gate.lua")));
+
+fn ms(d: Duration) -> u64 {
+    d.as_millis() as u64
+}
+
+/// Asks the gate to let one attempt on `account` from `ip` through: checked and counted atomically, per
+/// address (any account) and then per account (per address, and the account's slow-down).
+pub async fn pass_gate(
     redis: &ConnectionManager,
-    keys: &[&str],
-    window_secs: u64,
-) -> Result<Vec<u32>, redis::RedisError> {
-    let mut pipe = redis::pipe();
-    pipe.atomic();
-    for key in keys {
-        pipe.cmd("INCR").arg(*key);
-        pipe.cmd("EXPIRE").arg(*key).arg(window_secs).arg("NX").ignore();
+    keys: &Keys,
+    account: &str,
+    ip: &str,
+    l: &GateLimits,
+) -> Result<Gate, redis::RedisError> {
+    let addr_key = keys.login_addr(ip);
+    let (refused, value): (i64, i64) = ADDR_GATE
+        .key(&addr_key)
+        .arg(l.per_address)
+        .arg(ms(l.window))
+        .arg("take")
+        .invoke_async(&mut redis.clone())
+        .await?;
+    if refused == 1 {
+        return Ok(Gate::LockedOut(Duration::from_millis(value as u64)));
     }
-    pipe.query_async(&mut redis.clone()).await
+    let from_address = value as u32;
+    let (code, value): (i64, i64) = LOGIN_GATE
+        .key(keys.login_pair(account, ip))
+        .key(keys.login_account(account))
+        .arg(l.per_pair)
+        .arg(ms(l.window))
+        .arg(l.free)
+        .arg(ms(l.first_wait))
+        .arg(ms(l.longest_wait))
+        .invoke_async(&mut redis.clone())
+        .await?;
+    if code != 0 {
+        // Not attempted after all: it does not count against the address.
+        give_back_address(redis, &addr_key, l).await?;
+    }
+    let wait = Duration::from_millis(value.max(1) as u64);
+    Ok(match code {
+        0 => Gate::Open { on_account: value as u32, from_address },
+        1 => Gate::LockedOut(wait),
+        _ => Gate::Slowed(wait),
+    })
 }
 
-/// Forgets the failures on `key` (after a successful login).
-pub async fn clear_failures(redis: &ConnectionManager, key: &str) -> Result<(), redis::RedisError> {
-    redis::cmd("DEL").arg(key).query_async(&mut redis.clone()).await
+async fn give_back_address(redis: &ConnectionManager, addr_key: &str, l: &GateLimits) -> Result<(), redis::RedisError> {
+    let _: (i64, i64) = ADDR_GATE
+        .key(addr_key)
+        .arg(l.per_address)
+        .arg(ms(l.window))
+        .arg("give")
+        .invoke_async(&mut redis.clone())
+        .await?;
+    Ok(())
+}
+
+/// After a successful log-in: the attempt does not count against the address, and the account's
+/// counters start over (its owner proved who they are).
+pub async fn gate_success(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    account: &str,
+    ip: &str,
+    l: &GateLimits,
+) -> Result<(), redis::RedisError> {
+    give_back_address(redis, &keys.login_addr(ip), l).await?;
+    redis::cmd("DEL")
+        .arg(keys.login_pair(account, ip))
+        .arg(keys.login_account(account))
+        .query_async(&mut redis.clone())
+        .await
 }
