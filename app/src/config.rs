@@ -22,6 +22,8 @@ pub struct Config {
     pub database_url: String,
     /// `DATABASE_MAX_CONNECTIONS`: pool size.
     pub database_max_connections: u32,
+    /// `DATABASE_STATEMENT_TIMEOUT_MS`: Postgres cancels any statement of ours that runs longer.
+    pub database_statement_timeout: Duration,
     /// `REDIS_URL`.
     pub redis_url: String,
     /// `REDIS_KEY_PREFIX`: namespace for every key we write (tests use a unique one each).
@@ -57,6 +59,11 @@ pub struct Config {
     /// `FAULT_WRITER_ABORTS`: fault injection for `scripts/chaos.sh` — the process aborts after this many
     /// order batches are committed to Postgres and before their offsets are. 0 (the default): never.
     pub fault_writer_aborts: u32,
+    /// `HTTP_TIMEOUT_SECS`: a request still unanswered after this long gets a 503.
+    pub http_timeout: Duration,
+    /// `HTTP_MAX_IN_FLIGHT`: requests served at once; past it, an immediate 503 with `Retry-After`
+    /// rather than a queue that makes everyone slow.
+    pub http_max_in_flight: usize,
     /// `SHOP_CACHE_L1_TTL_SECS`: in-process cache lifetime.
     pub shop_cache_l1_ttl: Duration,
     /// `SHOP_CACHE_L2_TTL_SECS`: logical expiry of a Redis shop entry.
@@ -98,6 +105,7 @@ impl Config {
         Ok(Self {
             database_url: r.string("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/haodian"),
             database_max_connections: r.parse("DATABASE_MAX_CONNECTIONS", 20)?,
+            database_statement_timeout: Duration::from_millis(r.parse("DATABASE_STATEMENT_TIMEOUT_MS", 5000u64)?),
             redis_url: r.string("REDIS_URL", "redis://127.0.0.1:6379/0"),
             redis_key_prefix: r.string("REDIS_KEY_PREFIX", ""),
             kafka_brokers: r.string("KAFKA_BROKERS", "127.0.0.1:9092"),
@@ -117,6 +125,8 @@ impl Config {
             },
             stranded_grab_after: r.secs("STRANDED_GRAB_SECS", 30)?,
             fault_writer_aborts: r.parse("FAULT_WRITER_ABORTS", 0)?,
+            http_timeout: r.secs("HTTP_TIMEOUT_SECS", 30)?,
+            http_max_in_flight: r.parse("HTTP_MAX_IN_FLIGHT", 2048)?,
             shop_cache_l1_ttl: r.secs("SHOP_CACHE_L1_TTL_SECS", 5)?,
             shop_cache_l2_ttl: r.secs("SHOP_CACHE_L2_TTL_SECS", 30 * 60)?,
             shop_cache_null_ttl: r.secs("SHOP_CACHE_NULL_TTL_SECS", 60)?,

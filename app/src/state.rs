@@ -94,7 +94,7 @@ impl AppState {
         let db = sqlx::postgres::PgPoolOptions::new()
             .max_connections(config.database_max_connections)
             .acquire_timeout(std::time::Duration::from_secs(5))
-            .connect(&config.database_url)
+            .connect_with(pg_options(&config)?)
             .await?;
         MIGRATOR.run(&db).await?;
         Self::with_db(config, leptos_options, db).await
@@ -133,6 +133,14 @@ impl AppState {
             leptos_options,
         })
     }
+}
+
+/// How the instance connects to Postgres: `DATABASE_URL`, with every statement cut off after
+/// `DATABASE_STATEMENT_TIMEOUT_MS`, so one slow query (a crafted search, a lock queue) cannot hold a pooled
+/// connection for long.
+pub fn pg_options(config: &Config) -> Result<sqlx::postgres::PgConnectOptions, sqlx::Error> {
+    let timeout = config.database_statement_timeout.as_millis().to_string();
+    Ok(config.database_url.parse::<sqlx::postgres::PgConnectOptions>()?.options([("statement_timeout", timeout)]))
 }
 
 /// Where the shop cache keeps its entries: `shop:{id}`, `lock:shop:{id}`, `chan:shop:invalidate`.

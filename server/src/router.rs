@@ -45,6 +45,25 @@ pub fn build(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(crate::guard::hardening_headers))
         .layer(axum::middleware::from_fn_with_state(state.clone(), crate::metrics::time_requests))
         .layer(TraceLayer::new_for_http())
+        // Bounds what one instance takes on: at most `HTTP_MAX_IN_FLIGHT` requests at once (the rest are
+        // answered 503 with `Retry-After` at once, not queued behind the others), each answered within
+        // `HTTP_TIMEOUT_SECS` (503 past it).
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(axum::error_handling::HandleErrorLayer::new(|_: tower::BoxError| async {
+                    (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        [(axum::http::header::RETRY_AFTER, "1")],
+                        "Busy: please try again.",
+                    )
+                }))
+                .layer(tower::load_shed::LoadShedLayer::new())
+                .layer(tower::limit::GlobalConcurrencyLimitLayer::new(state.config.http_max_in_flight))
+                .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    state.config.http_timeout,
+                )),
+        )
         .with_state(state)
 }
 

@@ -134,3 +134,30 @@ async fn behind_our_proxy_the_client_cannot_pick_its_address(db: PgPool) {
     // Another person behind the same proxy is not locked out with them.
     assert_eq!(attempt(202, "203.0.113.6").await, StatusCode::UNAUTHORIZED);
 }
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn an_overloaded_instance_sheds_at_once_and_times_out_what_hangs(db: PgPool) {
+    use app::testing::{Proxy, ProxyMode};
+    let mut state = test_state(db.clone(), &[("HTTP_MAX_IN_FLIGHT", "1"), ("HTTP_TIMEOUT_SECS", "1")]).await;
+    let proxy = Proxy::start("127.0.0.1:5432".parse().unwrap()).await.unwrap();
+    let through_proxy = (*db.connect_options()).clone().host("127.0.0.1").port(proxy.addr.port());
+    state.db = sqlx::postgres::PgPoolOptions::new()
+        .acquire_timeout(std::time::Duration::from_secs(5))
+        .connect_with(through_proxy)
+        .await
+        .unwrap();
+    let router = server::router::build(state);
+    let types = |router: Router| async move { post(&router, "/api/catalog/types", "", &[], None).await };
+    proxy.set(ProxyMode::Stall);
+    let started = std::time::Instant::now();
+    let hung = tokio::spawn(types(router.clone()));
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let shed = types(router.clone()).await;
+    assert_eq!(shed.status(), StatusCode::SERVICE_UNAVAILABLE, "the one slot is taken");
+    assert_eq!(shed.headers()[header::RETRY_AFTER], "1");
+    assert!(started.elapsed() < std::time::Duration::from_millis(800), "shed at once, not queued");
+    let hung = hung.await.unwrap();
+    assert_eq!(hung.status(), StatusCode::SERVICE_UNAVAILABLE, "cut off by the request timeout");
+    assert!(started.elapsed() < std::time::Duration::from_millis(2_500), "{:?}", started.elapsed());
+    proxy.set(ProxyMode::Up);
+}

@@ -16,7 +16,7 @@ pub async fn list_shop_types() -> Result<Vec<ShopType>, AppError> {
 pub async fn list_shops(type_id: i64, sort: String, page: u32) -> Result<(ShopType, Page<ShopSummary>), AppError> {
     crate::edge::run(|cx| async move {
         let sort = super::model::ShopSort::from_query(Some(&sort));
-        Ok(super::service::category(&cx.state, type_id, sort, page.clamp(1, 10_000)).await?)
+        Ok(super::service::category(&cx.state, type_id, sort, page).await?)
     })
     .await
 }
@@ -24,7 +24,7 @@ pub async fn list_shops(type_id: i64, sort: String, page: u32) -> Result<(ShopTy
 /// Shops whose name contains `q`.
 #[server(endpoint = "catalog/search")]
 pub async fn search_shops(q: String, page: u32) -> Result<Page<ShopSummary>, AppError> {
-    crate::edge::run(|cx| async move { Ok(super::service::search(&cx.state, &q, page.clamp(1, 10_000)).await?) }).await
+    crate::edge::run(|cx| async move { Ok(super::service::search(&cx.state, &q, page).await?) }).await
 }
 
 /// One shop through the cache, nothing else (a GET, so HTTP caches and load generators can use it).

@@ -75,6 +75,10 @@ pub struct ShopSummary {
     pub sold: i32,
 }
 
+/// Listings go this many pages deep and no deeper: a deep `OFFSET` makes Postgres read and drop every
+/// row before it, so a crawler asking for page 10,000 would cost as much as 10,000 pages.
+pub const MAX_PAGES: u32 = 50;
+
 /// One page of results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Page<T> {
@@ -131,7 +135,7 @@ pub fn score_text(score: i16) -> String {
 
 /// Parses a 1-based page number from a URL; garbage or 0 means page 1, huge values are capped.
 pub fn page_from_query(s: Option<&str>) -> u32 {
-    s.and_then(|p| p.parse::<u32>().ok()).filter(|p| *p >= 1).unwrap_or(1).min(10_000)
+    s.and_then(|p| p.parse::<u32>().ok()).filter(|p| *p >= 1).unwrap_or(1).min(MAX_PAGES)
 }
 
 /// A voucher as the shop page lists it.

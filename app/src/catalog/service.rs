@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use time::Duration as TimeDuration;
 
-use super::model::{Page, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView};
+use super::model::{MAX_PAGES, Page, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView};
 use super::store;
 use crate::auth::model::{CurrentUser, Role};
 use crate::clock;
@@ -103,9 +103,19 @@ pub async fn category(
     sort: ShopSort,
     page: u32,
 ) -> Result<(ShopType, Page<ShopSummary>), CatalogError> {
+    check_page(page)?;
     let ty = shop_type(state, type_id).await?;
     let (items, has_next) = store::shops_by_type(state.postgres()?, type_id, sort, page).await?;
-    Ok((ty, Page { items, page, has_next }))
+    Ok((ty, Page { items, page, has_next: has_next && page < MAX_PAGES }))
+}
+
+/// Pages 1 to [`MAX_PAGES`].
+fn check_page(page: u32) -> Result<(), CatalogError> {
+    if (1..=MAX_PAGES).contains(&page) {
+        return Ok(());
+    }
+    let message = format!("Only pages 1 to {MAX_PAGES} are listed: narrow the search to see more.");
+    Err(CatalogError::Invalid(AppError::invalid("page", message)))
 }
 
 /// Name search.
@@ -114,8 +124,9 @@ pub async fn search(state: &AppState, q: &str, page: u32) -> Result<Page<ShopSum
     if q.is_empty() || q.chars().count() > 50 {
         return Err(CatalogError::Invalid(AppError::invalid("q", "Search for 1 to 50 characters of a shop name.")));
     }
+    check_page(page)?;
     let (items, has_next) = store::search_shops(state.postgres()?, q, page).await?;
-    Ok(Page { items, page, has_next })
+    Ok(Page { items, page, has_next: has_next && page < MAX_PAGES })
 }
 
 /// The user if logged in as a merchant; `shop` names what was asked for, for the error.

@@ -1,0 +1,58 @@
+//! Reads an attacker can make expensive are bounded: substring search uses a trigram index, listings
+//! stop at `MAX_PAGES`, and Postgres cancels any statement that outlives `DATABASE_STATEMENT_TIMEOUT_MS`.
+
+use app::catalog::model::MAX_PAGES;
+use app::catalog::service::{self, CatalogError};
+use app::testing::{test_config, test_state};
+use sqlx::PgPool;
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn name_search_reads_the_trigram_index(db: PgPool) {
+    let mut conn = db.acquire().await.unwrap();
+    // With scans priced out, the plan shows whether an index can answer `ILIKE '%…%'` at all.
+    sqlx::query("SET enable_seqscan = off").execute(&mut *conn).await.unwrap();
+    let plan: Vec<String> = sqlx::query_scalar("EXPLAIN SELECT id FROM shops WHERE name ILIKE '%火锅店%'")
+        .fetch_all(&mut *conn)
+        .await
+        .unwrap();
+    assert!(plan.iter().any(|l| l.contains("shops_name_trgm")), "{plan:#?}");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn listings_stop_at_the_last_page_with_a_clear_error(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    app::testing::seed_shop(&db).await.unwrap();
+    // More matches than MAX_PAGES pages of 20 hold.
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, address, longitude, latitude)
+         SELECT 1000 + g, 'noodle bar ' || g, 1, 'somewhere', 120.16, 30.25 FROM generate_series(1, 1050) g",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let last = service::search(&state, "noodle", MAX_PAGES).await.expect("the last page");
+    assert_eq!(last.items.len(), 20, "a full page");
+    assert!(!last.has_next, "no link past the last page, although more rows match");
+    for page in [0, MAX_PAGES + 1, 10_000] {
+        let Err(CatalogError::Invalid(e)) = service::search(&state, "noodle", page).await else {
+            panic!("page {page} should be refused")
+        };
+        assert!(e.field_message("page").is_some_and(|m| m.contains("narrow the search")), "{e:?}");
+    }
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn postgres_cancels_a_statement_that_runs_too_long(_db: PgPool) {
+    let config = test_config(&[("DATABASE_STATEMENT_TIMEOUT_MS", "200")]);
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect_with(app::state::pg_options(&config).unwrap())
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let err = sqlx::query("SELECT pg_sleep(2)").execute(&pool).await.expect_err("cancelled");
+    let code = err.as_database_error().and_then(|e| e.code()).map(|c| c.to_string());
+    assert_eq!(code.as_deref(), Some("57014"), "query_canceled: {err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    sqlx::query("SELECT 1").execute(&pool).await.expect("the connection is still good");
+}
