@@ -86,6 +86,8 @@ pub struct Config {
     pub login_slowdown_max: Duration,
     /// `SESSION_TTL_SECS`: idle lifetime of a login session.
     pub session_ttl: Duration,
+    /// `SESSION_MAX_AGE_SECS`: a session ends this long after its login, however active.
+    pub session_max_age: Duration,
     /// `COOKIE_SECURE`: mark cookies Secure (set behind HTTPS).
     pub cookie_secure: bool,
     /// `TRUSTED_PROXIES`: our proxies' networks; the client address is the right-most
@@ -137,6 +139,7 @@ impl Config {
             login_lockout: r.secs("LOGIN_LOCKOUT_SECS", 15 * 60)?,
             login_slowdown_max: r.secs("LOGIN_SLOWDOWN_MAX_SECS", 30)?,
             session_ttl: r.secs("SESSION_TTL_SECS", 7 * 24 * 3600)?,
+            session_max_age: r.secs("SESSION_MAX_AGE_SECS", 30 * 24 * 3600)?,
             cookie_secure: r.parse("COOKIE_SECURE", false)?,
             trusted_proxies: r.parse("TRUSTED_PROXIES", crate::client_addr::TrustedProxies::default())?,
         })

@@ -50,7 +50,8 @@ impl Cx {
     /// The logged-in user's id straight from the session, without loading the account (the grab's hot
     /// path; an order of an account that no longer exists is refused by the order writer).
     pub async fn user_id(&self) -> Result<Option<i64>, AppError> {
-        crate::session::user_id(&self.session().await?).await.map_err(AppError::internal)
+        let policy = crate::session::SessionPolicy::from_config(&self.state.config);
+        crate::session::user_id(&self.session().await?, &policy).await.map_err(AppError::internal)
     }
 
     /// The logged-in user's id, or 401.

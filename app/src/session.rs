@@ -82,10 +82,37 @@ const USER_ID: &str = "uid";
 #[error("session store: {0}")]
 pub struct SessionError(#[from] tower_sessions::session::Error);
 
+/// When the user logged in (unix ms): the absolute cap counts from here.
+const LOGIN_AT: &str = "login_at";
+/// When the session's expiry was last pushed back (unix ms).
+const RENEWED_AT: &str = "renewed_at";
+
+/// How long a session lives: `ttl` after the last activity, and never past `max_age` after the login.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionPolicy {
+    /// Idle lifetime (`SESSION_TTL_SECS`).
+    pub ttl: std::time::Duration,
+    /// Absolute lifetime (`SESSION_MAX_AGE_SECS`): then the user logs in again, however active.
+    pub max_age: std::time::Duration,
+}
+
+impl SessionPolicy {
+    /// From the settings.
+    pub fn from_config(config: &crate::config::Config) -> Self {
+        Self { ttl: config.session_ttl, max_age: config.session_max_age }
+    }
+}
+
+fn unix_now() -> i64 {
+    crate::clock::now_ms()
+}
+
 /// Logs `user_id` in. The session id is cycled first so an id planted before login (fixation) is useless.
 pub async fn sign_in(session: &Session, user_id: i64) -> Result<(), SessionError> {
     session.cycle_id().await?;
     session.insert(USER_ID, user_id).await?;
+    session.insert(LOGIN_AT, unix_now()).await?;
+    session.insert(RENEWED_AT, unix_now()).await?;
     Ok(())
 }
 
@@ -95,9 +122,29 @@ pub async fn sign_out(session: &Session) -> Result<(), SessionError> {
     Ok(())
 }
 
-/// The logged-in user id, if any.
-pub async fn user_id(session: &Session) -> Result<Option<i64>, SessionError> {
-    Ok(session.get::<i64>(USER_ID).await?)
+/// The logged-in user id, if any — and activity: the session's expiry is pushed back (a save, at most
+/// four times per TTL, since tower-sessions saves only a changed session), until `max_age` after the
+/// login, when the session ends.
+pub async fn user_id(session: &Session, policy: &SessionPolicy) -> Result<Option<i64>, SessionError> {
+    let Some(user_id) = session.get::<i64>(USER_ID).await? else { return Ok(None) };
+    let now = unix_now();
+    let login_at = match session.get::<i64>(LOGIN_AT).await? {
+        Some(t) => t,
+        None => {
+            // A session from before the cap existed: its age counts from now.
+            session.insert(LOGIN_AT, now).await?;
+            now
+        }
+    };
+    if now - login_at >= policy.max_age.as_millis() as i64 {
+        session.flush().await?;
+        return Ok(None);
+    }
+    let renewed_at = session.get::<i64>(RENEWED_AT).await?.unwrap_or(0);
+    if now - renewed_at >= (policy.ttl / 4).as_millis() as i64 {
+        session.insert(RENEWED_AT, now).await?;
+    }
+    Ok(Some(user_id))
 }
 
 /// Mints a logged-in session for `user_id` directly in `store` and returns the cookie value. For load
@@ -106,6 +153,8 @@ pub async fn mint(store: &RedisSessionStore, user_id: i64, ttl: time::Duration) 
     use tower_sessions::SessionStore;
     let mut data = std::collections::HashMap::new();
     data.insert(USER_ID.to_string(), serde_json::Value::from(user_id));
+    data.insert(LOGIN_AT.to_string(), serde_json::Value::from(unix_now()));
+    data.insert(RENEWED_AT.to_string(), serde_json::Value::from(unix_now()));
     let mut record = tower_sessions::session::Record {
         id: tower_sessions::session::Id::default(),
         data,

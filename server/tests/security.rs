@@ -161,3 +161,39 @@ async fn an_overloaded_instance_sheds_at_once_and_times_out_what_hangs(db: PgPoo
     assert!(started.elapsed() < std::time::Duration::from_millis(2_500), "{:?}", started.elapsed());
     proxy.set(ProxyMode::Up);
 }
+
+/// Registers an account over HTTP and returns its session cookie.
+async fn register_session(router: &Router, account: &str) -> String {
+    let form = format!("account={account}&nickname=Slider&password=secret2026&password_confirm=secret2026");
+    let resp = post(router, "/api/auth/register", &form, &[], None).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let cookie = resp.headers().get_all(header::SET_COOKIE).iter().find_map(|v| {
+        let s = v.to_str().ok()?;
+        let first = s.split(';').next()?;
+        first.starts_with(&format!("{}=", server::router::SESSION_COOKIE)).then(|| first.to_string())
+    });
+    cookie.expect("a session cookie")
+}
+
+async fn logged_in(router: &Router, cookie: &str) -> bool {
+    let resp = post(router, "/api/auth/me", "", &[("cookie", cookie)], None).await;
+    body(resp).await.contains("Slider")
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn activity_keeps_a_session_alive_until_its_absolute_cap(db: PgPool) {
+    let state = test_state(db, &[("SESSION_TTL_SECS", "4"), ("SESSION_MAX_AGE_SECS", "7")]).await;
+    let router = server::router::build(state);
+    let sleep = |ms| tokio::time::sleep(std::time::Duration::from_millis(ms));
+    let active = register_session(&router, "13900000071").await;
+    let idle = register_session(&router, "13900000072").await;
+    // Activity every 1.5 s carries the active session past its 4 s idle lifetime.
+    for _ in 0..4 {
+        sleep(1_500).await;
+        assert!(logged_in(&router, &active).await, "active and within its cap");
+    }
+    assert!(!logged_in(&router, &idle).await, "6 s without activity: the idle one has ended");
+    // Past 7 s since the login, activity no longer helps.
+    sleep(1_500).await;
+    assert!(!logged_in(&router, &active).await, "the absolute cap ends it");
+}

@@ -40,7 +40,7 @@ pub async fn upload(
     session: Session,
     mut form: Multipart,
 ) -> Result<Json<Vec<String>>, (StatusCode, Json<AppError>)> {
-    let user = crate::session::user_id(&session)
+    let user = crate::session::user_id(&session, &crate::session::SessionPolicy::from_config(&state.config))
         .await
         .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
     if user.is_none() {

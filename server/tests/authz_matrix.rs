@@ -1,0 +1,226 @@
+//! The authorization matrix: every server function × {anonymous, shopper, another merchant, the owner}
+//! with the status each must get, run against the real router — and a check that fails when a server
+//! function exists that the table does not list, so a new endpoint cannot ship without its row.
+//!
+//! "The owner" owns what the row acts on: shop 1, the sale on it, the note and the order in question.
+
+use std::collections::BTreeSet;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, header};
+use http_body_util::BodyExt;
+use sqlx::PgPool;
+use tower::ServiceExt;
+
+use app::testing::{seed_flash_sale, seed_users, test_state};
+use server::router::SESSION_COOKIE;
+
+/// Who asks.
+#[derive(Clone, Copy, Debug)]
+enum Who {
+    Anonymous,
+    Shopper,
+    OtherMerchant,
+    Owner,
+}
+
+const EVERYONE: [Who; 4] = [Who::Anonymous, Who::Shopper, Who::OtherMerchant, Who::Owner];
+
+/// One row: the endpoint, how it is called, and the status for anonymous, shopper, other merchant, owner.
+struct Row {
+    path: &'static str,
+    get: bool,
+    /// The arguments; `{sale}`, `{later}`, `{note}`, `{order}`, `{normal}`, `{owner}`, `{spare}` and `{n}`
+    /// (a counter) are filled in.
+    args: &'static str,
+    expect: [u16; 4],
+}
+
+const fn row(path: &'static str, args: &'static str, expect: [u16; 4]) -> Row {
+    Row { path, get: false, args, expect }
+}
+
+const SHOP_FORM: &str = "form[name]=Shop&form[address]=杭州市延安路1号&form[longitude]=120.16&form[latitude]=30.25\
+                         &form[avg_price]=50&form[open_hours]=10:00-22:00&form[images]=";
+const SALE_FORM: &str = "form[title]=T&form[rules]=&form[pay]=9.9&form[actual]=100&form[stock]=20\
+                         &form[begin]=2099-01-01T10:00&form[end]=2099-01-01T12:00";
+
+/// The table. Order matters where a row changes what later rows see: the ones that end a session or
+/// remove things come last.
+fn table() -> Vec<Row> {
+    const OK: u16 = 200;
+    const BAD: u16 = 400;
+    const LOGIN: u16 = 401;
+    const NO: u16 = 403;
+    const NONE: u16 = 404;
+    vec![
+        // Public reads.
+        row("/api/catalog/types", "", [OK; 4]),
+        row("/api/catalog/shops", "type_id=1&sort=score&page=1", [OK; 4]),
+        row("/api/catalog/search", "q=S&page=1", [OK; 4]),
+        Row { path: "/api/catalog/shop-cached", get: true, args: "id=1", expect: [OK; 4] },
+        row("/api/catalog/shop", "id=1", [OK; 4]),
+        Row {
+            path: "/api/geo/nearby",
+            get: true,
+            args: "type_id=1&lon=120.16&lat=30.25&radius_km=5&page=1",
+            expect: [OK; 4],
+        },
+        row("/api/social/note", "note_id={note}", [OK; 4]),
+        row("/api/social/shop-notes", "shop_id=1", [OK; 4]),
+        row("/api/social/profile", "user_id={owner}", [OK; 4]),
+        row("/api/auth/me", "", [OK; 4]),
+        // The owner's things.
+        row("/api/catalog/shop-for-edit", "id=1", [LOGIN, NO, NO, OK]),
+        row("/api/seckill/shop-sales", "shop_id=1", [LOGIN, NO, NO, OK]),
+        row("/api/seckill/create-sale", "shop_id=1&{sale_form}", [LOGIN, NO, NO, OK]),
+        row("/api/seckill/change-stock", "voucher_id={later}&stock=30", [LOGIN, NO, NO, OK]),
+        row("/api/catalog/update-shop", "id=1&{shop_form}", [LOGIN, NO, NO, OK]),
+        // Any merchant may open a shop; shoppers may not.
+        row("/api/catalog/open-shop", "type_id=1&{shop_form}", [LOGIN, NO, OK, OK]),
+        // Anyone logged in.
+        row("/api/seckill/grab", "voucher_id={sale}", [LOGIN, OK, OK, OK]),
+        row("/api/orders/buy", "voucher_id={normal}", [LOGIN, OK, OK, OK]),
+        row("/api/orders/mine", "", [LOGIN, OK, OK, OK]),
+        row("/api/social/write-note", "shop_id=1&title=Hi&body=Nice&images=", [LOGIN, OK, OK, OK]),
+        row("/api/social/like", "note_id={note}", [LOGIN, OK, OK, OK]),
+        row("/api/social/feed", "offset=0", [LOGIN, OK, OK, OK]),
+        row("/api/checkin/today", "", [LOGIN, OK, OK, OK]),
+        row("/api/checkin/month", "", [LOGIN, OK, OK, OK]),
+        // Following: anyone logged in, but not oneself.
+        row("/api/social/follow", "user_id={owner}&on=true", [LOGIN, OK, OK, BAD]),
+        // Someone's own order: a stranger learns nothing (not even that it exists).
+        row("/api/orders/status", "order_id={order}", [LOGIN, OK, OK, OK]),
+        row("/api/orders/pay", "order_id={order}", [LOGIN, NONE, NONE, OK]),
+        row("/api/social/delete-note", "note_id={note}", [LOGIN, NONE, NONE, OK]),
+        row("/api/catalog/remove-shop", "id={spare}", [LOGIN, NO, NO, OK]),
+        // Accounts: a wrong password, a new account, then the end of each session.
+        row("/api/auth/login", "account=13800000009&password=wrong-pass", [LOGIN; 4]),
+        row(
+            "/api/auth/register",
+            "account=1370000{n:04}&nickname=N{n}&password=secret2026&password_confirm=secret2026",
+            [OK; 4],
+        ),
+        row("/api/auth/logout", "", [OK; 4]),
+    ]
+}
+
+/// The fixtures every row refers to.
+struct World {
+    sessions: [Option<String>; 4],
+    owner: i64,
+    sale: i64,
+    later: i64,
+    normal: i64,
+    note: i64,
+    order: i64,
+    spare: i64,
+}
+
+async fn world(state: &app::state::AppState, db: &PgPool) -> World {
+    seed_flash_sale(db, 501, 10, -60, 3600).await.unwrap();
+    seed_flash_sale(db, 502, 10, 3600, 7200).await.unwrap();
+    let ids = seed_users(db, 777, 3).await.unwrap();
+    let (shopper, other, owner) = (ids[0], ids[1], ids[2]);
+    sqlx::query("UPDATE users SET role = 'merchant' WHERE id = ANY($1)")
+        .bind([other, owner])
+        .execute(db)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE shops SET owner_id = $1 WHERE id = 1").bind(owner).execute(db).await.unwrap();
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, owner_id, address, longitude, latitude)
+         VALUES (2, 'Spare', 1, $1, '杭州市某路2号', 120.1, 30.2)",
+    )
+    .bind(owner)
+    .execute(db)
+    .await
+    .unwrap();
+    // Rows above took explicit ids; new shops must not collide with them (the demo seed does the same).
+    sqlx::query("SELECT setval('shops_id_seq', 100)").execute(db).await.unwrap();
+    let normal: i64 = sqlx::query_scalar(
+        "INSERT INTO vouchers (shop_id, title, pay_value_cents, actual_value_cents, kind)
+         VALUES (1, 'Normal', 500, 1000, 'normal') RETURNING id",
+    )
+    .fetch_one(db)
+    .await
+    .unwrap();
+    app::seckill::service::restore_sales(state).await.unwrap();
+    let draft = app::social::model::NewNote::parse("Mine", "Good", "").unwrap();
+    let note = app::social::service::write_note(state, owner, 1, draft).await.unwrap();
+    let order = app::orders::service::buy(state, owner, normal).await.unwrap();
+    let store = app::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());
+    let mut sessions = [None, None, None, None];
+    for (i, id) in [shopper, other, owner].into_iter().enumerate() {
+        sessions[i + 1] = Some(app::session::mint(&store, id, time::Duration::hours(1)).await.unwrap());
+    }
+    World { sessions, owner, sale: 501, later: 502, normal, note, order, spare: 2 }
+}
+
+fn fill(args: &str, w: &World, n: usize) -> String {
+    args.replace("{sale_form}", SALE_FORM)
+        .replace("{shop_form}", SHOP_FORM)
+        .replace("{sale}", &w.sale.to_string())
+        .replace("{later}", &w.later.to_string())
+        .replace("{normal}", &w.normal.to_string())
+        .replace("{note}", &w.note.to_string())
+        .replace("{order}", &w.order.to_string())
+        .replace("{owner}", &w.owner.to_string())
+        .replace("{spare}", &w.spare.to_string())
+        .replace("{n:04}", &format!("{n:04}"))
+        .replace("{n}", &n.to_string())
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn every_server_function_answers_each_kind_of_caller_as_the_table_says(db: PgPool) {
+    let state = test_state(db.clone(), &[("IP_RATE_LIMIT", "1000000"), ("LOGIN_MAX_FAILURES", "100")]).await;
+    app::kafka::ensure_topics(&state.config).await.unwrap();
+    let w = world(&state, &db).await;
+    let router: Router = server::router::build(state.clone());
+    let mut wrong = Vec::new();
+    let mut n = 0;
+    for r in table() {
+        for (i, who) in EVERYONE.iter().enumerate() {
+            n += 1;
+            let args = fill(r.args, &w, n);
+            let mut req = if r.get {
+                Request::get(format!("{}?{}", r.path, args.replace(' ', "%20"))).body(Body::empty()).unwrap()
+            } else {
+                Request::post(r.path)
+                    .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                    .body(Body::from(args))
+                    .unwrap()
+            };
+            req.headers_mut().insert(header::ACCEPT, "application/json".parse().unwrap());
+            if let Some(sid) = &w.sessions[i] {
+                req.headers_mut().insert(header::COOKIE, format!("{SESSION_COOKIE}={sid}").parse().unwrap());
+            }
+            let resp = router.clone().oneshot(req).await.unwrap();
+            let status = resp.status().as_u16();
+            if status != r.expect[i] {
+                let body = resp.into_body().collect().await.unwrap().to_bytes();
+                wrong.push(format!(
+                    "{} as {who:?}: {status}, expected {} ({})",
+                    r.path,
+                    r.expect[i],
+                    String::from_utf8_lossy(&body).chars().take(120).collect::<String>()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} cells differ:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+#[test]
+fn the_table_lists_every_server_function() {
+    // Server functions register themselves at start-up (as the router's `leptos_routes` finds them).
+    let registered: BTreeSet<String> =
+        leptos::server_fn::axum::server_fn_paths().map(|(path, _)| path.to_string()).collect();
+    let listed: BTreeSet<String> = table().iter().map(|r| r.path.to_string()).collect();
+    let unlisted: Vec<_> = registered.difference(&listed).collect();
+    let gone: Vec<_> = listed.difference(&registered).collect();
+    assert!(unlisted.is_empty(), "server functions missing from the authorization matrix: {unlisted:?}");
+    assert!(gone.is_empty(), "rows for server functions that no longer exist: {gone:?}");
+    assert!(registered.len() >= 30, "{registered:?}");
+}
