@@ -59,6 +59,10 @@ pub struct Config {
     /// `FAULT_WRITER_ABORTS`: fault injection for `scripts/chaos.sh` — the process aborts after this many
     /// order batches are committed to Postgres and before their offsets are. 0 (the default): never.
     pub fault_writer_aborts: u32,
+    /// `ABUSE_LIMIT_FACTOR`: multiplies every per-client action budget (`abuse`); 1 in production.
+    pub abuse_limit_factor: u32,
+    /// `ARGON2_MAX_CONCURRENT`: password hashes computed at once (19 MiB each); more wait, briefly.
+    pub argon2_max_concurrent: usize,
     /// `HTTP_TIMEOUT_SECS`: a request still unanswered after this long gets a 503.
     pub http_timeout: Duration,
     /// `HTTP_MAX_IN_FLIGHT`: requests served at once; past it, an immediate 503 with `Retry-After`
@@ -127,6 +131,8 @@ impl Config {
             },
             stranded_grab_after: r.secs("STRANDED_GRAB_SECS", 30)?,
             fault_writer_aborts: r.parse("FAULT_WRITER_ABORTS", 0)?,
+            abuse_limit_factor: r.parse("ABUSE_LIMIT_FACTOR", 1)?,
+            argon2_max_concurrent: r.parse("ARGON2_MAX_CONCURRENT", 4)?,
             http_timeout: r.secs("HTTP_TIMEOUT_SECS", 30)?,
             http_max_in_flight: r.parse("HTTP_MAX_IN_FLIGHT", 2048)?,
             shop_cache_l1_ttl: r.secs("SHOP_CACHE_L1_TTL_SECS", 5)?,

@@ -59,6 +59,16 @@ impl Cx {
         self.user_id().await?.ok_or(AppError::LoginRequired)
     }
 
+    /// Takes one token of `action` from `who`'s budget (`ip:…` or `u:…`), or answers 429 with the wait.
+    pub fn spend(&self, action: crate::abuse::Action, who: &str) -> Result<(), AppError> {
+        self.state.abuse.check(action, who).map_err(|wait| crate::abuse::too_many(action, wait))
+    }
+
+    /// [`Cx::spend`] for the client's address.
+    pub async fn spend_per_address(&self, action: crate::abuse::Action) -> Result<(), AppError> {
+        self.spend(action, &format!("ip:{}", self.client_ip().await))
+    }
+
     /// The client's address: the socket peer, or — when the peer is one of `TRUSTED_PROXIES` — the
     /// right-most `X-Forwarded-For` hop that is not a proxy of ours.
     pub async fn client_ip(&self) -> String {

@@ -21,6 +21,8 @@ pub mod point;
 pub mod ui;
 
 #[cfg(feature = "ssr")]
+pub mod abuse;
+#[cfg(feature = "ssr")]
 pub mod breaker;
 #[cfg(feature = "ssr")]
 pub mod cache;

@@ -10,6 +10,7 @@ use rdkafka::producer::FutureProducer;
 use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
+use crate::abuse::AbuseLimits;
 use crate::breaker::{Breakers, Service};
 use crate::cache::{CacheKeys, CacheTtls, TieredCache};
 use crate::catalog::model::Shop;
@@ -36,6 +37,11 @@ pub struct AppState {
     pub sold_out: Arc<SoldOutFlags>,
     /// Circuit breakers around Postgres, Redis and Kafka.
     pub breakers: Breakers,
+    /// Per-client budgets of the actions bots abuse.
+    pub abuse: Arc<AbuseLimits>,
+    /// Password hashes computed at once: a registration or log-in flood queues here instead of
+    /// exhausting memory (19 MiB per hash).
+    pub argon2_slots: Arc<tokio::sync::Semaphore>,
     /// This instance's metrics (the shop cache's included), encoded by `/metrics`.
     pub metrics: Arc<Metrics>,
     /// Redis key builder.
@@ -118,6 +124,16 @@ impl AppState {
             CacheTtls { l1: config.shop_cache_l1_ttl, l2: config.shop_cache_l2_ttl, null: config.shop_cache_null_ttl },
         ));
         shops.spawn_invalidation_listener(config.redis_url.clone());
+        let abuse = Arc::new(AbuseLimits::new(config.abuse_limit_factor));
+        tokio::spawn({
+            let abuse = abuse.clone();
+            async move {
+                loop {
+                    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                    abuse.forget_idle();
+                }
+            }
+        });
         Ok(Self {
             db,
             redis,
@@ -125,6 +141,8 @@ impl AppState {
             publisher: Publisher::new(&config)?,
             sold_out: Arc::default(),
             breakers,
+            abuse,
+            argon2_slots: Arc::new(tokio::sync::Semaphore::new(config.argon2_max_concurrent.max(1))),
             metrics: Arc::new(Metrics::new(|registry| shops.metrics.register(registry))),
             ids,
             keys,

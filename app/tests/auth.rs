@@ -6,7 +6,7 @@ use app::testing::test_state;
 use sqlx::PgPool;
 
 fn form<'a>(account: &'a str, password: &'a str) -> Registration<'a> {
-    Registration { account, nickname: "Tester", password, password_confirm: password }
+    Registration { account, nickname: "Tester", password, password_confirm: password, client: "ip:10.0.0.1" }
 }
 
 #[sqlx::test(migrator = "app::state::MIGRATOR")]
@@ -51,6 +51,7 @@ async fn invalid_input_writes_nothing(db: PgPool) {
                 nickname: "Tester",
                 password: "secret2026",
                 password_confirm: "secret2027",
+                client: "ip:10.0.0.1",
             },
             "password_confirm",
         ),
@@ -60,6 +61,7 @@ async fn invalid_input_writes_nothing(db: PgPool) {
                 nickname: "x",
                 password: "secret2026",
                 password_confirm: "secret2026",
+                client: "ip:10.0.0.1",
             },
             "nickname",
         ),

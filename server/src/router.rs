@@ -4,7 +4,7 @@
 use axum::Router;
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::get;
@@ -89,11 +89,14 @@ pub fn session_layer(state: &AppState) -> SessionManagerLayer<RedisSessionStore>
 
 /// Gives a server-function error its own HTTP status. Errors raised inside a function set it themselves
 /// (`AppError::respond`); this covers those the framework raises before the function runs (arguments
-/// that do not parse), which it would otherwise answer with 500 although the client is at fault.
+/// that do not parse), which it would otherwise answer with 500 although the client is at fault — and
+/// gives a 429 from a plain handler (uploads) the `Retry-After` its JSON carries.
 async fn api_error_status(req: Request, next: Next) -> Response {
     let api = req.uri().path().starts_with("/api/");
     let resp = next.run(req).await;
-    if !api || resp.status() != StatusCode::INTERNAL_SERVER_ERROR {
+    let status = resp.status();
+    let throttled = status == StatusCode::TOO_MANY_REQUESTS && !resp.headers().contains_key(header::RETRY_AFTER);
+    if !api || (status != StatusCode::INTERNAL_SERVER_ERROR && !throttled) {
         return resp;
     }
     let (mut parts, body) = resp.into_parts();
@@ -101,8 +104,15 @@ async fn api_error_status(req: Request, next: Next) -> Response {
         Ok(b) => b,
         Err(_) => return Response::from_parts(parts, Body::empty()),
     };
-    if let Ok(err) = serde_json::from_slice::<app::error::AppError>(&bytes) {
-        parts.status = StatusCode::from_u16(err.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    match serde_json::from_slice::<app::error::AppError>(&bytes) {
+        Ok(app::error::AppError::TooManyRequests { retry_after_secs, .. }) => {
+            parts.status = StatusCode::TOO_MANY_REQUESTS;
+            parts.headers.insert(header::RETRY_AFTER, retry_after_secs.into());
+        }
+        Ok(err) if status == StatusCode::INTERNAL_SERVER_ERROR => {
+            parts.status = StatusCode::from_u16(err.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        }
+        _ => {}
     }
     Response::from_parts(parts, Body::from(bytes))
 }

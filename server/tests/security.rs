@@ -197,3 +197,31 @@ async fn activity_keeps_a_session_alive_until_its_absolute_cap(db: PgPool) {
     sleep(1_500).await;
     assert!(!logged_in(&router, &active).await, "the absolute cap ends it");
 }
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn an_address_creates_a_few_accounts_an_hour_and_typos_cost_nothing(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let router = server::router::build(state);
+    let from = |last: u8| Some(SocketAddr::from(([203, 0, 113, last], 40_000)));
+    let form = |n: u32, confirm: &str| {
+        format!("account=1366000{n:04}&nickname=Bot{n}&password=secret2026&password_confirm={confirm}")
+    };
+    // Mistyped forms are refused as such and spend nothing.
+    for n in 0..10 {
+        let resp = post(&router, "/api/auth/register", &form(n, "typo"), &[], from(7)).await;
+        assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    }
+    for n in 0..5 {
+        let resp = post(&router, "/api/auth/register", &form(n, "secret2026"), &[], from(7)).await;
+        assert_eq!(resp.status(), StatusCode::OK, "account {n}");
+    }
+    let before = users(&db).await;
+    let resp = post(&router, "/api/auth/register", &form(5, "secret2026"), &[], from(7)).await;
+    assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
+    let wait: u64 = resp.headers()[header::RETRY_AFTER].to_str().unwrap().parse().unwrap();
+    assert!((600..=720).contains(&wait), "one more in about 12 minutes: {wait}");
+    assert!(body(resp).await.contains("Too many new accounts from here"));
+    assert_eq!(users(&db).await, before, "nothing written");
+    let resp = post(&router, "/api/auth/register", &form(6, "secret2026"), &[], from(8)).await;
+    assert_eq!(resp.status(), StatusCode::OK, "another address has its own budget");
+}

@@ -30,11 +30,13 @@ pub async fn register(
     password_confirm: String,
 ) -> Result<CurrentUser, AppError> {
     crate::edge::run(|cx| async move {
+        let client = format!("ip:{}", cx.client_ip().await);
         let form = super::service::Registration {
             account: &account,
             nickname: &nickname,
             password: &password,
             password_confirm: &password_confirm,
+            client: &client,
         };
         let user = super::service::register(&cx.state, form).await?;
         crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::internal)?;

@@ -8,6 +8,7 @@ use argon2::{Algorithm, Argon2, Params, Version};
 
 use super::model::{Account, CurrentUser, Nickname, Password, Role};
 use super::store;
+use crate::abuse::{Action, too_many};
 use crate::error::{AppError, BackendError};
 use crate::state::AppState;
 
@@ -32,6 +33,12 @@ pub enum AuthError {
     /// A backing service failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
+    /// This client has created its share of accounts for now.
+    #[error("throttled: {0}")]
+    Throttled(AppError),
+    /// Every password-hashing slot stayed busy (a flood of log-ins or registrations).
+    #[error("password hashing busy")]
+    Busy,
     /// Hashing failed or its thread panicked.
     #[error("password hashing: {0}")]
     Hash(String),
@@ -63,6 +70,10 @@ impl From<AuthError> for AppError {
                 ),
                 retry_after_secs,
             },
+            AuthError::Throttled(app) => app,
+            AuthError::Busy => {
+                AppError::Unavailable("Many people are logging in right now. Please try again in a few seconds.".into())
+            }
             AuthError::Backend(e) => e.into(),
             other @ AuthError::Hash(_) => AppError::internal(other),
         }
@@ -107,6 +118,18 @@ async fn verify_password(password: String, hash: Option<String>) -> Result<bool,
     .map_err(|e| AuthError::Hash(e.to_string()))
 }
 
+/// How long a hash waits for a slot before the request is turned away (503) rather than queued for ever.
+const ARGON2_QUEUE_PATIENCE: Duration = Duration::from_secs(5);
+
+/// One of the `ARGON2_MAX_CONCURRENT` hashing slots: a flood queues briefly, then is shed, instead of
+/// allocating 19 MiB per request until memory runs out.
+async fn argon2_slot(state: &AppState) -> Result<tokio::sync::OwnedSemaphorePermit, AuthError> {
+    match tokio::time::timeout(ARGON2_QUEUE_PATIENCE, state.argon2_slots.clone().acquire_owned()).await {
+        Ok(Ok(permit)) => Ok(permit),
+        _ => Err(AuthError::Busy),
+    }
+}
+
 /// A real hash of a random secret: unknown accounts are verified against it so they cost the same time
 /// as known ones, and response timing does not reveal which phone numbers are registered.
 fn dummy_hash() -> &'static str {
@@ -128,6 +151,8 @@ pub struct Registration<'a> {
     pub password: &'a str,
     /// Password typed again.
     pub password_confirm: &'a str,
+    /// Who asks (`ip:…`): a valid registration spends from this client's budget.
+    pub client: &'a str,
 }
 
 /// Creates a shopper account.
@@ -142,6 +167,12 @@ pub async fn register(state: &AppState, form: Registration<'_>) -> Result<Curren
     if store::find_by_account(state.postgres()?, &account).await?.is_some() {
         return Err(AuthError::AlreadyRegistered);
     }
+    // Only now, with a form that would create an account, does it cost the client a token (typos do not).
+    state
+        .abuse
+        .check(Action::Register, form.client)
+        .map_err(|w| AuthError::Throttled(too_many(Action::Register, w)))?;
+    let _slot = argon2_slot(state).await?;
     let hash = hash_password(password).await?;
     store::insert_user(state.postgres()?, &account, nickname.as_str(), &hash, Role::Shopper)
         .await?
@@ -182,7 +213,9 @@ pub async fn login(state: &AppState, account: &str, password: &str, client_ip: &
 
     let row = store::find_by_account(state.postgres()?, &account).await?;
     let hash = row.as_ref().map(|r| r.password_hash.clone());
+    let slot = argon2_slot(state).await?;
     let matches = verify_password(password.to_string(), hash).await? && row.is_some();
+    drop(slot);
     match row {
         Some(row) if matches => {
             store::gate_success(&state.redis, &state.keys, account.as_str(), client_ip, &limits).await?;

@@ -24,7 +24,11 @@ pub async fn list_shops(type_id: i64, sort: String, page: u32) -> Result<(ShopTy
 /// Shops whose name contains `q`.
 #[server(endpoint = "catalog/search")]
 pub async fn search_shops(q: String, page: u32) -> Result<Page<ShopSummary>, AppError> {
-    crate::edge::run(|cx| async move { Ok(super::service::search(&cx.state, &q, page).await?) }).await
+    crate::edge::run(|cx| async move {
+        cx.spend_per_address(crate::abuse::Action::Search).await?;
+        Ok(super::service::search(&cx.state, &q, page).await?)
+    })
+    .await
 }
 
 /// One shop through the cache, nothing else (a GET, so HTTP caches and load generators can use it).

@@ -18,6 +18,7 @@ pub async fn nearby_shops(
     crate::edge::run(|cx| async move {
         let at = super::model::GeoPoint::parse(&lon, &lat)?;
         let radius = super::model::parse_radius_km(&radius_km)?;
+        cx.spend_per_address(crate::abuse::Action::Nearby).await?;
         Ok(super::service::nearby(&cx.state, type_id, at, radius, page).await?)
     })
     .await

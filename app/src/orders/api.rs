@@ -30,6 +30,7 @@ pub async fn pay_order(order_id: i64) -> Result<PayOutcome, AppError> {
 pub async fn buy_voucher(voucher_id: i64) -> Result<i64, AppError> {
     crate::edge::run(|cx| async move {
         let user = crate::auth::api::require_user(&cx).await?;
+        cx.spend(crate::abuse::Action::Buy, &format!("u:{}", user.id))?;
         Ok(super::service::buy(&cx.state, user.id, voucher_id).await?)
     })
     .await

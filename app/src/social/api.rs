@@ -3,6 +3,8 @@
 use leptos::prelude::*;
 
 use super::model::{FeedPage, NoteSummary, NoteView, Profile};
+#[cfg(feature = "ssr")]
+use crate::abuse::Action;
 use crate::error::AppError;
 
 /// Writes a note about a shop (images: one address per line); answers its id.
@@ -11,6 +13,7 @@ pub async fn write_note(shop_id: i64, title: String, body: String, images: Strin
     crate::edge::run(|cx| async move {
         let user = cx.require_user_id().await?;
         let note = super::model::NewNote::parse(&title, &body, &images)?;
+        cx.spend(Action::Note, &format!("u:{user}"))?;
         Ok(super::service::write_note(&cx.state, user, shop_id, note).await?)
     })
     .await
@@ -41,6 +44,7 @@ pub async fn get_note(note_id: i64) -> Result<NoteView, AppError> {
 pub async fn toggle_like(note_id: i64) -> Result<(bool, i32), AppError> {
     crate::edge::run(|cx| async move {
         let user = cx.require_user_id().await?;
+        cx.spend(Action::Like, &format!("u:{user}"))?;
         Ok(super::service::toggle_like(&cx.state, user, note_id).await?)
     })
     .await
@@ -67,6 +71,7 @@ pub async fn get_profile(user_id: i64) -> Result<Profile, AppError> {
 pub async fn set_follow(user_id: i64, on: bool) -> Result<(), AppError> {
     crate::edge::run(|cx| async move {
         let me = cx.require_user_id().await?;
+        cx.spend(Action::Follow, &format!("u:{me}"))?;
         Ok(super::service::set_follow(&cx.state, me, user_id, on).await?)
     })
     .await

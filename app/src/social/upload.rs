@@ -43,8 +43,12 @@ pub async fn upload(
     let user = crate::session::user_id(&session, &crate::session::SessionPolicy::from_config(&state.config))
         .await
         .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
-    if user.is_none() {
+    let Some(user) = user else {
         return Err((StatusCode::UNAUTHORIZED, Json(AppError::LoginRequired)));
+    };
+    if let Err(wait) = state.abuse.check(crate::abuse::Action::Upload, &format!("u:{user}")) {
+        let err = crate::abuse::too_many(crate::abuse::Action::Upload, wait);
+        return Err((StatusCode::TOO_MANY_REQUESTS, Json(err)));
     }
     // Check every file before writing any, so a refused upload stores nothing.
     let mut files = Vec::new();

@@ -1,0 +1,144 @@
+//! Token buckets for the actions bots abuse — registering, searching, writing, liking, following,
+//! uploading, buying — one bucket per client (address or account) and action, in this instance's memory
+//! (`governor`): an instance's own view suffices to stop a flood at its door. The flash sale's limits,
+//! which must hold across instances, live in Redis (`rate_limit`).
+
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota};
+
+/// An action with a budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Creating an account (each costs an argon2 hash and mints a new one-coupon-per-user identity).
+    Register,
+    /// Writing a note.
+    Note,
+    /// Liking or unliking a note.
+    Like,
+    /// Following or unfollowing someone.
+    Follow,
+    /// Uploading images.
+    Upload,
+    /// Searching shops by name.
+    Search,
+    /// Searching shops by place.
+    Nearby,
+    /// Buying a normal coupon.
+    Buy,
+}
+
+impl Action {
+    const ALL: [Action; 8] =
+        [Self::Register, Self::Note, Self::Like, Self::Follow, Self::Upload, Self::Search, Self::Nearby, Self::Buy];
+
+    /// (requests, per period): each bucket holds that many and refills at that pace.
+    fn budget(self) -> (u32, Duration) {
+        const MINUTE: Duration = Duration::from_secs(60);
+        match self {
+            Self::Register => (5, Duration::from_secs(3600)),
+            Self::Note => (10, MINUTE),
+            Self::Like => (60, MINUTE),
+            Self::Follow => (30, MINUTE),
+            Self::Upload => (20, MINUTE),
+            Self::Search => (60, MINUTE),
+            Self::Nearby => (60, MINUTE),
+            Self::Buy => (20, MINUTE),
+        }
+    }
+
+    /// How the wait is announced: "Too many {what} just now".
+    pub fn what(self) -> &'static str {
+        match self {
+            Self::Register => "new accounts from here",
+            Self::Note => "notes",
+            Self::Like => "likes",
+            Self::Follow => "follows",
+            Self::Upload => "uploads",
+            Self::Search => "searches",
+            Self::Nearby => "nearby searches",
+            Self::Buy => "purchases",
+        }
+    }
+}
+
+/// The answer to a client whose budget for `action` is spent: 429, with the wait in words and in
+/// `Retry-After`.
+pub fn too_many(action: Action, wait: Duration) -> crate::error::AppError {
+    let secs = wait.as_millis().div_ceil(1000).max(1) as u64;
+    crate::error::AppError::TooManyRequests {
+        message: format!("Too many {} just now. Please wait {secs} s and try again.", action.what()),
+        retry_after_secs: secs,
+    }
+}
+
+/// One keyed bucket set per action.
+pub struct AbuseLimits {
+    limiters: Vec<DefaultKeyedRateLimiter<String>>,
+    clock: DefaultClock,
+}
+
+impl std::fmt::Debug for AbuseLimits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AbuseLimits").finish_non_exhaustive()
+    }
+}
+
+impl AbuseLimits {
+    /// The budgets, each multiplied by `factor` (`ABUSE_LIMIT_FACTOR`: 1 in production; the browser tests,
+    /// whose every user comes from 127.0.0.1, raise it).
+    pub fn new(factor: u32) -> Self {
+        let limiters = Action::ALL
+            .iter()
+            .map(|a| {
+                let (n, period) = a.budget();
+                let n = n.saturating_mul(factor.max(1));
+                let burst = NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN);
+                let quota = Quota::with_period(period / n.max(1)).unwrap_or(Quota::per_second(burst));
+                DefaultKeyedRateLimiter::keyed(quota.allow_burst(burst))
+            })
+            .collect();
+        Self { limiters, clock: DefaultClock::default() }
+    }
+
+    /// Takes one token from `who`'s bucket for `action`; `Err` says how long until one is back.
+    pub fn check(&self, action: Action, who: &str) -> Result<(), Duration> {
+        let i = Action::ALL.iter().position(|a| *a == action).unwrap_or(0);
+        self.limiters[i].check_key(&who.to_string()).map_err(|not_until| not_until.wait_time_from(self.clock.now()))
+    }
+
+    /// Forgets buckets that are full again, so memory follows the clients of the last minutes only.
+    pub fn forget_idle(&self) {
+        self.limiters.iter().for_each(|l| l.retain_recent());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_client_has_its_own_bucket_per_action() {
+        let limits = AbuseLimits::new(1);
+        for _ in 0..5 {
+            limits.check(Action::Register, "203.0.113.1").unwrap();
+        }
+        let wait = limits.check(Action::Register, "203.0.113.1").unwrap_err();
+        assert!(wait > Duration::from_secs(600) && wait <= Duration::from_secs(720), "one token per 12 min: {wait:?}");
+        limits.check(Action::Register, "203.0.113.2").expect("another address");
+        limits.check(Action::Search, "203.0.113.1").expect("another action");
+        limits.forget_idle();
+        assert!(limits.check(Action::Register, "203.0.113.1").is_err(), "a bucket still empty is kept");
+    }
+
+    #[test]
+    fn the_factor_scales_every_budget() {
+        let limits = AbuseLimits::new(3);
+        for _ in 0..15 {
+            limits.check(Action::Register, "127.0.0.1").unwrap();
+        }
+        assert!(limits.check(Action::Register, "127.0.0.1").is_err());
+    }
+}
