@@ -18,6 +18,7 @@ pub mod clock;
 pub mod error;
 pub mod inventory;
 pub mod point;
+pub mod text;
 pub mod ui;
 
 #[cfg(feature = "ssr")]

@@ -225,3 +225,30 @@ async fn an_address_creates_a_few_accounts_an_hour_and_typos_cost_nothing(db: Pg
     let resp = post(&router, "/api/auth/register", &form(6, "secret2026"), &[], from(8)).await;
     assert_eq!(resp.status(), StatusCode::OK, "another address has its own budget");
 }
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn text_that_can_only_do_harm_is_refused_next_to_its_field(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    app::testing::seed_shop(&db).await.unwrap();
+    let router = server::router::build(state);
+    let cookie = register_session(&router, "13900000081").await;
+    let notes = || async { sqlx::query_scalar::<_, i64>("SELECT count(*) FROM notes").fetch_one(&db).await.unwrap() };
+    for (form, field) in [
+        ("shop_id=1&title=Hi&body=tasty%00noodles&images=", "body"),
+        ("shop_id=1&title=%E2%80%AEgpj.exe&body=tasty&images=", "title"),
+        ("shop_id=1&title=Hi&body=tasty&images=http%3A%2F%2Fimg.example%2Fa.png", "images"),
+        ("shop_id=1&title=Hi&body=tasty&images=javascript%3Aalert(1)", "images"),
+    ] {
+        let resp = post(&router, "/api/social/write-note", form, &[("cookie", &cookie)], None).await;
+        assert_eq!(resp.status(), StatusCode::BAD_REQUEST, "{form}");
+        let text = body(resp).await;
+        assert!(text.contains(&format!("\"field\":\"{field}\"")), "{form}: {text}");
+    }
+    assert_eq!(notes().await, 0, "nothing written");
+    let ok = "shop_id=1&title=Hi&body=line%20one%0Aline%20two&images=%2Fuploads%2Fa.png";
+    assert_eq!(
+        post(&router, "/api/social/write-note", ok, &[("cookie", &cookie)], None).await.status(),
+        StatusCode::OK
+    );
+    assert_eq!(notes().await, 1);
+}

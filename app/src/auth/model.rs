@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
+use crate::text::{FreeText, TextRule};
 
 /// What a user may do beyond shopping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,15 +160,9 @@ impl Nickname {
 
     /// Trims and checks the length in characters (so 好店 counts as 2).
     pub fn parse(input: &str) -> Result<Self, AppError> {
-        let s = input.trim();
-        let n = s.chars().count();
-        if !(2..=20).contains(&n) {
-            return Err(AppError::invalid(Self::FIELD, "Use 2 to 20 characters for your name."));
-        }
-        if s.chars().any(char::is_control) {
-            return Err(AppError::invalid(Self::FIELD, "Your name contains characters we cannot show."));
-        }
-        Ok(Self(s.to_string()))
+        let rule = TextRule { min: 2, max: 20, multiline: false };
+        let name = FreeText::parse(Self::FIELD, input, rule, "Use 2 to 20 characters for your name.")?;
+        Ok(Self(name.into_string()))
     }
 
     /// The name.

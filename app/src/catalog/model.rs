@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
 use crate::point::GeoPoint;
+use crate::text::{FreeText, TextRule};
 
 /// A shop category tile on the home page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -211,15 +212,10 @@ impl TryFrom<ShopForm> for ShopEdit {
 
     /// Parses the form; each problem names its field.
     fn try_from(form: ShopForm) -> Result<Self, AppError> {
-        let name = form.name.trim();
-        if name.is_empty() || name.chars().count() > 64 {
-            return Err(AppError::invalid("name", "Give the shop a name of 1 to 64 characters."));
-        }
-        let address = form.address.trim();
-        let n = address.chars().count();
-        if !(4..=128).contains(&n) {
-            return Err(AppError::invalid("address", "Enter an address of 4 to 128 characters."));
-        }
+        let line = |min, max| TextRule { min, max, multiline: false };
+        let name = FreeText::parse("name", &form.name, line(1, 64), "Give the shop a name of 1 to 64 characters.")?;
+        let address =
+            FreeText::parse("address", &form.address, line(4, 128), "Enter an address of 4 to 128 characters.")?;
         let at = GeoPoint::parse_fields(("longitude", &form.longitude), ("latitude", &form.latitude))?;
         let price: f64 = form
             .avg_price
@@ -228,24 +224,15 @@ impl TryFrom<ShopForm> for ShopEdit {
             .ok()
             .filter(|v: &f64| v.is_finite() && (0.0..=100_000.0).contains(v))
             .ok_or_else(|| AppError::invalid("avg_price", "Average price is an amount in yuan, 0 to 100000."))?;
-        let open_hours = form.open_hours.trim();
-        if open_hours.chars().count() > 64 {
-            return Err(AppError::invalid("open_hours", "Keep opening hours under 64 characters."));
-        }
-        let images: Vec<String> =
-            form.images.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect();
-        if images.len() > 9 {
-            return Err(AppError::invalid("images", "At most 9 images."));
-        }
-        if let Some(bad) = images.iter().find(|u| !(u.starts_with('/') || u.starts_with("https://")) || u.len() > 512) {
-            return Err(AppError::invalid("images", format!("Not an image address we can show: {bad}")));
-        }
+        let open_hours =
+            FreeText::parse("open_hours", &form.open_hours, line(0, 64), "Keep opening hours under 64 characters.")?;
+        let images = crate::text::image_list("images", &form.images)?;
         Ok(Self {
-            name: name.to_string(),
-            address: address.to_string(),
+            name: name.into_string(),
+            address: address.into_string(),
             at,
             avg_price_cents: (price * 100.0).round() as i64,
-            open_hours: open_hours.to_string(),
+            open_hours: open_hours.into_string(),
             images,
         })
     }
@@ -279,7 +266,8 @@ mod tests {
 
     #[test]
     fn edits_are_validated_field_by_field() {
-        let ok = ShopEdit::try_from(form("新名字", "120.16", "30.25", "88.5", "/a.svg\n\n/b.svg")).expect("valid");
+        let ok = ShopEdit::try_from(form("新名字", "120.16", "30.25", "88.5", "/images/a.svg\n\n/uploads/b.png"))
+            .expect("valid");
         assert_eq!(ok.avg_price_cents, 8850);
         assert_eq!(ok.at, GeoPoint { lon: 120.16, lat: 30.25 });
         assert_eq!(ok.images.len(), 2);
@@ -292,5 +280,6 @@ mod tests {
         assert_eq!(field(form("x", "120", "89", "1", "")), "latitude");
         assert_eq!(field(form("x", "120", "30", "-1", "")), "avg_price");
         assert_eq!(field(form("x", "120", "30", "1", "javascript:x")), "images");
+        assert_eq!(field(form("x", "120", "30", "1", "/api/auth/logout")), "images", "not an image of ours");
     }
 }

@@ -120,10 +120,10 @@ fn check_page(page: u32) -> Result<(), CatalogError> {
 
 /// Name search.
 pub async fn search(state: &AppState, q: &str, page: u32) -> Result<Page<ShopSummary>, CatalogError> {
-    let q = q.trim();
-    if q.is_empty() || q.chars().count() > 50 {
-        return Err(CatalogError::Invalid(AppError::invalid("q", "Search for 1 to 50 characters of a shop name.")));
-    }
+    let rule = crate::text::TextRule { min: 1, max: 50, multiline: false };
+    let q = crate::text::FreeText::parse("q", q, rule, "Search for 1 to 50 characters of a shop name.")
+        .map_err(CatalogError::Invalid)?;
+    let q = q.as_str();
     check_page(page)?;
     let (items, has_next) = store::search_shops(state.postgres()?, q, page).await?;
     Ok(Page { items, page, has_next: has_next && page < MAX_PAGES })

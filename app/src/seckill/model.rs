@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
 pub use crate::inventory::GrabCode;
+use crate::text::{FreeText, TextRule};
 
 /// A merchant's new flash sale, parsed and checked. Times are unix ms.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,14 +81,18 @@ impl TryFrom<SaleForm> for NewFlashSale {
 
     /// Checks every field; the first problem is reported against its field.
     fn try_from(form: SaleForm) -> Result<Self, AppError> {
-        let title = form.title.trim();
-        if title.is_empty() || title.chars().count() > 64 {
-            return Err(AppError::invalid("title", "A title of 1 to 64 characters."));
-        }
-        let rules = form.rules.trim();
-        if rules.chars().count() > 200 {
-            return Err(AppError::invalid("rules", "Rules of at most 200 characters."));
-        }
+        let title = FreeText::parse(
+            "title",
+            &form.title,
+            TextRule { min: 1, max: 64, multiline: false },
+            "A title of 1 to 64 characters.",
+        )?;
+        let rules = FreeText::parse(
+            "rules",
+            &form.rules,
+            TextRule { min: 0, max: 200, multiline: true },
+            "Rules of at most 200 characters.",
+        )?;
         let pay_cents = parse_yuan("pay", &form.pay)?;
         let actual_cents = parse_yuan("actual", &form.actual)?;
         if actual_cents < pay_cents {
@@ -100,8 +105,8 @@ impl TryFrom<SaleForm> for NewFlashSale {
             return Err(AppError::invalid("end", "The sale must end after it begins."));
         }
         Ok(Self {
-            title: title.to_string(),
-            rules: rules.to_string(),
+            title: title.into_string(),
+            rules: rules.into_string(),
             pay_cents,
             actual_cents,
             stock,

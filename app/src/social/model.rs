@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
+use crate::text::{FreeText, TextRule};
 
 /// A note as written, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,30 +19,20 @@ pub struct NewNote {
 impl NewNote {
     /// Checks a note; `images` holds one address per line.
     pub fn parse(title: &str, body: &str, images: &str) -> Result<Self, AppError> {
-        let title = title.trim();
-        if title.is_empty() || title.chars().count() > 64 {
-            return Err(AppError::invalid("title", "A title of 1 to 64 characters."));
-        }
-        let body = body.trim();
-        if body.is_empty() || body.chars().count() > 2000 {
-            return Err(AppError::invalid("body", "Write 1 to 2000 characters."));
-        }
-        let images: Vec<String> = images.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect();
-        if images.len() > 9 {
-            return Err(AppError::invalid("images", "At most 9 images."));
-        }
-        let image_ok = |u: &String| {
-            u.len() <= 300
-                && (u.starts_with("https://") || u.starts_with("http://") || u.starts_with('/'))
-                && !u.chars().any(|c| c.is_whitespace() || c == '"' || c == '<' || c == '>')
-        };
-        if !images.iter().all(image_ok) {
-            return Err(AppError::invalid(
-                "images",
-                "Each image is an http(s) or site address of at most 300 characters.",
-            ));
-        }
-        Ok(Self { title: title.to_string(), body: body.to_string(), images })
+        let title = FreeText::parse(
+            "title",
+            title,
+            TextRule { min: 1, max: 64, multiline: false },
+            "A title of 1 to 64 characters.",
+        )?;
+        let body = FreeText::parse(
+            "body",
+            body,
+            TextRule { min: 1, max: 2000, multiline: true },
+            "Write 1 to 2000 characters.",
+        )?;
+        let images = crate::text::image_list("images", images)?;
+        Ok(Self { title: title.into_string(), body: body.into_string(), images })
     }
 }
 
