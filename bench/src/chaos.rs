@@ -165,6 +165,12 @@ fn verdict(ok: bool, detail: String) -> Result<String, String> {
     if ok { Ok(detail) } else { Err(detail) }
 }
 
+/// The ids among `ids` that `sql` (one `= ANY($1)` query) finds.
+async fn ids_among(db: &sqlx::PgPool, sql: &str, ids: &[i64]) -> Result<HashSet<i64>, String> {
+    let found: Vec<i64> = sqlx::query_scalar(sql).bind(ids).fetch_all(db).await.map_err(|e| e.to_string())?;
+    Ok(found.into_iter().collect())
+}
+
 async fn check(state: &AppState, dir: &Path, scenario: &str) -> Result<bool, String> {
     let p = read_prepared(dir)?;
     let acked: Vec<(i64, i64)> = std::fs::read_to_string(dir.join("acked"))
@@ -180,20 +186,8 @@ async fn check(state: &AppState, dir: &Path, scenario: &str) -> Result<bool, Str
     // Every acknowledged order is written or recorded as failed, within the drain time.
     let started = Instant::now();
     let (written, failed) = loop {
-        let written: HashSet<i64> = sqlx::query_scalar("SELECT id FROM orders WHERE id = ANY($1)")
-            .bind(&ids)
-            .fetch_all(db)
-            .await
-            .map_err(q)?
-            .into_iter()
-            .collect();
-        let failed: HashSet<i64> = sqlx::query_scalar("SELECT order_id FROM order_failures WHERE order_id = ANY($1)")
-            .bind(&ids)
-            .fetch_all(db)
-            .await
-            .map_err(q)?
-            .into_iter()
-            .collect();
+        let written = ids_among(db, "SELECT id FROM orders WHERE id = ANY($1)", &ids).await?;
+        let failed = ids_among(db, "SELECT order_id FROM order_failures WHERE order_id = ANY($1)", &ids).await?;
         if written.len() + failed.len() >= ids.len() || started.elapsed() > Duration::from_secs(60) {
             break (written, failed);
         }
