@@ -43,6 +43,10 @@ pub struct Config {
     pub kafka_linger: Duration,
     /// `UPLOAD_DIR`: where uploaded note images are stored (served at `/uploads/`).
     pub upload_dir: std::path::PathBuf,
+    /// `UPLOAD_QUOTA_BYTES`: the most one person's pictures may take in all.
+    pub upload_quota_bytes: u64,
+    /// `UPLOAD_ORPHAN_HOURS`: an upload no note or shop shows is removed after this long.
+    pub upload_orphan_grace: Duration,
     /// `LISTEN_ADDR`: where the HTTP server binds (overrides Leptos' site address).
     pub listen_addr: SocketAddr,
     /// `ADMIN_ADDR`: where `/healthz` and `/metrics` are served (loopback by default: operators only).
@@ -121,6 +125,8 @@ impl Config {
             kafka_produce_timeout: Duration::from_millis(r.parse("KAFKA_PRODUCE_TIMEOUT_MS", 5000u64)?.max(100)),
             kafka_linger: Duration::from_millis(r.parse("KAFKA_LINGER_MS", 5u64)?),
             upload_dir: r.string("UPLOAD_DIR", "target/uploads").into(),
+            upload_quota_bytes: r.parse("UPLOAD_QUOTA_BYTES", 100 * 1024 * 1024)?,
+            upload_orphan_grace: Duration::from_secs(r.parse("UPLOAD_ORPHAN_HOURS", 24u64)? * 3600),
             listen_addr: r.parse("LISTEN_ADDR", SocketAddr::from(([127, 0, 0, 1], 3000)))?,
             admin_addr: r.parse("ADMIN_ADDR", SocketAddr::from(([127, 0, 0, 1], 3901)))?,
             pay_timeout: r.secs("PAY_TIMEOUT_SECS", 15 * 60)?,

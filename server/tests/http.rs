@@ -21,6 +21,14 @@ async fn post(router: &Router, path: &str, form: &str, cookie: Option<&str>) -> 
     router.clone().oneshot(req.body(Body::from(form.to_string())).unwrap()).await.unwrap()
 }
 
+/// A real 1×1 PNG.
+const DOT_PNG: [u8; 70] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49,
+    0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xfc, 0xcf, 0xc0, 0x50, 0x0f, 0x00, 0x04, 0x85, 0x01, 0x80, 0x84, 0xa9, 0x8c,
+    0x21, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
 async fn body(resp: Response<Body>) -> String {
     String::from_utf8(resp.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
 }
@@ -298,7 +306,9 @@ async fn image_uploads_check_login_type_and_size(db: PgPool) {
         }
         router.clone().oneshot(req.body(Body::from(body)).unwrap())
     };
-    let png: Vec<u8> = [&[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A][..], &[7u8; 64][..]].concat();
+    // A payload hidden after the picture's end: decoders ignore it, a page serving the file would not.
+    let dot = DOT_PNG;
+    let png: Vec<u8> = [&dot[..], b"<script>hidden payload</script>"].concat();
 
     assert_eq!(send(vec![("image/png", png.clone())], None).await.unwrap().status(), StatusCode::UNAUTHORIZED);
     let (sid, _) = register(&router, &db, "13900000041").await;
@@ -309,7 +319,12 @@ async fn image_uploads_check_login_type_and_size(db: PgPool) {
     assert!(urls[0].starts_with("/uploads/") && urls[0].ends_with(".png"));
     let served = router.clone().oneshot(Request::get(&urls[0]).body(Body::empty()).unwrap()).await.unwrap();
     assert_eq!(served.status(), StatusCode::OK);
-    assert_eq!(served.into_body().collect().await.unwrap().to_bytes().to_vec(), png, "the same bytes come back");
+    let served = served.into_body().collect().await.unwrap().to_bytes().to_vec();
+    assert!(served.starts_with(&dot[..8]), "a PNG comes back");
+    assert!(!served.windows(7).any(|w| w == b"payload"), "encoded afresh: nothing but the picture");
+    let not_a_picture = [&dot[..8], &[7u8; 64][..]].concat();
+    let resp = send(vec![("image/png", not_a_picture)], Some(sid.clone())).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE, "PNG bytes at the start are not enough");
 
     let html_as_png =
         send(vec![("image/png", png.clone()), ("image/png", b"<script>alert(1)</script>".to_vec())], Some(sid.clone()))
@@ -321,5 +336,27 @@ async fn image_uploads_check_login_type_and_size(db: PgPool) {
     assert_eq!(too_big.status(), StatusCode::PAYLOAD_TOO_LARGE);
     let stored = std::fs::read_dir(&dir).unwrap().count();
     assert_eq!(stored, 1, "refused uploads store nothing, not even their valid files");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn uploads_past_a_persons_quota_are_refused_and_store_nothing(db: PgPool) {
+    let dir = std::env::temp_dir().join(format!("haodian-uploads-{}", app::testing::unique_token()));
+    let dir_str = dir.to_string_lossy().to_string();
+    let state = test_state(db.clone(), &[("UPLOAD_DIR", dir_str.as_str()), ("UPLOAD_QUOTA_BYTES", "1")]).await;
+    let router = server::router::build(state);
+    let (sid, _) = register(&router, &db, "13900000042").await;
+    let (ty, payload) = multipart(&[("image/png", &DOT_PNG[..])]);
+    let req = Request::post("/api/v1/uploads")
+        .header(header::CONTENT_TYPE, ty)
+        .header(header::COOKIE, format!("{SESSION_COOKIE}={sid}"))
+        .body(Body::from(payload))
+        .unwrap();
+    let resp = router.clone().oneshot(req).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(body(resp).await.contains("as many pictures as we keep per person"));
+    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM uploads").fetch_one(&db).await.unwrap();
+    assert_eq!(rows, 0);
+    assert!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0) == 0, "no file written");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,6 +2,8 @@
 //! step both ways) and the follow feed (an inbox sorted set per user, filled when a note is written).
 
 pub mod api;
+#[cfg(feature = "ssr")]
+pub mod images;
 pub mod model;
 pub mod pages;
 #[cfg(feature = "ssr")]

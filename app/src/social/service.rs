@@ -21,6 +21,12 @@ pub enum SocialError {
     /// Following oneself.
     #[error("cannot follow oneself")]
     SelfFollow,
+    /// The user's uploads would pass their quota.
+    #[error("upload quota reached")]
+    QuotaReached,
+    /// Storing a file failed.
+    #[error("storing an upload: {0}")]
+    Storage(std::io::Error),
     /// A backing service failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
@@ -34,6 +40,11 @@ impl From<SocialError> for AppError {
             SocialError::NoteNotFound => AppError::NotFound("Note".into()),
             SocialError::NotFound(what) => AppError::NotFound(what.into()),
             SocialError::SelfFollow => AppError::invalid("follow", "You cannot follow yourself."),
+            SocialError::QuotaReached => AppError::invalid(
+                "images",
+                "You have stored as many pictures as we keep per person. Pictures no note shows are removed after a day.",
+            ),
+            e @ SocialError::Storage(_) => AppError::internal(e),
             SocialError::Backend(e) => e.into(),
         }
     }
@@ -139,4 +150,59 @@ pub async fn load_follows(state: &AppState) -> Result<usize, SocialError> {
     crate::keys::unlink_matching(&state.redis, &state.keys.follows_pattern()).await?;
     store::replace_follow_sets(&state.redis, &state.keys, &follows).await?;
     Ok(follows.len())
+}
+
+/// Stores `user_id`'s cleaned pictures (bytes and extension) under random names, within their quota
+/// (`UPLOAD_QUOTA_BYTES` in all, 500 files); answers their addresses.
+pub async fn store_uploads(
+    state: &AppState,
+    user_id: i64,
+    files: Vec<(Vec<u8>, &'static str)>,
+) -> Result<Vec<String>, SocialError> {
+    let (count, bytes) = store::upload_usage(state.postgres()?, user_id).await?;
+    let adding: i64 = files.iter().map(|(b, _)| b.len() as i64).sum();
+    if count + files.len() as i64 > MAX_UPLOADS_PER_USER || bytes + adding > state.config.upload_quota_bytes as i64 {
+        return Err(SocialError::QuotaReached);
+    }
+    let dir = &state.config.upload_dir;
+    tokio::fs::create_dir_all(dir).await.map_err(SocialError::Storage)?;
+    let mut urls = Vec::with_capacity(files.len());
+    for (bytes, ext) in files {
+        let name = format!("{:032x}.{ext}", rand::random::<u128>());
+        tokio::fs::write(dir.join(&name), &bytes).await.map_err(SocialError::Storage)?;
+        store::record_upload(state.postgres()?, &name, user_id, bytes.len() as i64).await?;
+        urls.push(format!("/uploads/{name}"));
+    }
+    Ok(urls)
+}
+
+/// Most files one person keeps.
+const MAX_UPLOADS_PER_USER: i64 = 500;
+
+/// Removes uploads older than `grace` that no note or shop shows (abandoned drafts, deleted notes);
+/// returns how many.
+pub async fn sweep_orphan_uploads(state: &AppState, grace: std::time::Duration) -> Result<usize, SocialError> {
+    let names = store::forget_orphan_uploads(state.postgres()?, grace).await?;
+    for name in &names {
+        if let Err(e) = tokio::fs::remove_file(state.config.upload_dir.join(name)).await
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(%name, "orphan upload not removed: {e}");
+        }
+    }
+    Ok(names.len())
+}
+
+/// Runs [`sweep_orphan_uploads`] every hour with `UPLOAD_ORPHAN_HOURS` of grace.
+pub fn spawn_upload_sweeper(state: AppState) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            match sweep_orphan_uploads(&state, state.config.upload_orphan_grace).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(removed = n, "orphan uploads removed"),
+                Err(e) => tracing::warn!("upload sweep skipped: {e}"),
+            }
+            tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+        }
+    })
 }

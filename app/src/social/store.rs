@@ -269,3 +269,37 @@ pub async fn feed_page(
         .query_async(&mut redis.clone())
         .await
 }
+
+/// Records a stored upload.
+pub async fn record_upload(db: &PgPool, name: &str, user_id: i64, bytes: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO uploads (name, user_id, bytes) VALUES ($1, $2, $3)")
+        .bind(name)
+        .bind(user_id)
+        .bind(bytes)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
+/// How many files and bytes `user_id` has stored.
+pub async fn upload_usage(db: &PgPool, user_id: i64) -> Result<(i64, i64), sqlx::Error> {
+    sqlx::query_as("SELECT count(*), coalesce(sum(bytes), 0)::BIGINT FROM uploads WHERE user_id = $1")
+        .bind(user_id)
+        .fetch_one(db)
+        .await
+}
+
+/// Forgets uploads older than `grace` that no live note and no shop shows; returns their names (the
+/// caller removes the files).
+pub async fn forget_orphan_uploads(db: &PgPool, grace: std::time::Duration) -> Result<Vec<String>, sqlx::Error> {
+    sqlx::query_scalar(
+        "DELETE FROM uploads u
+         WHERE u.created_at < now() - make_interval(secs => $1::float8)
+           AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.deleted_at IS NULL AND '/uploads/' || u.name = ANY (n.images))
+           AND NOT EXISTS (SELECT 1 FROM shops s WHERE '/uploads/' || u.name = ANY (s.images))
+         RETURNING u.name",
+    )
+    .bind(grace.as_secs_f64())
+    .fetch_all(db)
+    .await
+}

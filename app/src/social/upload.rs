@@ -1,5 +1,7 @@
-//! Image uploads for notes: logged-in users only, at most 9 files of 2 MiB, and a file is accepted only if
-//! its bytes are the image type it claims to be (JPEG, PNG, GIF or WebP). Files get random names.
+//! Image uploads for notes: logged-in users only, within their budget and quota, at most 9 files of 2 MiB
+//! read as they stream in; a file is accepted only if its bytes are the image type it claims to be (JPEG,
+//! PNG, GIF or WebP) and decode, and what is stored is the picture encoded afresh (no metadata). Files
+//! get random names.
 
 use axum::Json;
 use axum::extract::{Multipart, State};
@@ -52,40 +54,46 @@ pub async fn upload(
     }
     // Check every file before writing any, so a refused upload stores nothing.
     let mut files = Vec::new();
-    while let Some(field) =
+    while let Some(mut field) =
         form.next_field().await.map_err(|e| refuse(StatusCode::BAD_REQUEST, &format!("Unreadable upload: {e}")))?
     {
         if files.len() == MAX_FILES {
             return Err(refuse(StatusCode::BAD_REQUEST, "At most 9 images."));
         }
         let declared = field.content_type().unwrap_or_default().to_string();
-        let bytes = field
-            .bytes()
-            .await
-            .map_err(|_| refuse(StatusCode::PAYLOAD_TOO_LARGE, "Each image may be at most 2 MB."))?;
-        if bytes.len() > MAX_IMAGE_BYTES {
-            return Err(refuse(StatusCode::PAYLOAD_TOO_LARGE, "Each image may be at most 2 MB."));
+        // Read as it streams in, stopping at the cap rather than after the whole file is in memory.
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field.chunk().await.map_err(|_| too_big())? {
+            if bytes.len() + chunk.len() > MAX_IMAGE_BYTES {
+                return Err(too_big());
+            }
+            bytes.extend_from_slice(&chunk);
         }
-        let ext = sniff(&declared, &bytes)
+        sniff(&declared, &bytes)
             .ok_or_else(|| refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Only JPEG, PNG, GIF or WebP images."))?;
-        files.push((ext, bytes));
+        // Encoded afresh: what gets published is pixels only (no EXIF location, no hidden payload).
+        let clean = tokio::task::spawn_blocking(move || super::images::republish(&bytes))
+            .await
+            .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?
+            .map_err(|_| {
+                refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "This image could not be read. Try another file.")
+            })?;
+        files.push(clean);
     }
     if files.is_empty() {
         return Err(refuse(StatusCode::BAD_REQUEST, "Choose an image to upload."));
     }
-    let dir = &state.config.upload_dir;
-    tokio::fs::create_dir_all(dir)
-        .await
-        .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
-    let mut urls = Vec::with_capacity(files.len());
-    for (ext, bytes) in files {
-        let name = format!("{:032x}.{ext}", rand::random::<u128>());
-        tokio::fs::write(dir.join(&name), &bytes)
-            .await
-            .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
-        urls.push(format!("/uploads/{name}"));
+    match super::service::store_uploads(&state, user, files).await {
+        Ok(urls) => Ok(Json(urls)),
+        Err(super::service::SocialError::QuotaReached) => {
+            Err((StatusCode::PAYLOAD_TOO_LARGE, Json(super::service::SocialError::QuotaReached.into())))
+        }
+        Err(e) => Err((StatusCode::INTERNAL_SERVER_ERROR, Json(e.into()))),
     }
-    Ok(Json(urls))
+}
+
+fn too_big() -> (StatusCode, Json<AppError>) {
+    refuse(StatusCode::PAYLOAD_TOO_LARGE, "Each image may be at most 2 MB.")
 }
 
 #[cfg(test)]
