@@ -39,6 +39,8 @@ export PAY_TIMEOUT_SECS=8
 # Every browser-test user comes from 127.0.0.1: one address's budgets (5 new accounts an hour…) would
 # measure the budget, not the pages. server/tests/security.rs checks the budgets at their real size.
 export ABUSE_LIMIT_FACTOR=50
+# The code-login test reads the texted code where a developer would: the local outbox page.
+export DEV_OUTBOX=true
 port_open 3000 && die "port 3000 is taken: stop the running server first"
 target/debug/server seed --reset
 target/debug/server serve >"$RUN_DIR/e2e-server.log" 2>&1 &

@@ -28,11 +28,22 @@ pub enum Action {
     Nearby,
     /// Buying a normal coupon.
     Buy,
+    /// Asking for a log-in code by text message (each one costs us a message).
+    Code,
 }
 
 impl Action {
-    const ALL: [Action; 8] =
-        [Self::Register, Self::Note, Self::Like, Self::Follow, Self::Upload, Self::Search, Self::Nearby, Self::Buy];
+    const ALL: [Action; 9] = [
+        Self::Register,
+        Self::Note,
+        Self::Like,
+        Self::Follow,
+        Self::Upload,
+        Self::Search,
+        Self::Nearby,
+        Self::Buy,
+        Self::Code,
+    ];
 
     /// (requests, per period): each bucket holds that many and refills at that pace.
     fn budget(self) -> (u32, Duration) {
@@ -46,6 +57,7 @@ impl Action {
             Self::Search => (60, MINUTE),
             Self::Nearby => (60, MINUTE),
             Self::Buy => (20, MINUTE),
+            Self::Code => (10, Duration::from_secs(3600)),
         }
     }
 
@@ -60,6 +72,7 @@ impl Action {
             Self::Search => "searches",
             Self::Nearby => "nearby searches",
             Self::Buy => "purchases",
+            Self::Code => "log-in codes from here",
         }
     }
 }

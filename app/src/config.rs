@@ -63,6 +63,10 @@ pub struct Config {
     /// `FAULT_WRITER_ABORTS`: fault injection for `scripts/chaos.sh` — the process aborts after this many
     /// order batches are committed to Postgres and before their offsets are. 0 (the default): never.
     pub fault_writer_aborts: u32,
+    /// `DEV_OUTBOX`: show the local text-message outbox at `/dev/outbox` (development only).
+    pub dev_outbox: bool,
+    /// `LOGIN_CODE_COOLDOWN_SECS`: the wait between two codes to one phone.
+    pub login_code_cooldown: Duration,
     /// `ABUSE_LIMIT_FACTOR`: multiplies every per-client action budget (`abuse`); 1 in production.
     pub abuse_limit_factor: u32,
     /// `ARGON2_MAX_CONCURRENT`: password hashes computed at once (19 MiB each); more wait, briefly.
@@ -137,6 +141,8 @@ impl Config {
             },
             stranded_grab_after: r.secs("STRANDED_GRAB_SECS", 30)?,
             fault_writer_aborts: r.parse("FAULT_WRITER_ABORTS", 0)?,
+            dev_outbox: r.parse("DEV_OUTBOX", false)?,
+            login_code_cooldown: Duration::from_secs(r.parse("LOGIN_CODE_COOLDOWN_SECS", 60u64)?),
             abuse_limit_factor: r.parse("ABUSE_LIMIT_FACTOR", 1)?,
             argon2_max_concurrent: r.parse("ARGON2_MAX_CONCURRENT", 4)?,
             http_timeout: r.secs("HTTP_TIMEOUT_SECS", 30)?,

@@ -30,6 +30,27 @@ impl Keys {
         format!("{}login:{{{account}}}:all", self.prefix)
     }
 
+    /// `login:{phone}:code`: the phone's live log-in code and the attempts at it (the phone's hash tag, as
+    /// the two keys below).
+    pub fn login_code(&self, phone: &str) -> String {
+        format!("{}login:{{{phone}}}:code", self.prefix)
+    }
+
+    /// `login:{phone}:code:cooldown`: exists while the phone must wait for another code.
+    pub fn login_code_cooldown(&self, phone: &str) -> String {
+        format!("{}login:{{{phone}}}:code:cooldown", self.prefix)
+    }
+
+    /// `login:{phone}:code:day`: codes sent to the phone in the last day.
+    pub fn login_code_day(&self, phone: &str) -> String {
+        format!("{}login:{{{phone}}}:code:day", self.prefix)
+    }
+
+    /// `sms:outbox`: the local text-message outbox (newest first).
+    pub fn sms_outbox(&self) -> String {
+        format!("{}sms:outbox", self.prefix)
+    }
+
     /// `login:addr:{ip}`: log-in attempts from one client address, whatever the accounts.
     pub fn login_addr(&self, ip: &str) -> String {
         format!("{}login:addr:{ip}", self.prefix)

@@ -50,6 +50,8 @@ pub mod rate_limit;
 #[cfg(feature = "ssr")]
 pub mod session;
 #[cfg(feature = "ssr")]
+pub mod sms;
+#[cfg(feature = "ssr")]
 pub mod state;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -59,7 +61,7 @@ use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::components::{A, Route, Router, Routes};
 use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 
-use auth::pages::{AccountMenu, AuthContext, LoginPage, MePage, RegisterPage};
+use auth::pages::{AccountMenu, AuthContext, CodeLoginPage, DevOutboxPage, LoginPage, MePage, RegisterPage};
 use catalog::pages::{CategoryPage, HomePage, SearchPage};
 use checkin::pages::CheckinPage;
 use geo::pages::NearbyPage;
@@ -113,6 +115,8 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=|| view! { <NotFound/> }>
                     <Route path=StaticSegment("") view=HomePage/>
                     <Route path=StaticSegment("login") view=LoginPage/>
+                    <Route path=(StaticSegment("login"), StaticSegment("code")) view=CodeLoginPage/>
+                    <Route path=(StaticSegment("dev"), StaticSegment("outbox")) view=DevOutboxPage/>
                     <Route path=StaticSegment("register") view=RegisterPage/>
                     <Route path=StaticSegment("me") view=MePage/>
                     <Route path=StaticSegment("orders") view=MyOrdersPage/>

@@ -37,6 +37,8 @@ pub struct AppState {
     pub sold_out: Arc<SoldOutFlags>,
     /// Circuit breakers around Postgres, Redis and Kafka.
     pub breakers: Breakers,
+    /// Where text messages go (the local outbox here; a gateway in production).
+    pub sms: Arc<dyn crate::sms::SmsSender>,
     /// Per-client budgets of the actions bots abuse.
     pub abuse: Arc<AbuseLimits>,
     /// Password hashes computed at once: a registration or log-in flood queues here instead of
@@ -134,6 +136,7 @@ impl AppState {
                 }
             }
         });
+        let sms = Arc::new(crate::sms::OutboxSms::new(redis.clone(), keys.clone()));
         Ok(Self {
             db,
             redis,
@@ -142,6 +145,7 @@ impl AppState {
             sold_out: Arc::default(),
             breakers,
             abuse,
+            sms,
             argon2_slots: Arc::new(tokio::sync::Semaphore::new(config.argon2_max_concurrent.max(1))),
             metrics: Arc::new(Metrics::new(|registry| shops.metrics.register(registry))),
             ids,

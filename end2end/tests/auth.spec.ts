@@ -64,3 +64,33 @@ test('an unknown page answers 404', async ({ page }) => {
   expect(response?.status()).toBe(404);
   await expect(page.locator('.not-found h1')).toHaveText('404');
 });
+
+test('log in with a texted code: the first log-in creates the account', async ({ page }) => {
+  const phone = uniquePhone();
+  await page.goto('/login');
+  await waitForHydration(page);
+  await page.getByRole('link', { name: 'Log in with a code by text message' }).click();
+  await expect(page).toHaveURL(/\/login\/code$/);
+  await waitForHydration(page);
+  await page.fill('#code-phone', phone);
+  await page.getByRole('button', { name: 'Text me a code' }).click();
+  await expect(page.locator('.code-sent')).toBeVisible();
+  // A second request within the cooldown is refused with the wait.
+  await page.getByRole('button', { name: 'Text me a code' }).click();
+  await expect(page.locator('.form-error')).toContainText('You can ask for another in');
+
+  // The phone: the development outbox (DEV_OUTBOX is on for these tests).
+  const outbox = await page.context().newPage();
+  await outbox.goto('/dev/outbox');
+  const message = outbox.locator('.outbox li', { hasText: phone }).first();
+  await expect(message).toBeVisible();
+  const code = (await message.textContent())!.match(/code is (\d{6})/)![1];
+  await outbox.close();
+
+  await page.fill('#code', code === '000000' ? '111111' : '000000');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await expect(page.locator('[data-field=code]')).toContainText('Wrong code. 4 tries left.');
+  await page.fill('#code', code);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await expect(page.locator('.account-button')).toHaveText(`用户${phone.slice(-4)}`);
+});

@@ -102,6 +102,10 @@ fn table() -> Vec<Row> {
             "account=1370000{n:04}&nickname=N{n}&password=secret2026&password_confirm=secret2026",
             [OK; 4],
         ),
+        row("/api/auth/send-code", "phone=1355555{n:04}", [OK; 4]),
+        row("/api/auth/login-code", "phone=13555550001&code=000000", [BAD; 4]),
+        // The development outbox does not exist unless DEV_OUTBOX is on.
+        row("/api/dev/outbox", "", [NONE; 4]),
         row("/api/auth/logout", "", [OK; 4]),
     ]
 }

@@ -71,3 +71,33 @@ pub async fn logout() -> Result<(), AppError> {
 pub async fn me() -> Result<Option<CurrentUser>, AppError> {
     crate::edge::run(|cx| async move { current_user(&cx).await }).await
 }
+
+/// Texts a log-in code to a phone.
+#[server(endpoint = "auth/send-code")]
+pub async fn send_login_code(phone: String) -> Result<(), AppError> {
+    crate::edge::run(|cx| async move {
+        let client = format!("ip:{}", cx.client_ip().await);
+        Ok(super::service::send_code(&cx.state, &phone, &client).await?)
+    })
+    .await
+}
+
+/// Logs in with a texted code (creating the account on a phone's first log-in).
+#[server(endpoint = "auth/login-code")]
+pub async fn login_with_code(phone: String, code: String) -> Result<CurrentUser, AppError> {
+    crate::edge::run(|cx| async move {
+        let user = super::service::login_with_code(&cx.state, &phone, &code).await?;
+        crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::internal)?;
+        Ok(user)
+    })
+    .await
+}
+
+/// The local text-message outbox (only with `DEV_OUTBOX=true`; 404 otherwise).
+#[server(endpoint = "dev/outbox")]
+pub async fn dev_outbox() -> Result<Vec<super::model::SentSms>, AppError> {
+    crate::edge::run(|cx| async move {
+        super::service::dev_outbox(&cx.state).await?.ok_or_else(|| AppError::NotFound("Page".into()))
+    })
+    .await
+}

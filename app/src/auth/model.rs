@@ -248,3 +248,14 @@ mod tests {
         assert!(Nickname::parse(&"长".repeat(21)).is_err());
     }
 }
+
+/// A text message as the local outbox keeps it (the developer's `/dev/outbox`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SentSms {
+    /// The phone it went to.
+    pub phone: String,
+    /// What it said.
+    pub text: String,
+    /// When, unix ms.
+    pub at_ms: i64,
+}

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use leptos_router::components::A;
 use leptos_router::hooks::{use_navigate, use_query_map};
 
-use super::api::{Login, Logout, Register};
+use super::api::{Login, LoginWithCode, Logout, Register, SendLoginCode, dev_outbox};
 use crate::error::AppError;
 use crate::ui::{FieldError, FormError};
 
@@ -70,6 +70,77 @@ pub fn LoginPage() -> impl IntoView {
                 </button>
             </ActionForm>
             <p class="muted">"New to Haodian? " <a href=register_href>"Create an account"</a></p>
+            <p class="muted"><a class="code-login-link" href="/login/code">"Log in with a code by text message"</a></p>
+        </section>
+    }
+}
+
+/// `/login/code`: a 6-digit code texted to the phone; a phone's first log-in creates its account.
+#[component]
+pub fn CodeLoginPage() -> impl IntoView {
+    let send = ServerAction::<SendLoginCode>::new();
+    let login = ServerAction::<LoginWithCode>::new();
+    let auth = expect_context::<AuthContext>();
+    let next = next_path();
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = login.value().get() {
+            auth.refresh();
+            navigate(&next(), Default::default());
+        }
+    });
+    let send_error = Signal::derive(move || send.value().get().and_then(Result::err));
+    let login_error = Signal::derive(move || login.value().get().and_then(Result::err));
+    let phone = RwSignal::new(String::new());
+    view! {
+        <section class="auth-card">
+            <h1>"Log in with a code"</h1>
+            <ActionForm action=send>
+                <label for="code-phone">"Phone"</label>
+                <input id="code-phone" name="phone" type="tel" autocomplete="tel" placeholder="13800138000"
+                    bind:value=phone/>
+                <FieldError error=send_error field="account"/>
+                <FormError error=send_error fields=&["account"]/>
+                <button type="submit" class="primary" disabled=move || send.pending().get()>
+                    {move || if send.pending().get() { "Sending…" } else { "Text me a code" }}
+                </button>
+                {move || matches!(send.value().get(), Some(Ok(()))).then(|| view! {
+                    <p class="hint code-sent" role="status">"Sent. The code works for 5 minutes."</p>
+                })}
+            </ActionForm>
+            <ActionForm action=login>
+                <input type="hidden" name="phone" prop:value=move || phone.get()/>
+                <label for="code">"Code"</label>
+                <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6"/>
+                <FieldError error=login_error field="code"/>
+                <FormError error=login_error fields=&["code", "account"]/>
+                <button type="submit" class="primary" disabled=move || login.pending().get()>
+                    {move || if login.pending().get() { "Logging in…" } else { "Log in" }}
+                </button>
+            </ActionForm>
+            <p class="muted"><a href="/login">"Log in with a password instead"</a></p>
+        </section>
+    }
+}
+
+/// `/dev/outbox`: the local text messages (only with `DEV_OUTBOX=true`).
+#[component]
+pub fn DevOutboxPage() -> impl IntoView {
+    let messages = Resource::new(|| (), |_| dev_outbox());
+    view! {
+        <section class="auth-card">
+            <h1>"Text-message outbox (development)"</h1>
+            <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || messages.get().map(|r| match r {
+                    Ok(list) if list.is_empty() => view! { <p class="muted">"No messages yet."</p> }.into_any(),
+                    Ok(list) => view! {
+                        <ul class="outbox">
+                            {list.into_iter().map(|m| view! { <li><strong>{m.phone}</strong>" — "{m.text}</li> }).collect_view()}
+                        </ul>
+                    }.into_any(),
+                    Err(e) => crate::ui::error_view(e).into_any(),
+                })}
+            </Suspense>
         </section>
     }
 }

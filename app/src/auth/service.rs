@@ -33,6 +33,18 @@ pub enum AuthError {
     /// A backing service failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
+    /// The phone must wait before another code, or has had its codes for today.
+    #[error("code refused for {retry_after_secs} s")]
+    CodeTooSoon { retry_after_secs: u64, daily: bool },
+    /// The code did not match; `attempts_left` more may be tried.
+    #[error("wrong code, {attempts_left} attempts left")]
+    WrongCode { attempts_left: u32 },
+    /// No live code (never sent, expired after 5 minutes, or burned by wrong attempts).
+    #[error("no live code")]
+    NoCode,
+    /// The text message could not be sent.
+    #[error(transparent)]
+    Sms(#[from] crate::sms::SmsError),
     /// This client has created its share of accounts for now.
     #[error("throttled: {0}")]
     Throttled(AppError),
@@ -71,6 +83,29 @@ impl From<AuthError> for AppError {
                 retry_after_secs,
             },
             AuthError::Throttled(app) => app,
+            AuthError::CodeTooSoon { retry_after_secs, daily } => AppError::TooManyRequests {
+                message: if daily {
+                    "This phone has had all its codes for today. Log in with your password, or try tomorrow.".into()
+                } else {
+                    format!("A code was just sent. You can ask for another in {}.", human_wait(retry_after_secs))
+                },
+                retry_after_secs,
+            },
+            AuthError::WrongCode { attempts_left } => AppError::Validation {
+                field: "code".into(),
+                message: match attempts_left {
+                    0 => "Wrong code. That was the last try: ask for a new code.".into(),
+                    n => format!("Wrong code. {n} tries left."),
+                },
+            },
+            AuthError::NoCode => AppError::Validation {
+                field: "code".into(),
+                message: "This code has expired or was used up. Ask for a new one.".into(),
+            },
+            e @ AuthError::Sms(_) => {
+                tracing::warn!(error = %e, "log-in code not sent");
+                AppError::Unavailable("We could not send the text message. Please try again in a moment.".into())
+            }
             AuthError::Busy => {
                 AppError::Unavailable("Many people are logging in right now. Please try again in a few seconds.".into())
             }
@@ -236,4 +271,98 @@ fn secs(d: Duration) -> u64 {
 /// Loads the user a session points at; `None` if the account was deleted meanwhile.
 pub async fn user_by_id(state: &AppState, id: i64) -> Result<Option<CurrentUser>, AuthError> {
     Ok(store::find_by_id(state.postgres()?, id).await?.map(|r| r.to_current()))
+}
+
+/// How long a log-in code works.
+const CODE_VALID: Duration = Duration::from_secs(5 * 60);
+/// Codes one phone may receive a day.
+const CODES_PER_DAY: u32 = 10;
+/// Wrong tries that burn a code.
+const CODE_ATTEMPTS: u32 = 5;
+
+/// The phone a code goes to (an e-mail address cannot receive one).
+fn phone_of(input: &str) -> Result<String, AuthError> {
+    match Account::parse(input).map_err(AuthError::Invalid)? {
+        Account::Phone(p) => Ok(p),
+        Account::Email(_) => {
+            Err(AuthError::Invalid(AppError::invalid(Account::FIELD, "Codes go to phone numbers: enter yours.")))
+        }
+    }
+}
+
+/// Texts a 6-digit log-in code to `phone` (valid 5 minutes; one per `LOGIN_CODE_COOLDOWN_SECS`, 10 a
+/// day per phone, each request from `client`'s budget).
+pub async fn send_code(state: &AppState, phone: &str, client: &str) -> Result<(), AuthError> {
+    let phone = phone_of(phone)?;
+    state.abuse.check(Action::Code, client).map_err(|w| AuthError::Throttled(too_many(Action::Code, w)))?;
+    let code = format!("{:06}", rand::random::<u32>() % 1_000_000);
+    let issued = store::issue_code(
+        &state.redis,
+        &state.keys,
+        &phone,
+        &code,
+        CODE_VALID,
+        state.config.login_code_cooldown,
+        CODES_PER_DAY,
+    )
+    .await?;
+    match issued {
+        store::CodeIssue::Issued => {}
+        store::CodeIssue::TooSoon(wait) => {
+            return Err(AuthError::CodeTooSoon { retry_after_secs: secs(wait), daily: false });
+        }
+        store::CodeIssue::DailyLimit(wait) => {
+            return Err(AuthError::CodeTooSoon { retry_after_secs: secs(wait), daily: true });
+        }
+    }
+    state.sms.send(&phone, &format!("Your Haodian log-in code is {code}. It works for 5 minutes.")).await?;
+    Ok(())
+}
+
+/// Logs in with the code texted to `phone`: 5 wrong tries burn it, a right one is used up; a phone
+/// with no account yet gets one (a shopper; it can set no password, so it logs in by code).
+pub async fn login_with_code(state: &AppState, phone: &str, code: &str) -> Result<CurrentUser, AuthError> {
+    let phone = phone_of(phone)?;
+    let code = code.trim();
+    if code.len() != 6 || !code.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(AuthError::Invalid(AppError::invalid("code", "The code is the 6 digits in the text message.")));
+    }
+    let Some((expected, used)) = store::take_code_attempt(&state.redis, &state.keys, &phone, CODE_ATTEMPTS).await?
+    else {
+        return Err(AuthError::NoCode);
+    };
+    if !constant_time_eq(expected.as_bytes(), code.as_bytes()) {
+        if used >= CODE_ATTEMPTS {
+            store::burn_code(&state.redis, &state.keys, &phone).await?;
+        }
+        return Err(AuthError::WrongCode { attempts_left: CODE_ATTEMPTS.saturating_sub(used) });
+    }
+    store::burn_code(&state.redis, &state.keys, &phone).await?;
+    let account = Account::Phone(phone.clone());
+    if let Some(row) = store::find_by_account(state.postgres()?, &account).await? {
+        return Ok(row.to_current());
+    }
+    let nickname = format!("用户{}", &phone[phone.len() - 4..]);
+    // "!" is no argon2 hash: no password matches it, so this account logs in by code until it sets one.
+    match store::insert_user(state.postgres()?, &account, &nickname, "!", Role::Shopper).await? {
+        Some(row) => Ok(row.to_current()),
+        // Created by a parallel first login a moment ago.
+        None => store::find_by_account(state.postgres()?, &account)
+            .await?
+            .map(|row| row.to_current())
+            .ok_or(AuthError::NoCode),
+    }
+}
+
+/// Compares without an early exit, so the time taken says nothing about how much of a guess was right.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The local outbox, when `DEV_OUTBOX` is on; `None` otherwise (the page then does not exist).
+pub async fn dev_outbox(state: &AppState) -> Result<Option<Vec<crate::auth::model::SentSms>>, AuthError> {
+    if !state.config.dev_outbox {
+        return Ok(None);
+    }
+    Ok(Some(crate::sms::outbox(&state.redis, &state.keys).await?))
 }

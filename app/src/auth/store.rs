@@ -194,3 +194,63 @@ pub async fn gate_success(
         .query_async(&mut redis.clone())
         .await
 }
+
+/// What issuing a log-in code came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeIssue {
+    /// Issued (replacing any earlier code).
+    Issued,
+    /// The phone must wait this long for another.
+    TooSoon(Duration),
+    /// The phone has had its codes for today; the count resets after this long.
+    DailyLimit(Duration),
+}
+
+static CODE_SEND: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/code_send.lua")));
+static CODE_TAKE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/code_take.lua")));
+
+/// Stores `code` for `phone` if it may have one now (`lua/code_send.lua`).
+pub async fn issue_code(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    phone: &str,
+    code: &str,
+    valid: Duration,
+    cooldown: Duration,
+    per_day: u32,
+) -> Result<CodeIssue, redis::RedisError> {
+    let (status, wait): (i64, i64) = CODE_SEND
+        .key(keys.login_code(phone))
+        .key(keys.login_code_cooldown(phone))
+        .key(keys.login_code_day(phone))
+        .arg(code)
+        .arg(ms(valid))
+        .arg(ms(cooldown))
+        .arg(per_day)
+        .invoke_async(&mut redis.clone())
+        .await?;
+    let wait = Duration::from_millis(wait.max(1) as u64);
+    Ok(match status {
+        0 => CodeIssue::Issued,
+        1 => CodeIssue::TooSoon(wait),
+        _ => CodeIssue::DailyLimit(wait),
+    })
+}
+
+/// Counts one attempt at `phone`'s code and hands it over for comparing: `(code, attempts used)`, or
+/// `None` when no code is live (never sent, expired, or burned).
+pub async fn take_code_attempt(
+    redis: &ConnectionManager,
+    keys: &Keys,
+    phone: &str,
+    attempts: u32,
+) -> Result<Option<(String, u32)>, redis::RedisError> {
+    let (code, used): (Option<String>, i64) =
+        CODE_TAKE.key(keys.login_code(phone)).arg(attempts).invoke_async(&mut redis.clone()).await?;
+    Ok(code.map(|c| (c, used as u32)))
+}
+
+/// Burns `phone`'s code (used, or out of attempts).
+pub async fn burn_code(redis: &ConnectionManager, keys: &Keys, phone: &str) -> Result<(), redis::RedisError> {
+    redis::cmd("DEL").arg(keys.login_code(phone)).query_async(&mut redis.clone()).await
+}

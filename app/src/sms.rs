@@ -1,0 +1,62 @@
+//! Text messages to phones. Production plugs a gateway in behind [`SmsSender`]; here the local sender
+//! writes each message to the log and to a short outbox in Redis, which the developer can read (the
+//! `/dev/outbox` page, shown only with `DEV_OUTBOX=true`).
+
+use redis::aio::ConnectionManager;
+
+pub use crate::auth::model::SentSms;
+use crate::keys::Keys;
+
+/// Sending failed; the caller says "try again".
+#[derive(Debug, thiserror::Error)]
+#[error("text message not sent: {0}")]
+pub struct SmsError(pub String);
+
+/// Something that delivers text messages.
+#[async_trait::async_trait]
+pub trait SmsSender: Send + Sync {
+    /// Sends `text` to `phone`.
+    async fn send(&self, phone: &str, text: &str) -> Result<(), SmsError>;
+}
+
+/// The local sender: the log, and the newest 50 messages at `sms:outbox`.
+pub struct OutboxSms {
+    redis: ConnectionManager,
+    keys: Keys,
+}
+
+impl OutboxSms {
+    /// An outbox under `keys`' namespace.
+    pub fn new(redis: ConnectionManager, keys: Keys) -> Self {
+        Self { redis, keys }
+    }
+}
+
+#[async_trait::async_trait]
+impl SmsSender for OutboxSms {
+    async fn send(&self, phone: &str, text: &str) -> Result<(), SmsError> {
+        tracing::info!(%phone, %text, "text message (local outbox)");
+        let sms = SentSms { phone: phone.to_string(), text: text.to_string(), at_ms: crate::clock::now_ms() };
+        let json = serde_json::to_string(&sms).map_err(|e| SmsError(e.to_string()))?;
+        redis::pipe()
+            .cmd("LPUSH")
+            .arg(self.keys.sms_outbox())
+            .arg(json)
+            .ignore()
+            .cmd("LTRIM")
+            .arg(self.keys.sms_outbox())
+            .arg(0)
+            .arg(49)
+            .ignore()
+            .query_async::<()>(&mut self.redis.clone())
+            .await
+            .map_err(|e| SmsError(e.to_string()))
+    }
+}
+
+/// The newest messages in the local outbox, newest first.
+pub async fn outbox(redis: &ConnectionManager, keys: &Keys) -> Result<Vec<SentSms>, redis::RedisError> {
+    let raw: Vec<String> =
+        redis::cmd("LRANGE").arg(keys.sms_outbox()).arg(0).arg(49).query_async(&mut redis.clone()).await?;
+    Ok(raw.iter().filter_map(|s| serde_json::from_str(s).ok()).collect())
+}

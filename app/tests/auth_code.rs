@@ -1,0 +1,71 @@
+//! Log-in by a code texted to the phone: a 6-digit code that works 5 minutes and once, one send per
+//! cooldown and 10 a day per phone, 5 wrong tries burn it; a phone's first log-in creates its account.
+//! The local sender's outbox stands in for the phone.
+
+use app::auth::service::{self, AuthError};
+use app::testing::test_state;
+use sqlx::PgPool;
+
+/// The code in the newest message to `phone`.
+async fn texted_code(state: &app::state::AppState, phone: &str) -> String {
+    let outbox = app::sms::outbox(&state.redis, &state.keys).await.unwrap();
+    let sms = outbox.iter().find(|m| m.phone == phone).expect("a message to the phone");
+    sms.text
+        .split_whitespace()
+        .find(|w| w.len() == 7 && w.ends_with('.'))
+        .map(|w| w.trim_end_matches('.').to_string())
+        .expect("a code")
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_texted_code_logs_in_once_and_creates_the_account(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    service::send_code(&state, "139 0000 0091", "ip:10.0.0.91").await.expect("sent");
+    let code = texted_code(&state, "13900000091").await;
+    assert_eq!(code.len(), 6);
+    let e = service::send_code(&state, "13900000091", "ip:10.0.0.91").await.expect_err("too soon");
+    assert!(
+        matches!(e, AuthError::CodeTooSoon { daily: false, retry_after_secs } if (59..=60).contains(&retry_after_secs)),
+        "{e:?}"
+    );
+
+    let user = service::login_with_code(&state, "13900000091", &code).await.expect("the right code");
+    assert_eq!(user.nickname, "用户0091");
+    let accounts: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM users WHERE phone = '13900000091'").fetch_one(&db).await.unwrap();
+    assert_eq!(accounts, 1, "created on the first log-in");
+    let e = service::login_with_code(&state, "13900000091", &code).await.expect_err("used up");
+    assert!(matches!(e, AuthError::NoCode), "{e:?}");
+    // It cannot be used to log in with a password: there is none.
+    let e = service::login(&state, "13900000091", "!", "10.0.0.91").await.expect_err("no password");
+    assert!(matches!(e, AuthError::WrongCredentials { .. }), "{e:?}");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn five_wrong_tries_burn_the_code(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    service::send_code(&state, "13900000092", "ip:10.0.0.92").await.unwrap();
+    let code = texted_code(&state, "13900000092").await;
+    let wrong = if code == "000000" { "111111" } else { "000000" };
+    for left in [4, 3, 2, 1, 0] {
+        let e = service::login_with_code(&state, "13900000092", wrong).await.expect_err("wrong");
+        assert!(matches!(e, AuthError::WrongCode { attempts_left } if attempts_left == left), "{e:?}");
+    }
+    let e = service::login_with_code(&state, "13900000092", &code).await.expect_err("burned");
+    assert!(matches!(e, AuthError::NoCode), "even the right code is refused now: {e:?}");
+    let e = service::login_with_code(&state, "13900000092", "12ab56").await.expect_err("not digits");
+    assert!(matches!(e, AuthError::Invalid(_)), "{e:?}");
+    let e = service::send_code(&state, "someone@example.com", "ip:10.0.0.92").await.expect_err("not a phone");
+    assert!(matches!(e, AuthError::Invalid(_)), "{e:?}");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_phone_gets_ten_codes_a_day(db: PgPool) {
+    let state = test_state(db, &[("LOGIN_CODE_COOLDOWN_SECS", "0"), ("ABUSE_LIMIT_FACTOR", "10")]).await;
+    for i in 0..10 {
+        service::send_code(&state, "13900000093", "ip:10.0.0.93").await.unwrap_or_else(|e| panic!("send {i}: {e:?}"));
+    }
+    let e = service::send_code(&state, "13900000093", "ip:10.0.0.93").await.expect_err("the eleventh");
+    assert!(matches!(e, AuthError::CodeTooSoon { daily: true, .. }), "{e:?}");
+    service::send_code(&state, "13900000094", "ip:10.0.0.93").await.expect("another phone");
+}
