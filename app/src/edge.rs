@@ -66,7 +66,12 @@ impl Cx {
 
     /// [`Cx::spend`] for the client's address.
     pub async fn spend_per_address(&self, action: crate::abuse::Action) -> Result<(), AppError> {
-        self.spend(action, &format!("ip:{}", self.client_ip().await))
+        self.spend(action, &self.address_key().await)
+    }
+
+    /// The client's address as a budget key (`ip:…`), beside the accounts' `u:…`.
+    pub async fn address_key(&self) -> String {
+        format!("ip:{}", self.client_ip().await)
     }
 
     /// The client's address: the socket peer, or — when the peer is one of `TRUSTED_PROXIES` — the

@@ -109,11 +109,6 @@ impl SeckillMetrics {
         self.script_outcomes.get_or_create(&OutcomeLabels { outcome: code.label() }).inc();
     }
 
-    /// How many script answers had this code.
-    pub fn outcome_count(&self, code: GrabCode) -> u64 {
-        self.script_outcomes.get_or_create(&OutcomeLabels { outcome: code.label() }).get()
-    }
-
     fn register(&self, r: &mut Registry) {
         r.register("seckill_grabs", "Flash-sale script answers by outcome.", self.script_outcomes.clone());
         r.register(
@@ -223,12 +218,6 @@ pub struct Metrics {
     /// Round-trip gauges.
     pub scrape: ScrapeGauges,
     registry: Registry,
-}
-
-impl Default for Metrics {
-    fn default() -> Self {
-        Self::new(|_| {})
-    }
 }
 
 impl Metrics {

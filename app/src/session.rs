@@ -9,6 +9,7 @@ use tower_sessions::Session;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::session_store::{self, SessionStore};
 
+use crate::clock::now_ms;
 use crate::keys::Keys;
 
 /// Stores each session as JSON at `session:{id}` with a Redis TTL equal to its expiry.
@@ -103,16 +104,12 @@ impl SessionPolicy {
     }
 }
 
-fn unix_now() -> i64 {
-    crate::clock::now_ms()
-}
-
 /// Logs `user_id` in. The session id is cycled first so an id planted before login (fixation) is useless.
 pub async fn sign_in(session: &Session, user_id: i64) -> Result<(), SessionError> {
     session.cycle_id().await?;
     session.insert(USER_ID, user_id).await?;
-    session.insert(LOGIN_AT, unix_now()).await?;
-    session.insert(RENEWED_AT, unix_now()).await?;
+    session.insert(LOGIN_AT, now_ms()).await?;
+    session.insert(RENEWED_AT, now_ms()).await?;
     Ok(())
 }
 
@@ -127,7 +124,7 @@ pub async fn sign_out(session: &Session) -> Result<(), SessionError> {
 /// login, when the session ends.
 pub async fn user_id(session: &Session, policy: &SessionPolicy) -> Result<Option<i64>, SessionError> {
     let Some(user_id) = session.get::<i64>(USER_ID).await? else { return Ok(None) };
-    let now = unix_now();
+    let now = now_ms();
     let login_at = match session.get::<i64>(LOGIN_AT).await? {
         Some(t) => t,
         None => {
@@ -153,8 +150,8 @@ pub async fn mint(store: &RedisSessionStore, user_id: i64, ttl: time::Duration) 
     use tower_sessions::SessionStore;
     let mut data = std::collections::HashMap::new();
     data.insert(USER_ID.to_string(), serde_json::Value::from(user_id));
-    data.insert(LOGIN_AT.to_string(), serde_json::Value::from(unix_now()));
-    data.insert(RENEWED_AT.to_string(), serde_json::Value::from(unix_now()));
+    data.insert(LOGIN_AT.to_string(), serde_json::Value::from(now_ms()));
+    data.insert(RENEWED_AT.to_string(), serde_json::Value::from(now_ms()));
     let mut record = tower_sessions::session::Record {
         id: tower_sessions::session::Id::default(),
         data,

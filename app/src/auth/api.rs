@@ -30,7 +30,7 @@ pub async fn register(
     password_confirm: String,
 ) -> Result<CurrentUser, AppError> {
     crate::edge::run(|cx| async move {
-        let client = format!("ip:{}", cx.client_ip().await);
+        let client = cx.address_key().await;
         let form = super::service::Registration {
             account: &account,
             nickname: &nickname,
@@ -76,7 +76,7 @@ pub async fn me() -> Result<Option<CurrentUser>, AppError> {
 #[server(endpoint = "auth/send-code")]
 pub async fn send_login_code(phone: String) -> Result<(), AppError> {
     crate::edge::run(|cx| async move {
-        let client = format!("ip:{}", cx.client_ip().await);
+        let client = cx.address_key().await;
         Ok(super::service::send_code(&cx.state, &phone, &client).await?)
     })
     .await
