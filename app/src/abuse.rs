@@ -30,10 +30,12 @@ pub enum Action {
     Buy,
     /// Asking for a log-in code by text message (each one costs us a message).
     Code,
+    /// Trying a redemption code at the counter (a guesser would need a trillion tries).
+    Redeem,
 }
 
 impl Action {
-    const ALL: [Action; 9] = [
+    const ALL: [Action; 10] = [
         Self::Register,
         Self::Note,
         Self::Like,
@@ -43,6 +45,7 @@ impl Action {
         Self::Nearby,
         Self::Buy,
         Self::Code,
+        Self::Redeem,
     ];
 
     /// (requests, per period): each bucket holds that many and refills at that pace.
@@ -58,6 +61,7 @@ impl Action {
             Self::Nearby => (60, MINUTE),
             Self::Buy => (20, MINUTE),
             Self::Code => (10, Duration::from_secs(3600)),
+            Self::Redeem => (60, MINUTE),
         }
     }
 
@@ -73,6 +77,7 @@ impl Action {
             Self::Nearby => "nearby searches",
             Self::Buy => "purchases",
             Self::Code => "log-in codes from here",
+            Self::Redeem => "redemption attempts",
         }
     }
 }

@@ -42,6 +42,17 @@ pub fn iso_day(date: Date) -> String {
     format!("{:04}-{:02}-{:02}", date.year(), u8::from(date.month()), date.day())
 }
 
+/// Parses a `date` input, `YYYY-MM-DD` (years 1970–9999).
+pub fn parse_day(raw: &str) -> Option<Date> {
+    let d = Date::parse(raw.trim(), format_description!("[year]-[month]-[day]")).ok()?;
+    (1970..=9999).contains(&d.year()).then_some(d)
+}
+
+/// The instant a business day begins, unix ms.
+pub fn day_start_ms(date: Date) -> i64 {
+    (date.midnight().assume_offset(BUSINESS_OFFSET).unix_timestamp_nanos() / 1_000_000) as i64
+}
+
 /// Parses `YYYY-MM-DDTHH:MM` or `YYYY-MM-DDTHH:MM:SS` (a `datetime-local` input, business time) into unix
 /// ms; `None` for anything that is not a real date and time of years 1970–9999.
 pub fn parse_local(raw: &str) -> Option<i64> {

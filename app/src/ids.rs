@@ -112,6 +112,12 @@ impl IdGenerator {
         ((id as u64) >> (WORKER_BITS + SEQ_BITS)) + EPOCH_MS
     }
 
+    /// The smallest id minted at or after unix ms `ms`: a time range of orders is an id range, which the
+    /// `(shop_id, id)` index answers without reading the rows outside it.
+    pub fn first_id_at(ms: i64) -> i64 {
+        ((ms.max(EPOCH_MS as i64) as u64 - EPOCH_MS) << (WORKER_BITS + SEQ_BITS)) as i64
+    }
+
     /// Confirms the lease for another TTL. If it was lost (expired and perhaps taken over), minting stops
     /// and a fresh number is leased instead. Answers whether ids can be minted now.
     pub async fn renew(&self, db: &PgPool) -> Result<bool, LeaseError> {

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod catalog;
 pub mod checkin;
 pub mod geo;
+pub mod merchant;
 pub mod orders;
 #[cfg(feature = "ssr")]
 pub mod recovery;
@@ -14,9 +15,11 @@ pub mod social;
 pub mod storefront;
 
 // Shared leaf modules: they use no capability (only models, the bottom layer of each).
+pub mod chart;
 pub mod clock;
 pub mod error;
 pub mod inventory;
+pub mod money;
 pub mod point;
 pub mod text;
 pub mod ui;
@@ -33,6 +36,8 @@ pub mod client_addr;
 pub mod config;
 #[cfg(feature = "ssr")]
 pub mod edge;
+#[cfg(feature = "ssr")]
+pub mod funnel;
 #[cfg(feature = "ssr")]
 pub mod ids;
 #[cfg(feature = "ssr")]
@@ -65,6 +70,9 @@ use auth::pages::{AccountMenu, AuthContext, CodeLoginPage, DevOutboxPage, LoginP
 use catalog::pages::{CategoryPage, HomePage, SearchPage};
 use checkin::pages::CheckinPage;
 use geo::pages::NearbyPage;
+use merchant::pages::{
+    ConsolePage, CouponsConsolePage, OrdersConsolePage, RedeemPage, SaleConsolePage, ShopReportPage,
+};
 use orders::pages::MyOrdersPage;
 use seckill::pages::ShopSalesPage;
 use social::pages::{FeedPageView, NotePage, ProfilePage};
@@ -118,6 +126,13 @@ pub fn App() -> impl IntoView {
                     <Route path=(StaticSegment("login"), StaticSegment("code")) view=CodeLoginPage/>
                     <Route path=(StaticSegment("dev"), StaticSegment("outbox")) view=DevOutboxPage/>
                     <Route path=StaticSegment("register") view=RegisterPage/>
+                    // The console reads without JavaScript: each page waits for its data (no streamed swap-in).
+                    <Route path=StaticSegment("merchant") view=ConsolePage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("merchant"), StaticSegment("redeem")) view=RedeemPage/>
+                    <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id")) view=ShopReportPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id"), StaticSegment("coupons")) view=CouponsConsolePage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id"), StaticSegment("orders")) view=OrdersConsolePage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("merchant"), StaticSegment("sales"), ParamSegment("id")) view=SaleConsolePage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("me") view=MePage/>
                     <Route path=StaticSegment("orders") view=MyOrdersPage/>
                     <Route path=StaticSegment("checkin") view=CheckinPage/>

@@ -148,12 +148,15 @@ pub struct OrderMetrics {
     pub refunds: Counter,
     /// Orders the sweeper found overdue (non-zero means the closer missed them).
     pub sweeper_finds: Counter,
+    /// Coupons redeemed at a shop's counter.
+    pub used: Counter,
 }
 
 impl OrderMetrics {
     fn register(&self, r: &mut Registry) {
         r.register("orders_closed", "Unpaid orders closed (closer or sweeper).", self.closed.clone());
         r.register("orders_paid", "Orders paid.", self.paid.clone());
+        r.register("orders_used", "Coupons redeemed at a shop's counter.", self.used.clone());
         r.register("orders_refunds", "Payments refunded because the order had closed first.", self.refunds.clone());
         r.register(
             "orders_sweeper_finds",

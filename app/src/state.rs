@@ -16,6 +16,7 @@ use crate::cache::{CacheKeys, CacheTtls, TieredCache};
 use crate::catalog::model::Shop;
 use crate::config::Config;
 use crate::error::BackendError;
+use crate::funnel::GrabTally;
 use crate::ids::IdGenerator;
 use crate::inventory::SoldOutFlags;
 use crate::kafka::Publisher;
@@ -35,6 +36,8 @@ pub struct AppState {
     pub publisher: Publisher,
     /// This instance's view of sold-out sales.
     pub sold_out: Arc<SoldOutFlags>,
+    /// Grab outcomes per sale not yet added to Postgres.
+    pub grab_tally: Arc<GrabTally>,
     /// Circuit breakers around Postgres, Redis and Kafka.
     pub breakers: Breakers,
     /// Where text messages go (the local outbox here; a gateway in production).
@@ -143,6 +146,7 @@ impl AppState {
             kafka,
             publisher: Publisher::new(&config)?,
             sold_out: Arc::default(),
+            grab_tally: Arc::default(),
             breakers,
             abuse,
             sms,

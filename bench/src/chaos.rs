@@ -215,7 +215,7 @@ async fn check(state: &AppState, dir: &Path, scenario: &str) -> Result<bool, Str
     let settle = started.elapsed();
 
     let (live, rows, distinct, pg_stock): (i64, i64, i64, i32) = sqlx::query_as(
-        "SELECT count(*) FILTER (WHERE o.status IN ('unpaid', 'paid')), count(*), count(DISTINCT o.user_id),
+        "SELECT count(*) FILTER (WHERE o.status IN ('unpaid', 'paid', 'used')), count(*), count(DISTINCT o.user_id),
                 (SELECT stock FROM vouchers WHERE id = $1)
          FROM orders o WHERE o.voucher_id = $1",
     )

@@ -130,6 +130,7 @@ async fn serve(config: Config) -> Result<(), CliError> {
         app::seckill::service::spawn_reconciliation(state.clone(), std::time::Duration::from_secs(60)),
         app::recovery::service::spawn_healer(state.clone(), std::time::Duration::from_secs(1)),
         app::seckill::service::spawn_stranded_sweeper(state.clone()),
+        app::seckill::service::spawn_tally_flusher(state.clone()),
         app::social::service::spawn_upload_sweeper(state.clone()),
     ];
     let admin = tokio::net::TcpListener::bind(state.config.admin_addr).await?;

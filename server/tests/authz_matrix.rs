@@ -43,6 +43,8 @@ const fn row(path: &'static str, args: &'static str, expect: [u16; 4]) -> Row {
 
 const SHOP_FORM: &str = "form[name]=Shop&form[address]=杭州市延安路1号&form[longitude]=120.16&form[latitude]=30.25\
                          &form[avg_price]=50&form[open_hours]=10:00-22:00&form[images]=";
+const COUPON_FORM: &str = "form[title]=C&form[rules]=&form[pay]=5&form[actual]=10&form[until]=";
+const ORDER_FILTER: &str = "filter[status]=paid&filter[coupon]=&filter[from]=2026-01-01&filter[to]=";
 const SALE_FORM: &str = "form[title]=T&form[rules]=&form[pay]=9.9&form[actual]=100&form[stock]=20\
                          &form[begin]=2099-01-01T10:00&form[end]=2099-01-01T12:00";
 
@@ -76,6 +78,18 @@ fn table() -> Vec<Row> {
         row("/api/seckill/shop-sales", "shop_id=1", [LOGIN, NO, NO, OK]),
         row("/api/seckill/create-sale", "shop_id=1&{sale_form}", [LOGIN, NO, NO, OK]),
         row("/api/seckill/change-stock", "voucher_id={later}&stock=30", [LOGIN, NO, NO, OK]),
+        // The merchant console: any merchant has one (their own shops); a shop's pages are its owner's.
+        row("/api/merchant/console", "", [LOGIN, NO, OK, OK]),
+        row("/api/merchant/report", "shop_id=1", [LOGIN, NO, NO, OK]),
+        row("/api/merchant/coupons", "shop_id=1", [LOGIN, NO, NO, OK]),
+        row("/api/merchant/save-coupon", "shop_id=1&{coupon_form}", [LOGIN, NO, NO, OK]),
+        row("/api/merchant/coupon-on-sale", "shop_id=1&coupon_id={normal}&on=true", [LOGIN, NO, NO, OK]),
+        row("/api/merchant/orders", "shop_id=1&{order_filter}", [LOGIN, NO, NO, OK]),
+        row("/api/merchant/sale", "voucher_id={sale}", [LOGIN, NO, NO, OK]),
+        row("/api/merchant/clone-sale", "voucher_id={sale}&begin=2099-02-01T10:00", [LOGIN, NO, NO, OK]),
+        row("/api/merchant/cancel-sale", "voucher_id={later}", [LOGIN, NO, NO, OK]),
+        // Redemption: merchants only; a code of no order of theirs is a field error for every merchant.
+        row("/api/merchant/redeem", "code=000000000000", [LOGIN, NO, BAD, BAD]),
         row("/api/catalog/update-shop", "id=1&{shop_form}", [LOGIN, NO, NO, OK]),
         // Any merchant may open a shop; shoppers may not.
         row("/api/catalog/open-shop", "type_id=1&{shop_form}", [LOGIN, NO, OK, OK]),
@@ -164,6 +178,8 @@ async fn world(state: &app::state::AppState, db: &PgPool) -> World {
 
 fn fill(args: &str, w: &World, n: usize) -> String {
     args.replace("{sale_form}", SALE_FORM)
+        .replace("{coupon_form}", COUPON_FORM)
+        .replace("{order_filter}", ORDER_FILTER)
         .replace("{shop_form}", SHOP_FORM)
         .replace("{sale}", &w.sale.to_string())
         .replace("{later}", &w.later.to_string())
@@ -183,6 +199,18 @@ async fn every_server_function_answers_each_kind_of_caller_as_the_table_says(db:
     let w = world(&state, &db).await;
     let router: Router = server::router::build(state.clone());
     let mut wrong = Vec::new();
+    // The order export is a plain route (it streams), held to the same rule as the orders list (checked
+    // first: the table's last rows end the sessions).
+    for (i, expect) in [401u16, 403, 403, 200].into_iter().enumerate() {
+        let mut req = Request::get("/merchant/shops/1/orders.csv?status=paid").body(Body::empty()).unwrap();
+        if let Some(sid) = &w.sessions[i] {
+            req.headers_mut().insert(header::COOKIE, format!("{SESSION_COOKIE}={sid}").parse().unwrap());
+        }
+        let status = router.clone().oneshot(req).await.unwrap().status().as_u16();
+        if status != expect {
+            wrong.push(format!("orders.csv as {:?}: {status}, expected {expect}", EVERYONE[i]));
+        }
+    }
     let mut n = 0;
     for r in table() {
         for (i, who) in EVERYONE.iter().enumerate() {

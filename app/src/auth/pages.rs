@@ -32,10 +32,21 @@ impl AuthContext {
     }
 }
 
-/// Where to go after log-in: a same-site path from `?next=`, else home (never an open redirect).
-fn next_path() -> impl Fn() -> String + Clone + Send + Sync + 'static {
+/// A same-site path from `?next=`, if one was given (never an open redirect).
+fn next_param() -> impl Fn() -> Option<String> + Clone + Send + Sync + 'static {
     let query = use_query_map();
-    move || query.read().get("next").and_then(|n| super::model::same_site_path(&n)).unwrap_or_else(|| "/".to_string())
+    move || query.read().get("next").and_then(|n| super::model::same_site_path(&n))
+}
+
+/// Where to go after registering: `?next=`, else home.
+fn next_path() -> impl Fn() -> String + Clone + Send + Sync + 'static {
+    let next = next_param();
+    move || next().unwrap_or_else(|| "/".to_string())
+}
+
+/// Where a log-in lands: `?next=`, else the console for a merchant and home for everyone else.
+fn landing(next: Option<String>, user: &super::model::CurrentUser) -> String {
+    next.unwrap_or_else(|| if user.role == super::model::Role::Merchant { "/merchant" } else { "/" }.to_string())
 }
 
 /// `/login`.
@@ -45,11 +56,11 @@ pub fn LoginPage() -> impl IntoView {
     let auth = expect_context::<AuthContext>();
     let next = next_path();
     let navigate = use_navigate();
-    let next_for_effect = next.clone();
+    let next_for_effect = next_param();
     Effect::new(move |_| {
-        if let Some(Ok(_)) = action.value().get() {
+        if let Some(Ok(user)) = action.value().get() {
             auth.refresh();
-            navigate(&next_for_effect(), Default::default());
+            navigate(&landing(next_for_effect(), &user), Default::default());
         }
     });
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
@@ -81,12 +92,12 @@ pub fn CodeLoginPage() -> impl IntoView {
     let send = ServerAction::<SendLoginCode>::new();
     let login = ServerAction::<LoginWithCode>::new();
     let auth = expect_context::<AuthContext>();
-    let next = next_path();
+    let next = next_param();
     let navigate = use_navigate();
     Effect::new(move |_| {
-        if let Some(Ok(_)) = login.value().get() {
+        if let Some(Ok(user)) = login.value().get() {
             auth.refresh();
-            navigate(&next(), Default::default());
+            navigate(&landing(next(), &user), Default::default());
         }
     });
     let send_error = Signal::derive(move || send.value().get().and_then(Result::err));
@@ -234,8 +245,10 @@ pub fn AccountMenu() -> impl IntoView {
                 match auth.me.await {
                     Ok(Some(user)) => {
                         let masked = user.masked_account.clone();
+                        let merchant = user.role == super::model::Role::Merchant;
                         view! {
                             <div class="account-menu">
+                                {merchant.then(|| view! { <A href="/merchant" attr:class="console-entry">"Merchant console"</A> })}
                                 <button
                                     type="button"
                                     class="account-button"

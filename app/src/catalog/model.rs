@@ -238,6 +238,109 @@ impl TryFrom<ShopForm> for ShopEdit {
     }
 }
 
+/// A merchant's normal coupon form as the browser sends it (inputs named `form[title]`, …).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CouponForm {
+    /// Title.
+    pub title: String,
+    /// Usage rules.
+    pub rules: String,
+    /// Price, yuan.
+    pub pay: String,
+    /// Face value, yuan.
+    pub actual: String,
+    /// Last day it can be bought, `YYYY-MM-DD` business time (empty: no end).
+    pub until: String,
+}
+
+impl CouponForm {
+    /// The form's names, each reported against by [`NewCoupon::try_from`].
+    pub const FIELDS: [&'static str; 5] = ["title", "rules", "pay", "actual", "until"];
+}
+
+/// A normal coupon, parsed and checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCoupon {
+    /// Title, 1–64 characters.
+    pub title: String,
+    /// Rules, up to 200 characters.
+    pub rules: String,
+    /// Price, fen.
+    pub pay_cents: i64,
+    /// Face value, fen.
+    pub actual_cents: i64,
+    /// On sale until (exclusive), unix ms: the end of the last day.
+    pub until_ms: Option<i64>,
+}
+
+impl TryFrom<CouponForm> for NewCoupon {
+    type Error = AppError;
+
+    fn try_from(form: CouponForm) -> Result<Self, AppError> {
+        let title = FreeText::parse(
+            "title",
+            &form.title,
+            TextRule { min: 1, max: 64, multiline: false },
+            "A title of 1 to 64 characters.",
+        )?;
+        let rules = FreeText::parse(
+            "rules",
+            &form.rules,
+            TextRule { min: 0, max: 200, multiline: true },
+            "Rules of at most 200 characters.",
+        )?;
+        let (pay_cents, actual_cents) = crate::money::price_and_face_value(&form.pay, &form.actual)?;
+        let until_ms = match form.until.trim() {
+            "" => None,
+            raw => {
+                let day = crate::clock::parse_day(raw)
+                    .ok_or_else(|| AppError::invalid("until", "A date like 2026-12-31, or empty for no end."))?;
+                Some(day.next_day().map(crate::clock::day_start_ms).unwrap_or(i64::MAX))
+            }
+        };
+        Ok(Self { title: title.into_string(), rules: rules.into_string(), pay_cents, actual_cents, until_ms })
+    }
+}
+
+/// A normal coupon as its merchant manages it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
+pub struct Coupon {
+    /// Primary key.
+    pub id: i64,
+    /// Title.
+    pub title: String,
+    /// Rules.
+    pub rules: String,
+    /// Price, fen.
+    pub pay_value_cents: i64,
+    /// Face value, fen.
+    pub actual_value_cents: i64,
+    /// On sale (false: paused).
+    pub on_sale: bool,
+    /// On sale until (exclusive), unix ms.
+    pub until_ms: Option<i64>,
+    /// Orders paid or used.
+    pub sold: i64,
+}
+
+impl Coupon {
+    /// The form filled with this coupon, for editing it.
+    pub fn form(&self) -> CouponForm {
+        let amount = |cents: i64| {
+            if cents % 100 == 0 { format!("{}", cents / 100) } else { format!("{}.{:02}", cents / 100, cents % 100) }
+        };
+        CouponForm {
+            title: self.title.clone(),
+            rules: self.rules.clone(),
+            pay: amount(self.pay_value_cents),
+            actual: amount(self.actual_value_cents),
+            // The stored end is the start of the day after the last one.
+            until: self.until_ms.map(|ms| crate::clock::iso_day(crate::clock::date_of(ms - 1))).unwrap_or_default(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,5 +384,35 @@ mod tests {
         assert_eq!(field(form("x", "120", "30", "-1", "")), "avg_price");
         assert_eq!(field(form("x", "120", "30", "1", "javascript:x")), "images");
         assert_eq!(field(form("x", "120", "30", "1", "/api/auth/logout")), "images", "not an image of ours");
+    }
+
+    #[test]
+    fn a_coupon_form_round_trips_and_checks_each_field() {
+        let form = CouponForm {
+            title: "¥50 代金券".into(),
+            rules: "每桌限用一张".into(),
+            // Canonical amounts (what the edit form shows back): two decimals unless whole.
+            pay: "39.90".into(),
+            actual: "50".into(),
+            until: "2026-12-31".into(),
+        };
+        let c = NewCoupon::try_from(form.clone()).unwrap();
+        assert_eq!((c.pay_cents, c.actual_cents), (3990, 5000));
+        let stored = Coupon {
+            id: 1,
+            title: c.title,
+            rules: c.rules,
+            pay_value_cents: c.pay_cents,
+            actual_value_cents: c.actual_cents,
+            on_sale: true,
+            until_ms: c.until_ms,
+            sold: 0,
+        };
+        assert_eq!(stored.form(), form, "editing shows what was typed");
+        let field = |f: CouponForm| NewCoupon::try_from(f).unwrap_err();
+        assert!(field(CouponForm { title: "".into(), ..form.clone() }).field_message("title").is_some());
+        assert!(field(CouponForm { actual: "10".into(), ..form.clone() }).field_message("actual").is_some());
+        assert!(field(CouponForm { until: "31/12/2026".into(), ..form.clone() }).field_message("until").is_some());
+        assert_eq!(NewCoupon::try_from(CouponForm { until: " ".into(), ..form }).unwrap().until_ms, None);
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use time::Duration as TimeDuration;
 
-use super::model::{MAX_PAGES, Page, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView};
+use super::model::{Coupon, MAX_PAGES, NewCoupon, Page, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView};
 use super::store;
 use crate::auth::model::{CurrentUser, Role};
 use crate::clock;
@@ -18,6 +18,9 @@ pub enum CatalogError {
     /// No such shop.
     #[error("shop {0} not found")]
     ShopNotFound(i64),
+    /// The shop has no such normal coupon.
+    #[error("coupon not found")]
+    CouponNotFound,
     /// No such category.
     #[error("shop type {0} not found")]
     TypeNotFound(i64),
@@ -44,6 +47,7 @@ impl From<CatalogError> for AppError {
     fn from(e: CatalogError) -> Self {
         match e {
             CatalogError::ShopNotFound(_) => AppError::NotFound("Shop".into()),
+            CatalogError::CouponNotFound => AppError::NotFound("Coupon".into()),
             CatalogError::TypeNotFound(_) => AppError::NotFound("Category".into()),
             CatalogError::Invalid(app) => app,
             CatalogError::LoginRequired => AppError::LoginRequired,
@@ -89,8 +93,14 @@ pub async fn record_visit_at(state: &AppState, shop_id: i64, visitor: &str, at_m
 
 /// Unique visitors of a shop on each of the last 7 days, oldest first.
 pub async fn visitors_last_week(state: &AppState, shop_id: i64) -> Result<Vec<(String, u64)>, CatalogError> {
+    visitors_per_day(state, shop_id, 7).await
+}
+
+/// Unique visitors of a shop (its HyperLogLog per business day) on each of the last `days` days, oldest
+/// first, as `(YYYY-MM-DD, count)`.
+pub async fn visitors_per_day(state: &AppState, shop_id: i64, days: i64) -> Result<Vec<(String, u64)>, CatalogError> {
     let today = clock::today();
-    let days: Vec<time::Date> = (0..7).rev().map(|d| today - TimeDuration::days(d)).collect();
+    let days: Vec<time::Date> = (0..days).rev().map(|d| today - TimeDuration::days(d)).collect();
     let keys: Vec<String> = days.iter().map(|d| state.keys.uv_shop(shop_id, &clock::day_key(*d))).collect();
     let counts = store::visitor_counts(&state.redis, &keys).await?;
     Ok(days.iter().map(|d| clock::iso_day(*d)).zip(counts).collect())
@@ -127,6 +137,11 @@ pub async fn search(state: &AppState, q: &str, page: u32) -> Result<Page<ShopSum
     check_page(page)?;
     let (items, has_next) = store::search_shops(state.postgres()?, q, page).await?;
     Ok(Page { items, page, has_next: has_next && page < MAX_PAGES })
+}
+
+/// The user if logged in as a merchant (401 for nobody, 403 for a shopper).
+pub fn require_merchant(user: Option<&CurrentUser>) -> Result<&CurrentUser, CatalogError> {
+    merchant(user, 0)
 }
 
 /// The user if logged in as a merchant; `shop` names what was asked for, for the error.
@@ -190,4 +205,48 @@ pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) 
     })?;
     state.shops.invalidate(id).await?;
     Ok(type_id)
+}
+
+/// The shops a merchant runs.
+pub async fn shops_of_owner(state: &AppState, owner: i64) -> Result<Vec<ShopSummary>, CatalogError> {
+    Ok(store::shops_of_owner(state.postgres()?, owner).await?)
+}
+
+/// The owner's normal coupons of shop `shop_id`, paused ones included.
+pub async fn coupons(state: &AppState, user: Option<&CurrentUser>, shop_id: i64) -> Result<Vec<Coupon>, CatalogError> {
+    authorize_owner(state, user, shop_id).await?;
+    Ok(store::coupons_of_shop(state.postgres()?, shop_id).await?)
+}
+
+/// The owner adds a normal coupon (`id` None) or changes one; answers its id.
+pub async fn save_coupon(
+    state: &AppState,
+    user: Option<&CurrentUser>,
+    shop_id: i64,
+    id: Option<i64>,
+    coupon: &NewCoupon,
+) -> Result<i64, CatalogError> {
+    authorize_owner(state, user, shop_id).await?;
+    let db = state.postgres()?;
+    match id {
+        None => Ok(store::insert_coupon(db, shop_id, coupon).await?),
+        Some(id) if store::update_coupon(db, shop_id, id, coupon).await? => Ok(id),
+        Some(_) => Err(CatalogError::CouponNotFound),
+    }
+}
+
+/// The owner pauses a normal coupon (no new purchases; bought ones stay valid) or puts it back on sale.
+pub async fn set_coupon_on_sale(
+    state: &AppState,
+    user: Option<&CurrentUser>,
+    shop_id: i64,
+    id: i64,
+    on: bool,
+) -> Result<(), CatalogError> {
+    authorize_owner(state, user, shop_id).await?;
+    if store::set_coupon_on_sale(state.postgres()?, shop_id, id, on).await? {
+        Ok(())
+    } else {
+        Err(CatalogError::CouponNotFound)
+    }
 }

@@ -4,7 +4,7 @@ use futures::future::BoxFuture;
 use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
-use super::model::{PAGE_SIZE, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView};
+use super::model::{Coupon, NewCoupon, PAGE_SIZE, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView};
 
 /// Every shop type in display order, with its shop count.
 pub async fn shop_types(db: &PgPool) -> Result<Vec<ShopType>, sqlx::Error> {
@@ -99,7 +99,7 @@ pub async fn vouchers_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<VoucherVi
         "SELECT id, title, sub_title, rules, pay_value_cents, actual_value_cents, kind, stock,
                 (extract(epoch FROM begin_at) * 1000)::bigint AS begin_ms,
                 (extract(epoch FROM end_at) * 1000)::bigint AS end_ms
-         FROM vouchers WHERE shop_id = $1 AND status = 'on'
+         FROM vouchers WHERE shop_id = $1 AND status = 'on' AND (kind = 'flash' OR end_at IS NULL OR end_at > now())
          ORDER BY kind = 'flash' DESC, begin_at NULLS LAST, id",
     )
     .bind(shop_id)
@@ -199,4 +199,75 @@ pub async fn delete_shop_without_history(db: &PgPool, id: i64) -> Result<Option<
     .bind(id)
     .fetch_optional(db)
     .await
+}
+
+/// The shops `owner` runs, by name.
+pub async fn shops_of_owner(db: &PgPool, owner: i64) -> Result<Vec<ShopSummary>, sqlx::Error> {
+    sqlx::query_as::<_, ShopSummary>(&format!("{SUMMARY} WHERE owner_id = $1 ORDER BY name, id"))
+        .bind(owner)
+        .fetch_all(db)
+        .await
+}
+
+/// A shop's normal coupons, paused ones included, newest first, with how many were sold.
+pub async fn coupons_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<Coupon>, sqlx::Error> {
+    sqlx::query_as::<_, Coupon>(
+        "SELECT v.id, v.title, v.rules, v.pay_value_cents, v.actual_value_cents, v.status = 'on' AS on_sale,
+                (extract(epoch FROM v.end_at) * 1000)::BIGINT AS until_ms,
+                (SELECT count(*) FROM orders o WHERE o.voucher_id = v.id AND o.status IN ('paid', 'used')) AS sold
+         FROM vouchers v WHERE v.shop_id = $1 AND v.kind = 'normal' ORDER BY v.id DESC",
+    )
+    .bind(shop_id)
+    .fetch_all(db)
+    .await
+}
+
+/// Adds a normal coupon to a shop; answers its id.
+pub async fn insert_coupon(db: &PgPool, shop_id: i64, c: &NewCoupon) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "INSERT INTO vouchers (shop_id, title, rules, pay_value_cents, actual_value_cents, kind, end_at)
+         VALUES ($1, $2, $3, $4, $5, 'normal', to_timestamp($6 / 1000.0)) RETURNING id",
+    )
+    .bind(shop_id)
+    .bind(&c.title)
+    .bind(&c.rules)
+    .bind(c.pay_cents)
+    .bind(c.actual_cents)
+    .bind(c.until_ms)
+    .fetch_one(db)
+    .await
+}
+
+/// Changes one of the shop's normal coupons (orders keep the price they were bought at); false if the
+/// shop has no such coupon.
+pub async fn update_coupon(db: &PgPool, shop_id: i64, id: i64, c: &NewCoupon) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE vouchers SET title = $3, rules = $4, pay_value_cents = $5, actual_value_cents = $6,
+                end_at = to_timestamp($7 / 1000.0), updated_at = now()
+         WHERE id = $2 AND shop_id = $1 AND kind = 'normal'",
+    )
+    .bind(shop_id)
+    .bind(id)
+    .bind(&c.title)
+    .bind(&c.rules)
+    .bind(c.pay_cents)
+    .bind(c.actual_cents)
+    .bind(c.until_ms)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Puts one of the shop's normal coupons on sale or pauses it; false if the shop has no such coupon.
+pub async fn set_coupon_on_sale(db: &PgPool, shop_id: i64, id: i64, on: bool) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE vouchers SET status = CASE WHEN $3 THEN 'on' ELSE 'off' END, updated_at = now()
+         WHERE id = $2 AND shop_id = $1 AND kind = 'normal'",
+    )
+    .bind(shop_id)
+    .bind(id)
+    .bind(on)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
 }

@@ -83,8 +83,10 @@ pub enum OrderStatus {
     Failed(FailReason),
     /// Written; waiting for payment until the pay deadline.
     Unpaid,
-    /// Paid.
+    /// Paid; its redemption code can be shown at the counter.
     Paid,
+    /// Redeemed at the shop's counter.
+    Used,
     /// Closed unpaid (the coupon went back on sale).
     Closed,
     /// Paid after closing, money returned.
@@ -96,6 +98,7 @@ impl OrderStatus {
     pub fn from_db(s: &str) -> Self {
         match s {
             "paid" => Self::Paid,
+            "used" => Self::Used,
             "closed" => Self::Closed,
             "refunded" => Self::Refunded,
             _ => Self::Unpaid,
@@ -109,6 +112,7 @@ impl OrderStatus {
             Self::Failed(_) => "failed",
             Self::Unpaid => "awaiting payment",
             Self::Paid => "paid",
+            Self::Used => "used",
             Self::Closed => "closed",
             Self::Refunded => "refunded",
         }
@@ -136,6 +140,12 @@ pub struct OrderView {
     pub status: OrderStatus,
     /// Creation, unix ms.
     pub created_ms: i64,
+    /// The code shown at the counter, once paid.
+    pub redeem_code: Option<String>,
+    /// When it was redeemed, unix ms.
+    pub used_ms: Option<i64>,
+    /// The redemption code as a QR code (SVG drawn by the server), for a paid order.
+    pub qr_svg: Option<String>,
 }
 
 /// "My orders": the list plus what its countdowns need.
@@ -147,4 +157,221 @@ pub struct OrdersPage {
     pub server_now_ms: i64,
     /// Unpaid orders close this long after creation, ms.
     pub pay_timeout_ms: i64,
+}
+
+/// A redemption code as the counter types or scans it: 12 digits (spaces and dashes ignored).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedeemCode(String);
+
+impl RedeemCode {
+    /// Parses what was typed or scanned; the error is shown under the `code` field.
+    pub fn parse(raw: &str) -> Result<Self, crate::error::AppError> {
+        let digits: String = raw.chars().filter(|c| !matches!(c, ' ' | '-')).collect();
+        if digits.len() == 12 && digits.bytes().all(|b| b.is_ascii_digit()) {
+            Ok(Self(digits))
+        } else {
+            Err(crate::error::AppError::invalid("code", "A redemption code is 12 digits, like 1234 5678 9012."))
+        }
+    }
+
+    /// The 12 digits.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Groups a code in fours for reading aloud at the counter: "1234 5678 9012".
+pub fn grouped_code(code: &str) -> String {
+    code.as_bytes().chunks(4).map(|c| String::from_utf8_lossy(c).into_owned()).collect::<Vec<_>>().join(" ")
+}
+
+/// What the counter learns from a code: the coupon, and whether it was redeemed now or before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Redemption {
+    /// Order id.
+    pub order_id: i64,
+    /// Coupon title.
+    pub title: String,
+    /// Shop name.
+    pub shop_name: String,
+    /// What the customer paid, fen.
+    pub amount_cents: i64,
+    /// When it was redeemed, unix ms.
+    pub used_ms: i64,
+    /// True when it had already been redeemed before this scan (at `used_ms`): do not honour it again.
+    pub earlier: bool,
+}
+
+/// The filters of a shop's order list, as the form sends them (empty or absent = any).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OrderFilter {
+    /// `unpaid`, `paid`, `used`, `closed` or `refunded`.
+    pub status: String,
+    /// A coupon id of the shop.
+    pub coupon: String,
+    /// First day, `YYYY-MM-DD` business time.
+    pub from: String,
+    /// Last day (inclusive), likewise.
+    pub to: String,
+}
+
+/// The statuses a merchant can filter by, as stored.
+pub const ORDER_STATUSES: [&str; 5] = ["unpaid", "paid", "used", "closed", "refunded"];
+
+/// [`OrderFilter`] parsed: each problem reported against its field.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OrderQuery {
+    /// One status, as stored.
+    pub status: Option<&'static str>,
+    /// One coupon.
+    pub voucher_id: Option<i64>,
+    /// Created at or after, unix ms.
+    pub from_ms: Option<i64>,
+    /// Created before, unix ms.
+    pub until_ms: Option<i64>,
+}
+
+impl TryFrom<&OrderFilter> for OrderQuery {
+    type Error = crate::error::AppError;
+
+    fn try_from(f: &OrderFilter) -> Result<Self, Self::Error> {
+        use crate::error::AppError;
+        let status = match f.status.trim() {
+            "" => None,
+            s => Some(
+                *ORDER_STATUSES
+                    .iter()
+                    .find(|x| **x == s)
+                    .ok_or_else(|| AppError::invalid("status", "Pick a status from the list."))?,
+            ),
+        };
+        let voucher_id = match f.coupon.trim() {
+            "" => None,
+            s => Some(s.parse::<i64>().map_err(|_| AppError::invalid("coupon", "Pick a coupon from the list."))?),
+        };
+        let day = |field: &str, raw: &str| -> Result<Option<time::Date>, AppError> {
+            match raw.trim() {
+                "" => Ok(None),
+                s => crate::clock::parse_day(s)
+                    .map(Some)
+                    .ok_or_else(|| AppError::invalid(field, "A date like 2026-12-01.")),
+            }
+        };
+        let from = day("from", &f.from)?;
+        let to = day("to", &f.to)?;
+        if let (Some(a), Some(b)) = (from, to)
+            && b < a
+        {
+            return Err(AppError::invalid("to", "The last day cannot be before the first."));
+        }
+        Ok(Self {
+            status,
+            voucher_id,
+            from_ms: from.map(crate::clock::day_start_ms),
+            until_ms: to.and_then(|d| d.next_day()).map(crate::clock::day_start_ms),
+        })
+    }
+}
+
+/// One order in a shop's list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShopOrder {
+    /// Order id.
+    pub id: i64,
+    /// Coupon title.
+    pub title: String,
+    /// Buyer's nickname.
+    pub buyer: String,
+    /// Price, fen.
+    pub amount_cents: i64,
+    /// Status.
+    pub status: OrderStatus,
+    /// Created, unix ms.
+    pub created_ms: i64,
+    /// Paid, unix ms.
+    pub paid_ms: Option<i64>,
+    /// Redeemed, unix ms.
+    pub used_ms: Option<i64>,
+}
+
+/// One page of a shop's orders, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShopOrdersPage {
+    /// The orders.
+    pub orders: Vec<ShopOrder>,
+    /// Where the next page starts (the last id shown), if there is one.
+    pub next_before: Option<i64>,
+}
+
+/// One day of a shop's trade.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DayTrade {
+    /// `YYYY-MM-DD`, business time.
+    pub day: String,
+    /// Orders created that day.
+    pub orders: i64,
+    /// What was paid that day and not refunded, fen.
+    pub revenue_cents: i64,
+}
+
+/// How many of a sale's orders stand in each status.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusCounts {
+    /// Waiting for payment.
+    pub unpaid: i64,
+    /// Paid, not yet redeemed.
+    pub paid: i64,
+    /// Redeemed.
+    pub used: i64,
+    /// Closed unpaid.
+    pub closed: i64,
+    /// Refunded.
+    pub refunded: i64,
+}
+
+impl StatusCounts {
+    /// Every order, whatever became of it.
+    pub fn total(&self) -> i64 {
+        self.unpaid + self.paid + self.used + self.closed + self.refunded
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_code_is_twelve_digits_however_it_is_spaced() {
+        assert_eq!(RedeemCode::parse(" 1234-5678 9012 ").unwrap().as_str(), "123456789012");
+        for bad in ["", "12345678901", "1234567890123", "12345678901a", "１２３４５６７８９０１２"] {
+            let e = RedeemCode::parse(bad).unwrap_err();
+            assert!(e.field_message("code").is_some(), "{bad:?} refused against the field");
+        }
+        assert_eq!(grouped_code("123456789012"), "1234 5678 9012");
+    }
+
+    #[test]
+    fn order_filters_are_checked_field_by_field() {
+        let q = OrderQuery::try_from(&OrderFilter {
+            status: "used".into(),
+            coupon: "42".into(),
+            from: "2026-12-01".into(),
+            to: "2026-12-01".into(),
+        })
+        .unwrap();
+        assert_eq!((q.status, q.voucher_id), (Some("used"), Some(42)));
+        // One business day (UTC+8): 2026-11-30T16:00Z to 2026-12-01T16:00Z.
+        assert_eq!(q.from_ms, Some(1_796_054_400_000));
+        assert_eq!(q.until_ms, Some(1_796_140_800_000));
+        let bad = |f: OrderFilter, field: &str| {
+            let e = OrderQuery::try_from(&f).unwrap_err();
+            assert!(e.field_message(field).is_some(), "{f:?} refused against {field}: {e:?}");
+        };
+        bad(OrderFilter { status: "lost".into(), ..Default::default() }, "status");
+        bad(OrderFilter { coupon: "x".into(), ..Default::default() }, "coupon");
+        bad(OrderFilter { from: "2026-13-01".into(), ..Default::default() }, "from");
+        bad(OrderFilter { from: "2026-12-02".into(), to: "2026-12-01".into(), ..Default::default() }, "to");
+        assert_eq!(OrderQuery::try_from(&OrderFilter::default()).unwrap(), OrderQuery::default());
+    }
 }

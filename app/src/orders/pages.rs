@@ -4,7 +4,8 @@
 use leptos::prelude::*;
 
 use super::api::{PayOrder, my_orders};
-use super::model::{OrderStatus, OrderView, OrdersPage};
+use super::model::{OrderStatus, OrderView, OrdersPage, grouped_code};
+use crate::clock::format_local;
 use crate::error::AppError;
 use crate::ui::{countdown_text, error_notice, server_clock, yuan};
 
@@ -69,6 +70,18 @@ fn OrderRow(
         done.unwrap_or(false)
     });
     let id = o.id;
+    let redeem = (o.status == OrderStatus::Paid).then(|| o.redeem_code.clone()).flatten().map(|code| {
+        let qr = o.qr_svg.clone().unwrap_or_default();
+        view! {
+            <div class="redeem-code">
+                <div class="qr" inner_html=qr></div>
+                <p>"Show at the counter: " <strong class="code">{grouped_code(&code)}</strong></p>
+            </div>
+        }
+    });
+    let used = o.used_ms.filter(|_| o.status == OrderStatus::Used).map(|ms| {
+        view! { <span class="muted used-at">"Used " {format_local(ms)}</span> }
+    });
     view! {
         <tr data-order-id=id>
             <td>{format!("#{id}")}</td>
@@ -84,6 +97,8 @@ fn OrderRow(
                         <button type="submit" class="primary pay-button" disabled=move || pay.pending().get()>"Pay"</button>
                     </ActionForm>
                 })}
+                {redeem}
+                {used}
             </td>
         </tr>
     }

@@ -2,7 +2,10 @@
 
 use std::time::Duration;
 
-use super::model::{OrderView, OrdersPage, PayOutcome};
+use super::model::{
+    DayTrade, OrderQuery, OrderStatus, OrderView, OrdersPage, PayOutcome, RedeemCode, Redemption, ShopOrder,
+    ShopOrdersPage, StatusCounts,
+};
 use super::store;
 use crate::error::{AppError, BackendError};
 use crate::kafka::{self, CloseCheck, ORDERS_CLOSE_DELAY, OrderCreated};
@@ -18,6 +21,12 @@ pub enum OrderError {
     /// No such coupon on sale.
     #[error("coupon not found")]
     VoucherNotFound,
+    /// No order of the merchant's shops has this redemption code.
+    #[error("unknown redemption code")]
+    CodeUnknown,
+    /// The order with this code is not paid, so there is nothing to honour.
+    #[error("order is {0:?}, not paid")]
+    NotPaid(OrderStatus),
     /// No order id can be minted right now (this instance's id lease is not confirmed).
     #[error(transparent)]
     NoIds(#[from] crate::ids::IdError),
@@ -33,6 +42,13 @@ impl From<OrderError> for AppError {
         match e {
             OrderError::NotFound => AppError::NotFound("Order".into()),
             OrderError::VoucherNotFound => AppError::NotFound("Coupon".into()),
+            OrderError::CodeUnknown => {
+                AppError::invalid("code", "No coupon of your shops has this code. Check the digits and try again.")
+            }
+            OrderError::NotPaid(status) => AppError::invalid(
+                "code",
+                format!("This order is {}, not paid, so there is nothing to honour.", status.label()),
+            ),
             OrderError::NoIds(cause) => {
                 tracing::error!(%cause, "purchase refused: no order ids");
                 AppError::Unavailable(
@@ -164,10 +180,86 @@ pub fn spawn_sweeper(state: AppState, every: Duration) -> tokio::task::JoinHandl
 
 /// The user's "My orders" page.
 pub async fn my_orders(state: &AppState, user_id: i64) -> Result<OrdersPage, OrderError> {
-    let orders: Vec<OrderView> = store::orders_of_user(state.postgres()?, user_id, 100).await?;
+    let mut orders: Vec<OrderView> = store::orders_of_user(state.postgres()?, user_id, 100).await?;
+    for order in &mut orders {
+        if order.status == OrderStatus::Paid {
+            order.qr_svg = order.redeem_code.as_deref().and_then(qr_svg);
+        }
+    }
     Ok(OrdersPage {
         orders,
         server_now_ms: clock::now_ms(),
         pay_timeout_ms: state.config.pay_timeout.as_millis() as i64,
     })
+}
+
+/// A redemption code as a QR code the counter's camera reads (SVG; the XML prolog dropped for inline HTML).
+fn qr_svg(code: &str) -> Option<String> {
+    let qr = qrcode::QrCode::new(code.as_bytes()).ok()?;
+    let svg = qr.render::<qrcode::render::svg::Color>().min_dimensions(148, 148).quiet_zone(true).build();
+    Some(svg.find("<svg").map_or(svg.clone(), |at| svg[at..].to_string()))
+}
+
+/// A merchant (`owner_id`) honours a redemption code at the counter: the paid order of one of their shops
+/// becomes `used`, once. A second scan answers when it was used; another shop's code is unknown here.
+pub async fn redeem(state: &AppState, owner_id: i64, code: &RedeemCode) -> Result<Redemption, OrderError> {
+    match store::redeem(state.postgres()?, owner_id, code.as_str()).await? {
+        store::Redeemed::Done(r) => {
+            if !r.earlier {
+                state.metrics.orders.used.inc();
+            }
+            Ok(r)
+        }
+        store::Redeemed::NotPaid(status) => Err(OrderError::NotPaid(status)),
+        store::Redeemed::Unknown => Err(OrderError::CodeUnknown),
+    }
+}
+
+/// Orders on one page of a shop's list.
+pub const SHOP_ORDERS_PAGE: i64 = 50;
+
+/// One page of a shop's orders matching `q`, below order `before` (the caller has checked the owner).
+pub async fn shop_orders(
+    state: &AppState,
+    shop_id: i64,
+    q: &OrderQuery,
+    before: Option<i64>,
+) -> Result<ShopOrdersPage, OrderError> {
+    let (orders, more) = store::shop_orders(state.postgres()?, shop_id, q, before, SHOP_ORDERS_PAGE).await?;
+    let next_before = if more { orders.last().map(|o| o.id) } else { None };
+    Ok(ShopOrdersPage { orders, next_before })
+}
+
+/// Every order of a shop matching `q`, streamed (the caller has checked the owner).
+pub fn export_shop_orders(
+    state: &AppState,
+    shop_id: i64,
+    q: OrderQuery,
+) -> Result<impl futures::Stream<Item = Result<ShopOrder, OrderError>> + Send + 'static, OrderError> {
+    use futures::StreamExt;
+    let db = state.postgres()?.clone();
+    Ok(store::stream_shop_orders(db, shop_id, q).map(|row| row.map_err(OrderError::from)))
+}
+
+/// A shop's orders and revenue on each of the last `days` business days, oldest first, every day present.
+pub async fn daily_trade(state: &AppState, shop_id: i64, days: i64) -> Result<Vec<DayTrade>, OrderError> {
+    let today = clock::today();
+    let first = today - time::Duration::days(days - 1);
+    let stored = store::daily_trade(state.postgres()?, shop_id, clock::day_start_ms(first)).await?;
+    let mut by_day: std::collections::HashMap<String, DayTrade> =
+        stored.into_iter().map(|d| (d.day.clone(), d)).collect();
+    Ok((0..days)
+        .map(|n| {
+            let day = clock::iso_day(first + time::Duration::days(n));
+            by_day.remove(&day).unwrap_or(DayTrade { day, orders: 0, revenue_cents: 0 })
+        })
+        .collect())
+}
+
+/// How many orders of each of `voucher_ids` stand in each status.
+pub async fn status_counts(
+    state: &AppState,
+    voucher_ids: &[i64],
+) -> Result<std::collections::HashMap<i64, StatusCounts>, OrderError> {
+    Ok(store::status_counts(state.postgres()?, voucher_ids).await?)
 }

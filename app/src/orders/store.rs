@@ -2,7 +2,9 @@
 
 use sqlx::PgPool;
 
-use super::model::{FailReason, OrderStatus, OrderView, PayOutcome};
+use super::model::{
+    DayTrade, FailReason, OrderQuery, OrderStatus, OrderView, PayOutcome, Redemption, ShopOrder, StatusCounts,
+};
 use crate::kafka::OrderCreated;
 
 /// What one batch did.
@@ -73,8 +75,8 @@ async fn write_bulk(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -> Resu
     let vouchers: Vec<i64> = batch.iter().map(|m| m.voucher_id).collect();
     let stamps: Vec<i64> = batch.iter().map(|m| m.ts).collect();
     let inserted: Vec<(i64, i64)> = sqlx::query_as(
-        "INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents, created_at)
-         SELECT m.id, m.user_id, v.id, 'flash', 'unpaid', v.pay_value_cents, to_timestamp(m.ts / 1000.0)
+        "INSERT INTO orders (id, user_id, voucher_id, shop_id, kind, status, amount_cents, created_at)
+         SELECT m.id, m.user_id, v.id, v.shop_id, 'flash', 'unpaid', v.pay_value_cents, to_timestamp(m.ts / 1000.0)
          FROM unnest($1::BIGINT[], $2::BIGINT[], $3::BIGINT[], $4::BIGINT[]) WITH ORDINALITY AS m(id, user_id, voucher_id, ts, n)
          JOIN vouchers v ON v.id = m.voucher_id AND v.kind = 'flash'
          JOIN users u ON u.id = m.user_id
@@ -138,8 +140,8 @@ async fn write_one_by_one(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -
     for msg in batch {
         let mut sp = sqlx::Acquire::begin(&mut *tx).await?;
         let inserted: Option<i64> = sqlx::query_scalar(
-            "INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents, created_at)
-             SELECT $1, $2, v.id, 'flash', 'unpaid', v.pay_value_cents, to_timestamp($4 / 1000.0)
+            "INSERT INTO orders (id, user_id, voucher_id, shop_id, kind, status, amount_cents, created_at)
+             SELECT $1, $2, v.id, v.shop_id, 'flash', 'unpaid', v.pay_value_cents, to_timestamp($4 / 1000.0)
              FROM vouchers v JOIN users u ON u.id = $2 WHERE v.id = $3 AND v.kind = 'flash'
              ON CONFLICT DO NOTHING RETURNING id",
         )
@@ -191,6 +193,8 @@ struct OrderRow {
     kind: String,
     status: String,
     created_ms: i64,
+    redeem_code: Option<String>,
+    used_ms: Option<i64>,
 }
 
 impl From<OrderRow> for OrderView {
@@ -205,12 +209,16 @@ impl From<OrderRow> for OrderView {
             kind: r.kind,
             status: OrderStatus::from_db(&r.status),
             created_ms: r.created_ms,
+            redeem_code: r.redeem_code,
+            used_ms: r.used_ms,
+            qr_svg: None,
         }
     }
 }
 
 const ORDER_VIEW: &str = "SELECT o.id, o.voucher_id, v.title, s.id AS shop_id, s.name AS shop_name, o.amount_cents, o.kind, \
-     o.status, (extract(epoch FROM o.created_at) * 1000)::BIGINT AS created_ms \
+     o.status, (extract(epoch FROM o.created_at) * 1000)::BIGINT AS created_ms, o.redeem_code, \
+     (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms \
      FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = v.shop_id";
 
 /// Why the writer refused order `order_id` of `user_id`, if it did.
@@ -288,24 +296,41 @@ pub async fn close_if_unpaid(db: &PgPool, order_id: i64) -> Result<(bool, Option
     Ok((false, current))
 }
 
-/// Marks the user's unpaid order paid if its deadline (`timeout` after creation, by Postgres' clock) has
-/// not passed; past it, nothing is charged (`Expired`). If it was closed a moment before, records a refund
-/// instead (once) and marks it refunded. `None`: no such order of this user.
+/// A fresh redemption code: 12 digits from a cryptographic generator, so codes are neither sequential nor
+/// guessable from one another.
+fn redeem_code() -> String {
+    format!("{:012}", rand::Rng::gen_range(&mut rand::thread_rng(), 0..1_000_000_000_000u64))
+}
+
+/// Marks the user's unpaid order paid, with a fresh redemption code, if its deadline (`timeout` after
+/// creation, by Postgres' clock) has not passed; past it, nothing is charged (`Expired`). If it was closed a
+/// moment before, records a refund instead (once) and marks it refunded. `None`: no such order of this user.
 pub async fn pay(
     db: &PgPool,
     user_id: i64,
     order_id: i64,
     timeout: std::time::Duration,
 ) -> Result<Option<PayOutcome>, sqlx::Error> {
-    let paid = sqlx::query(
-        "UPDATE orders SET status = 'paid', paid_at = now(), updated_at = now()
-         WHERE id = $1 AND user_id = $2 AND status = 'unpaid' AND created_at > now() - make_interval(secs => $3)",
-    )
-    .bind(order_id)
-    .bind(user_id)
-    .bind(timeout.as_secs_f64())
-    .execute(db)
-    .await?;
+    let mut attempt = 0;
+    let paid = loop {
+        let result = sqlx::query(
+            "UPDATE orders SET status = 'paid', paid_at = now(), redeem_code = $4, updated_at = now()
+             WHERE id = $1 AND user_id = $2 AND status = 'unpaid' AND created_at > now() - make_interval(secs => $3)",
+        )
+        .bind(order_id)
+        .bind(user_id)
+        .bind(timeout.as_secs_f64())
+        .bind(redeem_code())
+        .execute(db)
+        .await;
+        match result {
+            // One in a trillion per existing code: draw again rather than fail the payment.
+            Err(sqlx::Error::Database(e)) if e.constraint() == Some("orders_redeem_code_key") && attempt < 5 => {
+                attempt += 1;
+            }
+            other => break other?,
+        }
+    };
     if paid.rows_affected() == 1 {
         return Ok(Some(PayOutcome::Paid));
     }
@@ -316,7 +341,7 @@ pub async fn pay(
         .await?;
     match status.as_deref() {
         None => Ok(None),
-        Some("paid") => Ok(Some(PayOutcome::AlreadyPaid)),
+        Some("paid" | "used") => Ok(Some(PayOutcome::AlreadyPaid)),
         // Still unpaid, so past its deadline: the closer has not got to it yet.
         Some("unpaid") => Ok(Some(PayOutcome::Expired)),
         Some(_) => {
@@ -324,7 +349,8 @@ pub async fn pay(
             let mut tx = db.begin().await?;
             sqlx::query(
                 "INSERT INTO refunds (order_id, amount_cents, reason)
-                 SELECT id, amount_cents, 'paid after the order was closed' FROM orders WHERE id = $1
+                 SELECT id, amount_cents, 'paid after the order was closed' FROM orders
+                 WHERE id = $1 AND status IN ('closed', 'refunded')
                  ON CONFLICT (order_id) DO NOTHING",
             )
             .bind(order_id)
@@ -362,9 +388,9 @@ pub async fn insert_normal_order(
     voucher_id: i64,
 ) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar(
-        "INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents)
-         SELECT $1, $2, v.id, 'normal', 'unpaid', v.pay_value_cents FROM vouchers v
-         WHERE v.id = $3 AND v.kind = 'normal' AND v.status = 'on'
+        "INSERT INTO orders (id, user_id, voucher_id, shop_id, kind, status, amount_cents)
+         SELECT $1, $2, v.id, v.shop_id, 'normal', 'unpaid', v.pay_value_cents FROM vouchers v
+         WHERE v.id = $3 AND v.kind = 'normal' AND v.status = 'on' AND (v.end_at IS NULL OR v.end_at > now())
          RETURNING (extract(epoch FROM created_at) * 1000)::BIGINT",
     )
     .bind(order_id)
@@ -383,4 +409,197 @@ pub async fn known_order_ids(db: &PgPool, ids: &[i64]) -> Result<Vec<i64>, sqlx:
     .bind(ids)
     .fetch_all(db)
     .await
+}
+
+/// How a redemption code of one of `owner_id`'s shops stands after the attempt.
+#[derive(Debug)]
+pub enum Redeemed {
+    /// Marked used now, or found used before (`Redemption::earlier`).
+    Done(Redemption),
+    /// The order exists but is not paid (unpaid, closed or refunded), so there is nothing to honour.
+    NotPaid(OrderStatus),
+    /// No order of the owner's shops has this code (another shop's code looks the same).
+    Unknown,
+}
+
+/// Marks the paid order with `code` used, if it belongs to one of `owner_id`'s shops: one compare-and-set,
+/// so two counters scanning the same code at once redeem it once.
+pub async fn redeem(db: &PgPool, owner_id: i64, code: &str) -> Result<Redeemed, sqlx::Error> {
+    let now: Option<(i64, String, String, i64, i64)> = sqlx::query_as(
+        "UPDATE orders o SET status = 'used', used_at = now(), updated_at = now()
+         FROM vouchers v, shops s
+         WHERE o.redeem_code = $1 AND o.status = 'paid' AND v.id = o.voucher_id AND s.id = o.shop_id AND s.owner_id = $2
+         RETURNING o.id, v.title, s.name, o.amount_cents, (extract(epoch FROM o.used_at) * 1000)::BIGINT",
+    )
+    .bind(code)
+    .bind(owner_id)
+    .fetch_optional(db)
+    .await?;
+    let (row, earlier) = match now {
+        Some(row) => (row, false),
+        None => {
+            let found: Option<(i64, String, String, i64, Option<i64>, String)> = sqlx::query_as(
+                "SELECT o.id, v.title, s.name, o.amount_cents, (extract(epoch FROM o.used_at) * 1000)::BIGINT, o.status
+                 FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = o.shop_id
+                 WHERE o.redeem_code = $1 AND s.owner_id = $2",
+            )
+            .bind(code)
+            .bind(owner_id)
+            .fetch_optional(db)
+            .await?;
+            match found {
+                None => return Ok(Redeemed::Unknown),
+                Some((id, title, shop, amount, Some(used_ms), status)) if status == "used" => {
+                    ((id, title, shop, amount, used_ms), true)
+                }
+                Some((.., status)) => return Ok(Redeemed::NotPaid(OrderStatus::from_db(&status))),
+            }
+        }
+    };
+    let (order_id, title, shop_name, amount_cents, used_ms) = row;
+    Ok(Redeemed::Done(Redemption { order_id, title, shop_name, amount_cents, used_ms, earlier }))
+}
+
+#[derive(sqlx::FromRow)]
+struct ShopOrderRow {
+    id: i64,
+    title: String,
+    buyer: String,
+    amount_cents: i64,
+    status: String,
+    created_ms: i64,
+    paid_ms: Option<i64>,
+    used_ms: Option<i64>,
+}
+
+impl From<ShopOrderRow> for ShopOrder {
+    fn from(r: ShopOrderRow) -> Self {
+        Self {
+            id: r.id,
+            title: r.title,
+            buyer: r.buyer,
+            amount_cents: r.amount_cents,
+            status: OrderStatus::from_db(&r.status),
+            created_ms: r.created_ms,
+            paid_ms: r.paid_ms,
+            used_ms: r.used_ms,
+        }
+    }
+}
+
+/// A shop's orders matching `q`, newest first, below id `before`: a keyset walk down the `(shop_id, id)`
+/// index (ids carry their creation time, so the date bounds are id bounds too), as cheap on page 1,000
+/// as on page 1. `limit` None streams them all (the CSV export).
+fn shop_orders_query<'q>(
+    shop_id: i64,
+    q: &OrderQuery,
+    before: Option<i64>,
+    limit: Option<i64>,
+) -> sqlx::query::QueryAs<'q, sqlx::Postgres, ShopOrderRow, sqlx::postgres::PgArguments> {
+    sqlx::query_as(
+        "SELECT o.id, v.title, u.nickname AS buyer, o.amount_cents, o.status,
+                (extract(epoch FROM o.created_at) * 1000)::BIGINT AS created_ms,
+                (extract(epoch FROM o.paid_at) * 1000)::BIGINT AS paid_ms,
+                (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms
+         FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN users u ON u.id = o.user_id
+         WHERE o.shop_id = $1
+           AND ($2::TEXT IS NULL OR o.status = $2)
+           AND ($3::BIGINT IS NULL OR o.voucher_id = $3)
+           AND ($4::BIGINT IS NULL OR o.id >= $4)
+           AND ($5::BIGINT IS NULL OR o.id < $5)
+           AND ($6::BIGINT IS NULL OR o.id < $6)
+         ORDER BY o.id DESC
+         LIMIT $7",
+    )
+    .bind(shop_id)
+    .bind(q.status)
+    .bind(q.voucher_id)
+    .bind(q.from_ms.map(crate::ids::IdGenerator::first_id_at))
+    .bind(q.until_ms.map(crate::ids::IdGenerator::first_id_at))
+    .bind(before)
+    .bind(limit)
+}
+
+/// One page of a shop's orders (`limit` of them, plus whether more follow).
+pub async fn shop_orders(
+    db: &PgPool,
+    shop_id: i64,
+    q: &OrderQuery,
+    before: Option<i64>,
+    limit: i64,
+) -> Result<(Vec<ShopOrder>, bool), sqlx::Error> {
+    let mut rows = shop_orders_query(shop_id, q, before, Some(limit + 1)).fetch_all(db).await?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    Ok((rows.into_iter().map(Into::into).collect(), more))
+}
+
+/// Every order of a shop matching `q`, as a stream that pages by keyset in batches of 1,000: the export
+/// never holds them all in memory, nor a connection open while the client reads slowly.
+pub fn stream_shop_orders(
+    db: PgPool,
+    shop_id: i64,
+    q: OrderQuery,
+) -> impl futures::Stream<Item = Result<ShopOrder, sqlx::Error>> + Send + 'static {
+    use futures::StreamExt;
+    const BATCH: i64 = 1000;
+    futures::stream::unfold(Some(None::<i64>), move |cursor| {
+        let (db, q) = (db.clone(), q.clone());
+        async move {
+            let before = cursor?;
+            match shop_orders(&db, shop_id, &q, before, BATCH).await {
+                Ok((orders, more)) => {
+                    let next = (more && !orders.is_empty()).then(|| orders.last().map(|o| o.id));
+                    Some((futures::stream::iter(orders.into_iter().map(Ok)).left_stream(), next))
+                }
+                Err(e) => Some((futures::stream::iter(vec![Err(e)]).right_stream(), None)),
+            }
+        }
+    })
+    .flatten()
+}
+
+/// A shop's orders and revenue per business day from `since_ms` on (days without any are absent).
+pub async fn daily_trade(db: &PgPool, shop_id: i64, since_ms: i64) -> Result<Vec<DayTrade>, sqlx::Error> {
+    sqlx::query_as::<_, (String, i64, i64)>(
+        "WITH created AS (
+             SELECT to_char(created_at AT TIME ZONE 'Asia/Shanghai', 'YYYY-MM-DD') AS day, count(*) AS n
+             FROM orders WHERE shop_id = $1 AND created_at >= to_timestamp($2 / 1000.0) GROUP BY 1),
+         paid AS (
+             SELECT to_char(paid_at AT TIME ZONE 'Asia/Shanghai', 'YYYY-MM-DD') AS day, sum(amount_cents) AS cents
+             FROM orders WHERE shop_id = $1 AND status IN ('paid', 'used') AND paid_at >= to_timestamp($2 / 1000.0)
+             GROUP BY 1)
+         SELECT COALESCE(c.day, p.day), COALESCE(c.n, 0)::BIGINT, COALESCE(p.cents, 0)::BIGINT
+         FROM created c FULL JOIN paid p ON p.day = c.day ORDER BY 1",
+    )
+    .bind(shop_id)
+    .bind(since_ms)
+    .fetch_all(db)
+    .await
+    .map(|rows| rows.into_iter().map(|(day, orders, revenue_cents)| DayTrade { day, orders, revenue_cents }).collect())
+}
+
+/// How many orders of each sale of `voucher_ids` stand in each status.
+pub async fn status_counts(
+    db: &PgPool,
+    voucher_ids: &[i64],
+) -> Result<std::collections::HashMap<i64, StatusCounts>, sqlx::Error> {
+    let rows: Vec<(i64, String, i64)> = sqlx::query_as(
+        "SELECT voucher_id, status, count(*) FROM orders WHERE voucher_id = ANY($1) GROUP BY voucher_id, status",
+    )
+    .bind(voucher_ids)
+    .fetch_all(db)
+    .await?;
+    let mut out: std::collections::HashMap<i64, StatusCounts> = Default::default();
+    for (voucher, status, n) in rows {
+        let c = out.entry(voucher).or_default();
+        match status.as_str() {
+            "unpaid" => c.unpaid = n,
+            "paid" => c.paid = n,
+            "used" => c.used = n,
+            "closed" => c.closed = n,
+            _ => c.refunded = n,
+        }
+    }
+    Ok(out)
 }

@@ -26,27 +26,6 @@ pub struct NewFlashSale {
     pub end_ms: i64,
 }
 
-/// Parses a yuan amount ("9.9", "12") into fen, refusing negatives, more than two decimals and absurd sums.
-pub fn parse_yuan(field: &str, raw: &str) -> Result<i64, AppError> {
-    let bad = || AppError::invalid(field, "An amount in yuan, like 9.90 (0 to 100000).");
-    let raw = raw.trim();
-    let (whole, frac) = raw.split_once('.').unwrap_or((raw, ""));
-    if whole.is_empty()
-        || frac.len() > 2
-        || !whole.bytes().all(|b| b.is_ascii_digit())
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-    {
-        return Err(bad());
-    }
-    let yuan: i64 = whole.parse().map_err(|_| bad())?;
-    let fen: i64 = format!("{frac:0<2}").parse().map_err(|_| bad())?;
-    let cents = yuan.checked_mul(100).and_then(|c| c.checked_add(fen)).ok_or_else(bad)?;
-    if cents > 10_000_000 {
-        return Err(bad());
-    }
-    Ok(cents)
-}
-
 /// Parses a `datetime-local` input (business time) into unix ms, reporting a problem against `field`.
 fn parse_local_time(field: &str, raw: &str) -> Result<i64, AppError> {
     crate::clock::parse_local(raw).ok_or_else(|| AppError::invalid(field, "A date and time like 2026-12-01T10:00."))
@@ -93,11 +72,7 @@ impl TryFrom<SaleForm> for NewFlashSale {
             TextRule { min: 0, max: 200, multiline: true },
             "Rules of at most 200 characters.",
         )?;
-        let pay_cents = parse_yuan("pay", &form.pay)?;
-        let actual_cents = parse_yuan("actual", &form.actual)?;
-        if actual_cents < pay_cents {
-            return Err(AppError::invalid("actual", "The face value cannot be below the price."));
-        }
+        let (pay_cents, actual_cents) = crate::money::price_and_face_value(&form.pay, &form.actual)?;
         let stock = parse_stock(&form.stock)?;
         let begin_ms = parse_local_time("begin", &form.begin)?;
         let end_ms = parse_local_time("end", &form.end)?;
@@ -165,19 +140,65 @@ impl SaleAudit {
     }
 }
 
+/// Where a flash sale stands, as its merchant sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SaleState {
+    /// Not started: its stock can change and it can be cancelled.
+    Upcoming,
+    /// Running now.
+    Live,
+    /// Over.
+    Ended,
+    /// Cancelled before it started.
+    Cancelled,
+}
+
+impl SaleState {
+    /// The phase of an active sale at `now_ms`, or `Cancelled`.
+    pub fn of(active: bool, begin_ms: i64, end_ms: i64, now_ms: i64) -> Self {
+        match () {
+            _ if !active => Self::Cancelled,
+            _ if now_ms < begin_ms => Self::Upcoming,
+            _ if now_ms < end_ms => Self::Live,
+            _ => Self::Ended,
+        }
+    }
+
+    /// The badge text.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Upcoming => "upcoming",
+            Self::Live => "live",
+            Self::Ended => "ended",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One flash sale in the merchant's console.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConsoleSale {
+    /// Voucher id.
+    pub id: i64,
+    /// Title.
+    pub title: String,
+    /// Price, fen.
+    pub pay_value_cents: i64,
+    /// Start, unix ms.
+    pub begin_ms: i64,
+    /// End, unix ms.
+    pub end_ms: i64,
+    /// Coupons it was opened with (what is left plus what buyers hold).
+    pub total: i64,
+    /// Left as Redis counts it (during a sale, ahead of Postgres), else as Postgres does.
+    pub left: i64,
+    /// Where it stands.
+    pub state: SaleState,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn yuan_amounts_parse_to_fen() {
-        assert_eq!(parse_yuan("pay", "9.9"), Ok(990));
-        assert_eq!(parse_yuan("pay", "12"), Ok(1200));
-        assert_eq!(parse_yuan("pay", "0.05"), Ok(5));
-        for bad in ["", "-1", "1.234", "abc", "1e3", "100000.01"] {
-            assert!(parse_yuan("pay", bad).is_err(), "{bad}");
-        }
-    }
 
     fn sale(title: &str, pay: &str, actual: &str, stock: &str, begin: &str, end: &str) -> SaleForm {
         SaleForm {
@@ -230,5 +251,13 @@ mod tests {
         assert_eq!((wiped.in_flight(), wiped.drift()), (0, -100), "state Redis lost is drift, never 0");
         let forgotten = SaleAudit { redis_expected: false, ..wiped };
         assert_eq!(forgotten.drift(), 0, "a long-finished sale Redis has let go of");
+    }
+
+    #[test]
+    fn a_sale_moves_through_its_phases() {
+        assert_eq!(SaleState::of(true, 10, 20, 9), SaleState::Upcoming);
+        assert_eq!(SaleState::of(true, 10, 20, 10), SaleState::Live);
+        assert_eq!(SaleState::of(true, 10, 20, 20), SaleState::Ended);
+        assert_eq!(SaleState::of(false, 10, 20, 15), SaleState::Cancelled);
     }
 }

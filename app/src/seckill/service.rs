@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::model::{GrabCode, NewFlashSale, SaleAudit};
+use super::model::{ConsoleSale, GrabCode, NewFlashSale, SaleAudit, SaleState};
 use super::store;
 use crate::auth::model::CurrentUser;
 use crate::breaker::Service;
@@ -141,6 +141,7 @@ pub async fn grab(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> 
         }
         Err(e) => e.outcome_label(),
     };
+    state.grab_tally.add(voucher_id, outcome);
     let labels = crate::metrics::OutcomeLabels { outcome };
     state.metrics.seckill.grab_seconds.get_or_create(&labels).observe(started.elapsed().as_secs_f64());
     result
@@ -510,4 +511,118 @@ pub fn spawn_reconciliation(state: AppState, every: Duration) -> tokio::task::Jo
 
 async fn authorize_owner(state: &AppState, user: Option<&CurrentUser>, shop_id: i64) -> Result<(), SeckillError> {
     Ok(crate::catalog::service::authorize_owner(state, user, shop_id).await?)
+}
+
+/// Adds this instance's grab outcomes counted since the last flush to Postgres (kept for the next flush
+/// if the write fails); answers how many grabs it added.
+pub async fn flush_grab_tally(state: &AppState) -> Result<i64, SeckillError> {
+    let rows = state.grab_tally.take();
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    let total = rows.iter().map(|r| r.2).sum();
+    let written = match state.postgres() {
+        Ok(db) => store::add_outcomes(db, &rows).await.map_err(SeckillError::from),
+        Err(e) => Err(e.into()),
+    };
+    if let Err(e) = written {
+        state.grab_tally.put_back(rows);
+        return Err(e);
+    }
+    Ok(total)
+}
+
+/// Flushes the grab tally every second for the life of the process.
+pub fn spawn_tally_flusher(state: AppState) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            if let Err(e) = flush_grab_tally(&state).await {
+                tracing::warn!("grab outcomes not stored yet, kept for the next try: {e}");
+            }
+        }
+    })
+}
+
+/// How the grabs of sale `voucher_id` ended, by outcome label, as Postgres holds them (each instance's
+/// last second is still on its way).
+pub async fn grab_outcomes(state: &AppState, voucher_id: i64) -> Result<Vec<(String, i64)>, SeckillError> {
+    Ok(store::outcomes_of(state.postgres()?, voucher_id).await?)
+}
+
+/// The owner's flash sales of a shop for the console, with what is left (Redis' count where it holds the
+/// sale, one round trip for all of them).
+pub async fn console_sales(
+    state: &AppState,
+    user: Option<&CurrentUser>,
+    shop_id: i64,
+) -> Result<Vec<ConsoleSale>, SeckillError> {
+    authorize_owner(state, user, shop_id).await?;
+    let rows = store::console_sales(state.postgres()?, shop_id).await?;
+    let ids: Vec<i64> = rows.iter().map(|r| r.0).collect();
+    // Without Redis the console still lists the sales, with Postgres' count.
+    let (now, live) = match inventory::live_stocks(&state.redis, &state.keys, &ids).await {
+        Ok((now, stocks)) => (now, stocks.into_iter().collect::<std::collections::HashMap<_, _>>()),
+        Err(e) => {
+            tracing::warn!("console shows Postgres' stock only: {e}");
+            (now_ms(), Default::default())
+        }
+    };
+    Ok(rows
+        .into_iter()
+        .map(|(id, title, pay_value_cents, begin_ms, end_ms, pg_stock, holders, active)| ConsoleSale {
+            id,
+            title,
+            pay_value_cents,
+            begin_ms,
+            end_ms,
+            total: pg_stock + holders,
+            left: live.get(&id).copied().flatten().unwrap_or(pg_stock),
+            state: SaleState::of(active, begin_ms, end_ms, now),
+        })
+        .collect())
+}
+
+/// The owner cancels a sale that has not started: Postgres and Redis in one step (the row changes only
+/// once Redis has forgotten the sale; if the commit then fails, the healer's restore loads it again).
+pub async fn cancel_sale(state: &AppState, user: Option<&CurrentUser>, voucher_id: i64) -> Result<(), SeckillError> {
+    let shop_id =
+        store::sale_shop(state.postgres()?, voucher_id).await?.ok_or(SeckillError::Refused(GrabCode::NoSuchSale))?;
+    authorize_owner(state, user, shop_id).await?;
+    let mut tx = state.postgres()?.begin().await?;
+    if !store::cancel_before_start(&mut tx, voucher_id).await? {
+        return Err(SeckillError::Invalid(AppError::invalid(
+            "sale",
+            "Only a sale that has not started can be cancelled.",
+        )));
+    }
+    inventory::forget_sale(&state.redis, &state.keys, voucher_id).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The owner opens a new sale like sale `voucher_id` (title, rules, prices, opening stock, length),
+/// starting at `begin_ms`; answers the new sale's id.
+pub async fn clone_sale(
+    state: &AppState,
+    user: Option<&CurrentUser>,
+    voucher_id: i64,
+    begin_ms: Result<i64, AppError>,
+) -> Result<i64, SeckillError> {
+    let shop_id =
+        store::sale_shop(state.postgres()?, voucher_id).await?.ok_or(SeckillError::Refused(GrabCode::NoSuchSale))?;
+    authorize_owner(state, user, shop_id).await?;
+    let begin_ms = begin_ms.map_err(SeckillError::Invalid)?;
+    if begin_ms <= now_ms() {
+        return Err(SeckillError::Invalid(AppError::invalid("begin", "Pick a start in the future.")));
+    }
+    let sale = store::sale_as_template(state.postgres()?, voucher_id, begin_ms)
+        .await?
+        .ok_or(SeckillError::Refused(GrabCode::NoSuchSale))?;
+    open_sale(state, shop_id, sale).await
+}
+
+/// The shop a flash sale belongs to.
+pub async fn shop_of_sale(state: &AppState, voucher_id: i64) -> Result<i64, SeckillError> {
+    store::sale_shop(state.postgres()?, voucher_id).await?.ok_or(SeckillError::Refused(GrabCode::NoSuchSale))
 }

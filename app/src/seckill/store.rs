@@ -25,7 +25,7 @@ pub async fn restorable_sales(
                 (extract(epoch FROM v.begin_at) * 1000)::BIGINT AS begin_ms,
                 (extract(epoch FROM v.end_at) * 1000)::BIGINT AS end_ms,
                 COALESCE(ARRAY(SELECT o.user_id FROM orders o
-                               WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid')), '{}') AS buyers
+                               WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')), '{}') AS buyers
          FROM vouchers v
          WHERE v.kind = 'flash' AND v.status = 'on' AND v.end_at > now() - make_interval(secs => $1)
          ORDER BY v.id",
@@ -162,7 +162,7 @@ pub async fn sale_ledgers(db: &PgPool, shop_id: Option<i64>) -> Result<Vec<SaleA
     let rows: Vec<(i64, String, i64, i64, i64, i64)> = sqlx::query_as(
         "SELECT v.id, v.title, (extract(epoch FROM v.begin_at) * 1000)::BIGINT, (extract(epoch FROM v.end_at) * 1000)::BIGINT,
                 v.stock::BIGINT,
-                (SELECT count(*) FROM orders o WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid'))
+                (SELECT count(*) FROM orders o WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used'))
          FROM vouchers v WHERE v.kind = 'flash' AND ($1::BIGINT IS NULL OR v.shop_id = $1)
          ORDER BY v.begin_at DESC, v.id DESC",
     )
@@ -183,4 +183,90 @@ pub async fn sale_ledgers(db: &PgPool, shop_id: Option<i64>) -> Result<Vec<SaleA
             redis_expected: false,
         })
         .collect())
+}
+
+/// Adds grab outcome counts `(sale, outcome, n)`; counts of a sale that does not exist are dropped.
+pub async fn add_outcomes(db: &PgPool, rows: &[(i64, &'static str, i64)]) -> Result<(), sqlx::Error> {
+    let sales: Vec<i64> = rows.iter().map(|r| r.0).collect();
+    let outcomes: Vec<&str> = rows.iter().map(|r| r.1).collect();
+    let counts: Vec<i64> = rows.iter().map(|r| r.2).collect();
+    sqlx::query(
+        "INSERT INTO sale_outcomes (voucher_id, outcome, n)
+         SELECT u.voucher_id, u.outcome, u.n FROM unnest($1::BIGINT[], $2::TEXT[], $3::BIGINT[]) AS u(voucher_id, outcome, n)
+         JOIN vouchers v ON v.id = u.voucher_id
+         ON CONFLICT (voucher_id, outcome) DO UPDATE SET n = sale_outcomes.n + EXCLUDED.n",
+    )
+    .bind(&sales)
+    .bind(&outcomes)
+    .bind(&counts)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// How the grabs of one sale ended, by outcome.
+pub async fn outcomes_of(db: &PgPool, voucher_id: i64) -> Result<Vec<(String, i64)>, sqlx::Error> {
+    sqlx::query_as("SELECT outcome, n FROM sale_outcomes WHERE voucher_id = $1 ORDER BY outcome")
+        .bind(voucher_id)
+        .fetch_all(db)
+        .await
+}
+
+/// A shop's flash sales for the console, newest first: `(id, title, price, begin, end, Postgres stock,
+/// live orders, active)`.
+pub async fn console_sales(
+    db: &PgPool,
+    shop_id: i64,
+) -> Result<Vec<(i64, String, i64, i64, i64, i64, i64, bool)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT v.id, v.title, v.pay_value_cents, (extract(epoch FROM v.begin_at) * 1000)::BIGINT,
+                (extract(epoch FROM v.end_at) * 1000)::BIGINT, v.stock::BIGINT,
+                (SELECT count(*) FROM orders o WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')),
+                v.status = 'on'
+         FROM vouchers v WHERE v.shop_id = $1 AND v.kind = 'flash' ORDER BY v.begin_at DESC, v.id DESC",
+    )
+    .bind(shop_id)
+    .fetch_all(db)
+    .await
+}
+
+/// Cancels a sale that has not started (by Postgres' clock) inside the caller's transaction; false if it
+/// has started, was cancelled already, or is no flash sale.
+pub async fn cancel_before_start(tx: &mut sqlx::PgConnection, voucher_id: i64) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE vouchers SET status = 'off', updated_at = now()
+         WHERE id = $1 AND kind = 'flash' AND status = 'on' AND begin_at > now() + interval '1 second'",
+    )
+    .bind(voucher_id)
+    .execute(tx)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// A sale as a template for a new one: the same title, rules, prices, opening stock and length, starting at
+/// `begin_ms`. `None` if there is no such flash sale.
+pub async fn sale_as_template(
+    db: &PgPool,
+    voucher_id: i64,
+    begin_ms: i64,
+) -> Result<Option<NewFlashSale>, sqlx::Error> {
+    let row: Option<(String, String, i64, i64, i64, i64)> = sqlx::query_as(
+        "SELECT v.title, v.rules, v.pay_value_cents, v.actual_value_cents,
+                v.stock::BIGINT + (SELECT count(*) FROM orders o
+                                   WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')),
+                (extract(epoch FROM v.end_at - v.begin_at) * 1000)::BIGINT
+         FROM vouchers v WHERE v.id = $1 AND v.kind = 'flash'",
+    )
+    .bind(voucher_id)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|(title, rules, pay_cents, actual_cents, stock, length_ms)| NewFlashSale {
+        title,
+        rules,
+        pay_cents,
+        actual_cents,
+        stock: i32::try_from(stock).unwrap_or(i32::MAX).max(1),
+        begin_ms,
+        end_ms: begin_ms + length_ms,
+    }))
 }

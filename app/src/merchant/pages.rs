@@ -1,0 +1,799 @@
+//! The console's pages: the front page, a shop's report, coupons and orders, a sale's funnel and live
+//! view, and redemption at the counter. Each reads without JavaScript; forms and the live view hydrate.
+
+use leptos::prelude::*;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+use super::api::{
+    CancelSale, CloneSale, RedeemCode, SaveCoupon, SetCouponOnSale, get_coupons_page, get_sale_funnel, get_shop_report,
+    merchant_console, shop_orders,
+};
+use super::model::{CouponsPage, OrdersConsole, SaleFunnel, ShopCard, ShopReport};
+use crate::catalog::model::{Coupon, CouponForm};
+use crate::chart::{Day, daily_bars, funnel};
+use crate::clock::{date_of, format_local, iso_day};
+use crate::error::AppError;
+use crate::orders::model::{ORDER_STATUSES, OrderFilter, OrderStatus, ShopOrder};
+use crate::seckill::model::{ConsoleSale, SaleState};
+use crate::ui::{FieldError, FormError, error_notice, yuan};
+
+/// The number in the URL's `:id`, if it is one.
+fn id_param() -> impl Fn() -> Option<i64> + Copy + Send + Sync + 'static {
+    let params = use_params_map();
+    move || params.read().get("id").and_then(|s| s.parse::<i64>().ok())
+}
+
+/// A resource keyed on the URL's id (a non-numeric one is a 404 without asking) and on `version`.
+fn id_resource<T, Fut>(
+    version: impl Fn() -> usize + Send + Sync + 'static,
+    fetch: fn(i64) -> Fut,
+) -> Resource<Result<T, AppError>>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+    Fut: Future<Output = Result<T, AppError>> + Send + 'static,
+{
+    let id = id_param();
+    Resource::new(
+        move || (id(), version()),
+        move |(id, _)| async move {
+            match id {
+                Some(id) => fetch(id).await,
+                None => Err(AppError::NotFound("Shop".into())),
+            }
+        },
+    )
+}
+
+/// What a console page shows when it cannot show its content; rendered on the server, the answer's status
+/// says it too (401, 403, 404).
+fn refused(e: AppError, next: String) -> AnyView {
+    #[cfg(feature = "ssr")]
+    if let Some(resp) = use_context::<leptos_axum::ResponseOptions>() {
+        resp.set_status(
+            axum::http::StatusCode::from_u16(e.status_code()).unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR),
+        );
+    }
+    error_notice(e, "open the merchant console", next, "This is for the shop's merchant only.")
+}
+
+/// The tabs above every page about one shop.
+#[component]
+fn ShopTabs(shop_id: i64, name: String, current: &'static str) -> impl IntoView {
+    let tab = move |href: String, label: &'static str| {
+        let here = label == current;
+        view! { <a href=href class="tab" class:current=here aria-current=here.then_some("page")>{label}</a> }
+    };
+    view! {
+        <p class="crumbs"><a href="/merchant">"Console"</a> " / " {name}</p>
+        <nav class="tabs" aria-label="Shop">
+            {tab(format!("/merchant/shops/{shop_id}"), "Report")}
+            {tab(format!("/merchant/shops/{shop_id}/coupons"), "Coupons")}
+            {tab(format!("/merchant/shops/{shop_id}/orders"), "Orders")}
+            {tab(format!("/shops/{shop_id}"), "Shop page")}
+        </nav>
+    }
+}
+
+/// `/merchant`: the merchant's shops with today's figures and running sales.
+#[component]
+pub fn ConsolePage() -> impl IntoView {
+    let console = Resource::new(|| (), |_| merchant_console());
+    view! {
+        <section class="console">
+            <div class="console-head">
+                <h1>"Merchant console"</h1>
+                <a class="button primary" href="/merchant/redeem">"Redeem a coupon"</a>
+            </div>
+            <Suspense fallback=|| view! { <p>"Loading your shops…"</p> }>
+                {move || Suspend::new(async move {
+                    match console.await {
+                        Ok(c) if c.shops.is_empty() => view! {
+                            <p class="muted">"You have no shop yet. " <a href="/shops/new">"Open one"</a></p>
+                        }.into_any(),
+                        Ok(c) => view! {
+                            <ul class="shop-cards">
+                                {c.shops.into_iter().map(|shop| view! { <ShopCardView shop/> }).collect_view()}
+                            </ul>
+                        }.into_any(),
+                        Err(e) => refused(e, "/merchant".into()),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+#[component]
+fn ShopCardView(shop: ShopCard) -> impl IntoView {
+    let id = shop.id;
+    view! {
+        <li class="card shop-card" data-shop-id=id>
+            <h2><a href=format!("/merchant/shops/{id}")>{shop.name}</a></h2>
+            <p class="muted">{shop.area}</p>
+            <dl class="figures">
+                <div><dt>"Visitors today"</dt><dd class="visitors-today">{shop.visitors_today}</dd></div>
+                <div><dt>"Orders today"</dt><dd class="orders-today">{shop.orders_today}</dd></div>
+                <div><dt>"Revenue today"</dt><dd class="revenue-today">{yuan(shop.revenue_today_cents)}</dd></div>
+            </dl>
+            {(!shop.live_sales.is_empty()).then(|| view! {
+                <ul class="live-sales">
+                    {shop.live_sales.into_iter().map(|s| view! {
+                        <li>
+                            <span class="badge live">"live"</span> " "
+                            <a href=format!("/merchant/sales/{}", s.id)>{s.title}</a>
+                            <span class="muted">{format!(" · {} of {} left", s.left, s.total)}</span>
+                        </li>
+                    }).collect_view()}
+                </ul>
+            })}
+            <p class="card-links">
+                <a href=format!("/merchant/shops/{id}/coupons")>"Coupons"</a>
+                <a href=format!("/merchant/shops/{id}/orders")>"Orders"</a>
+                <a href=format!("/shops/{id}/sales")>"New flash sale"</a>
+            </p>
+        </li>
+    }
+}
+
+/// A chart drawn by the server; the SVG is built from escaped data only.
+#[component]
+fn Chart(svg: String, caption: &'static str) -> impl IntoView {
+    view! {
+        <figure class="chart-box">
+            <figcaption>{caption}</figcaption>
+            <div inner_html=svg></div>
+        </figure>
+    }
+}
+
+/// "11-30" from "2026-11-30".
+fn short_day(day: &str) -> String {
+    day.get(5..).unwrap_or(day).to_string()
+}
+
+/// `/merchant/shops/:id`: 30 days of visitors, orders and revenue, and the notes about the shop.
+#[component]
+pub fn ShopReportPage() -> impl IntoView {
+    let report = id_resource(|| 0, get_shop_report);
+    let id = id_param();
+    view! {
+        <section class="console">
+            <Suspense fallback=|| view! { <p>"Loading the report…"</p> }>
+                {move || Suspend::new(async move {
+                    match report.await {
+                        Ok(r) => view! { <ShopReportView r/> }.into_any(),
+                        Err(e) => refused(e, format!("/merchant/shops/{}", id().unwrap_or_default())),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+#[component]
+fn ShopReportView(r: ShopReport) -> impl IntoView {
+    let ShopReport { shop_id, name, visitors, trade, notes } = r;
+    let visitors: Vec<Day> = visitors
+        .iter()
+        .map(|(d, n)| Day { label: short_day(d), value: i64::try_from(*n).unwrap_or(i64::MAX) })
+        .collect();
+    let orders: Vec<Day> = trade.iter().map(|d| Day { label: short_day(&d.day), value: d.orders }).collect();
+    let revenue: Vec<Day> = trade.iter().map(|d| Day { label: short_day(&d.day), value: d.revenue_cents }).collect();
+    let count = |v: i64| v.to_string();
+    view! {
+        <h1>{name.clone()}</h1>
+        <ShopTabs shop_id name current="Report"/>
+        <div class="charts">
+            <Chart caption="Visitors per day" svg=daily_bars("Distinct visitors per day, last 30 days", &visitors, &count)/>
+            <Chart caption="Orders per day" svg=daily_bars("Orders per day, last 30 days", &orders, &count)/>
+            <Chart caption="Revenue per day" svg=daily_bars("Revenue per day, last 30 days", &revenue, &yuan)/>
+        </div>
+        <h2>"Notes about your shop"</h2>
+        {if notes.is_empty() {
+            view! { <p class="muted">"Nobody has written about the shop yet."</p> }.into_any()
+        } else {
+            view! {
+                <ul class="console-notes">
+                    {notes.into_iter().map(|n| view! {
+                        <li data-note-id=n.id>
+                            <a href=format!("/notes/{}", n.id)>{n.title}</a>
+                            <span class="muted">{format!(" · {} · {}", n.author_name, format_local(n.created_ms))}</span>
+                            <span class="likes" aria-label="likes">{format!("♥ {}", n.liked)}</span>
+                        </li>
+                    }).collect_view()}
+                </ul>
+            }.into_any()
+        }}
+    }
+}
+
+/// `/merchant/shops/:id/coupons`: normal coupons (create, edit, pause) and flash sales (state, funnel,
+/// cancel before the start, clone).
+#[component]
+pub fn CouponsConsolePage() -> impl IntoView {
+    let save = ServerAction::<SaveCoupon>::new();
+    let toggle = ServerAction::<SetCouponOnSale>::new();
+    let cancel = ServerAction::<CancelSale>::new();
+    let clone = ServerAction::<CloneSale>::new();
+    let version =
+        move || save.version().get() + toggle.version().get() + cancel.version().get() + clone.version().get();
+    let page = id_resource(version, get_coupons_page);
+    let id = id_param();
+    let editing = RwSignal::new(None::<Coupon>);
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = save.value().get() {
+            editing.set(None);
+        }
+    });
+    view! {
+        <section class="console">
+            <Transition fallback=|| view! { <p>"Loading coupons…"</p> }>
+                {move || Suspend::new(async move {
+                    match page.await {
+                        Ok(p) => view! { <CouponsView p editing toggle cancel clone/> }.into_any(),
+                        Err(e) => refused(e, format!("/merchant/shops/{}/coupons", id().unwrap_or_default())),
+                    }
+                })}
+            </Transition>
+            <CouponEditor shop_id=Signal::derive(move || id().unwrap_or_default()) editing save/>
+        </section>
+    }
+}
+
+#[component]
+fn CouponsView(
+    p: CouponsPage,
+    editing: RwSignal<Option<Coupon>>,
+    toggle: ServerAction<SetCouponOnSale>,
+    cancel: ServerAction<CancelSale>,
+    clone: ServerAction<CloneSale>,
+) -> impl IntoView {
+    let CouponsPage { shop_id, name, coupons, sales } = p;
+    let toggle_error = Signal::derive(move || toggle.value().get().and_then(Result::err));
+    let sale_error = Signal::derive(move || {
+        cancel.value().get().and_then(Result::err).or_else(|| clone.value().get().and_then(Result::err))
+    });
+    view! {
+        <h1>{name.clone()}</h1>
+        <ShopTabs shop_id name current="Coupons"/>
+        <h2>"Coupons"</h2>
+        {if coupons.is_empty() {
+            view! { <p class="muted">"No coupons yet: add one below."</p> }.into_any()
+        } else {
+            view! {
+                <table class="console-table coupons">
+                    <thead><tr><th>"Coupon"</th><th>"Price"</th><th>"Valid until"</th><th>"Sold"</th><th>"State"</th><th></th></tr></thead>
+                    <tbody>
+                        {coupons.into_iter().map(|c| {
+                            let until = c.until_ms.map_or("no end".to_string(), |ms| iso_day(date_of(ms - 1)));
+                            let (id, on) = (c.id, c.on_sale);
+                            let edit = c.clone();
+                            view! {
+                                <tr data-coupon-id=id>
+                                    <td data-label="Coupon">{c.title.clone()}<br/><span class="muted">{c.rules.clone()}</span></td>
+                                    <td data-label="Price">{yuan(c.pay_value_cents)} " " <s class="muted">{yuan(c.actual_value_cents)}</s></td>
+                                    <td data-label="Valid until">{until}</td>
+                                    <td data-label="Sold">{c.sold}</td>
+                                    <td data-label="State"><span class="badge" class:off=!on>{if on { "on sale" } else { "paused" }}</span></td>
+                                    <td class="actions">
+                                        <button type="button" class="secondary" on:click=move |_| editing.set(Some(edit.clone()))>"Edit"</button>
+                                        <ActionForm action=toggle attr:class="inline">
+                                            <input type="hidden" name="shop_id" value=shop_id/>
+                                            <input type="hidden" name="coupon_id" value=id/>
+                                            <input type="hidden" name="on" value=(!on).to_string()/>
+                                            <button type="submit" class="secondary">{if on { "Pause" } else { "Resume" }}</button>
+                                        </ActionForm>
+                                    </td>
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }.into_any()
+        }}
+        <FormError error=toggle_error fields=&[]/>
+        <h2>"Flash sales"</h2>
+        <p><a class="button" href=format!("/shops/{shop_id}/sales")>"New flash sale"</a></p>
+        {if sales.is_empty() {
+            view! { <p class="muted">"No flash sales yet."</p> }.into_any()
+        } else {
+            view! {
+                <table class="console-table sales">
+                    <thead><tr><th>"Sale"</th><th>"Window (CST)"</th><th>"State"</th><th>"Left"</th><th></th></tr></thead>
+                    <tbody>
+                        {sales.into_iter().map(|s| view! { <SaleRow s cancel clone/> }).collect_view()}
+                    </tbody>
+                </table>
+            }.into_any()
+        }}
+        <FormError error=sale_error fields=&[]/>
+        {move || clone.value().get().and_then(Result::ok).map(|id| view! {
+            <p class="saved" role="status">{format!("Flash sale #{id} created from the old one.")}</p>
+        })}
+    }
+}
+
+#[component]
+fn SaleRow(s: ConsoleSale, cancel: ServerAction<CancelSale>, clone: ServerAction<CloneSale>) -> impl IntoView {
+    let id = s.id;
+    let state = s.state;
+    view! {
+        <tr data-sale-id=id>
+            <td data-label="Sale"><a href=format!("/merchant/sales/{id}")>{s.title}</a></td>
+            <td data-label="Window">{format!("{} – {}", format_local(s.begin_ms), format_local(s.end_ms))}</td>
+            <td data-label="State"><span class=format!("badge {}", state.label())>{state.label()}</span></td>
+            <td data-label="Left">{format!("{} / {}", s.left, s.total)}</td>
+            <td class="actions">
+                {(state == SaleState::Upcoming).then(|| view! {
+                    <ActionForm action=cancel attr:class="inline">
+                        <input type="hidden" name="voucher_id" value=id/>
+                        <button type="submit" class="danger">"Cancel sale"</button>
+                    </ActionForm>
+                })}
+                <details class="clone">
+                    <summary>"Clone"</summary>
+                    <ActionForm action=clone attr:class="inline">
+                        <input type="hidden" name="voucher_id" value=id/>
+                        <label for=format!("clone-begin-{id}")>"New start (CST)"</label>
+                        <input id=format!("clone-begin-{id}") name="begin" type="datetime-local" step="1" required/>
+                        <button type="submit" class="secondary">"Create a copy"</button>
+                    </ActionForm>
+                </details>
+            </td>
+        </tr>
+    }
+}
+
+/// The add/edit form of a normal coupon; `editing` fills it with a coupon to change.
+#[component]
+fn CouponEditor(
+    shop_id: Signal<i64>,
+    editing: RwSignal<Option<Coupon>>,
+    save: ServerAction<SaveCoupon>,
+) -> impl IntoView {
+    let error = Signal::derive(move || save.value().get().and_then(Result::err));
+    let value =
+        move |pick: fn(&CouponForm) -> String| move || editing.get().map(|c| pick(&c.form())).unwrap_or_default();
+    let field = move |name: &'static str,
+                      label: &'static str,
+                      kind: &'static str,
+                      placeholder: &'static str,
+                      pick: fn(&CouponForm) -> String| {
+        view! {
+            <div class="form-row">
+                <label for=format!("coupon-{name}")>{label}</label>
+                <input id=format!("coupon-{name}") name=format!("form[{name}]") type=kind placeholder=placeholder prop:value=value(pick)/>
+                <FieldError error field=name/>
+            </div>
+        }
+    };
+    view! {
+        <h2>{move || if editing.get().is_some() { "Edit coupon" } else { "New coupon" }}</h2>
+        <ActionForm action=save attr:class="card form-grid coupon-form">
+            <input type="hidden" name="shop_id" value=shop_id/>
+            {move || editing.get().map(|c| view! { <input type="hidden" name="coupon_id" value=c.id/> })}
+            {field("title", "Title", "text", "¥50 voucher", |f| f.title.clone())}
+            {field("rules", "Rules", "text", "One per table", |f| f.rules.clone())}
+            {field("pay", "Price (yuan)", "text", "39.90", |f| f.pay.clone())}
+            {field("actual", "Face value (yuan)", "text", "50", |f| f.actual.clone())}
+            {field("until", "Valid until (last day, optional)", "date", "", |f| f.until.clone())}
+            <FormError error fields=&CouponForm::FIELDS/>
+            <div class="form-actions">
+                <button type="submit" class="primary" disabled=move || save.pending().get()>
+                    {move || if editing.get().is_some() { "Save changes" } else { "Add coupon" }}
+                </button>
+                {move || editing.get().is_some().then(|| view! {
+                    <button type="button" class="secondary" on:click=move |_| editing.set(None)>"Cancel"</button>
+                })}
+            </div>
+        </ActionForm>
+        {move || save.value().get().and_then(Result::ok).map(|id| view! {
+            <p class="saved" role="status">{format!("Coupon #{id} saved.")}</p>
+        })}
+    }
+}
+
+/// `/merchant/shops/:id/orders?status=&coupon=&from=&to=&before=`: the shop's orders, filtered, newest
+/// first, paged by keyset; the same filters download as CSV.
+#[component]
+pub fn OrdersConsolePage() -> impl IntoView {
+    let id = id_param();
+    let query = use_query_map();
+    let get = move |k: &str| query.read().get(k).unwrap_or_default();
+    let filter = move || OrderFilter { status: get("status"), coupon: get("coupon"), from: get("from"), to: get("to") };
+    let before = move || get("before").parse::<i64>().ok();
+    let page = Resource::new(
+        move || (id(), filter(), before()),
+        |(id, filter, before)| async move {
+            match id {
+                Some(id) => shop_orders(id, filter, before).await,
+                None => Err(AppError::NotFound("Shop".into())),
+            }
+        },
+    );
+    view! {
+        <section class="console">
+            <Suspense fallback=|| view! { <p>"Loading orders…"</p> }>
+                {move || Suspend::new(async move {
+                    let filter = filter();
+                    match page.await {
+                        Ok(p) => view! { <OrdersView p filter error=None/> }.into_any(),
+                        Err(e @ AppError::Validation { .. }) => view! {
+                            <h1>"Orders"</h1>
+                            <OrderFilters shop_id=id().unwrap_or_default() filter coupons=vec![] error=Some(e)/>
+                        }.into_any(),
+                        Err(e) => refused(e, format!("/merchant/shops/{}/orders", id().unwrap_or_default())),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+/// The query string of a filter (and, optionally, a page start).
+fn filter_query(f: &OrderFilter, before: Option<i64>) -> String {
+    let mut url = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in [("status", &f.status), ("coupon", &f.coupon), ("from", &f.from), ("to", &f.to)] {
+        if !v.is_empty() {
+            url.append_pair(k, v);
+        }
+    }
+    if let Some(b) = before {
+        url.append_pair("before", &b.to_string());
+    }
+    url.finish()
+}
+
+#[component]
+fn OrderFilters(
+    shop_id: i64,
+    filter: OrderFilter,
+    coupons: Vec<(i64, String)>,
+    error: Option<AppError>,
+) -> impl IntoView {
+    let error = Signal::stored(error);
+    let csv = format!("/merchant/shops/{shop_id}/orders.csv?{}", filter_query(&filter, None));
+    view! {
+        // A plain GET form: filtering works before (and without) hydration, and the URL can be shared.
+        <form method="get" class="card form-grid filters">
+            <div class="form-row">
+                <label for="f-status">"Status"</label>
+                <select id="f-status" name="status">
+                    <option value="" selected=filter.status.is_empty()>"Any"</option>
+                    {ORDER_STATUSES.iter().map(|s| view! {
+                        <option value=*s selected=filter.status == *s>{OrderStatus::from_db(s).label()}</option>
+                    }).collect_view()}
+                </select>
+                <FieldError error field="status"/>
+            </div>
+            <div class="form-row">
+                <label for="f-coupon">"Coupon"</label>
+                <select id="f-coupon" name="coupon">
+                    <option value="" selected=filter.coupon.is_empty()>"Any"</option>
+                    {coupons.into_iter().map(|(id, title)| {
+                        let selected = filter.coupon == id.to_string();
+                        view! { <option value=id selected=selected>{title}</option> }
+                    }).collect_view()}
+                </select>
+                <FieldError error field="coupon"/>
+            </div>
+            <div class="form-row">
+                <label for="f-from">"From"</label>
+                <input id="f-from" name="from" type="date" value=filter.from.clone()/>
+                <FieldError error field="from"/>
+            </div>
+            <div class="form-row">
+                <label for="f-to">"To"</label>
+                <input id="f-to" name="to" type="date" value=filter.to.clone()/>
+                <FieldError error field="to"/>
+            </div>
+            <div class="form-actions">
+                <button type="submit" class="primary">"Filter"</button>
+                <a class="button secondary" href=csv rel="external" download>"Download CSV"</a>
+            </div>
+        </form>
+    }
+}
+
+#[component]
+fn OrdersView(p: OrdersConsole, filter: OrderFilter, error: Option<AppError>) -> impl IntoView {
+    let OrdersConsole { shop_id, name, coupons, page } = p;
+    let newer = filter_query(&filter, None);
+    let older = page.next_before.map(|b| format!("?{}", filter_query(&filter, Some(b))));
+    view! {
+        <h1>{name.clone()}</h1>
+        <ShopTabs shop_id name current="Orders"/>
+        <OrderFilters shop_id filter coupons error/>
+        {if page.orders.is_empty() {
+            view! { <p class="muted">"No orders match."</p> }.into_any()
+        } else {
+            view! {
+                <table class="console-table shop-orders">
+                    <thead><tr>
+                        <th>"Order"</th><th>"Created"</th><th>"Coupon"</th><th>"Buyer"</th><th>"Amount"</th><th>"Status"</th><th>"Paid / used"</th>
+                    </tr></thead>
+                    <tbody>{page.orders.into_iter().map(|o| view! { <ShopOrderRow o/> }).collect_view()}</tbody>
+                </table>
+            }.into_any()
+        }}
+        <nav class="pager">
+            <a href=format!("?{newer}")>"Newest"</a>
+            {older.map(|href| view! { <a rel="next" href=href>"Older →"</a> })}
+        </nav>
+    }
+}
+
+#[component]
+fn ShopOrderRow(o: ShopOrder) -> impl IntoView {
+    let when = o
+        .used_ms
+        .map(|ms| format!("used {}", format_local(ms)))
+        .or_else(|| o.paid_ms.map(|ms| format!("paid {}", format_local(ms))))
+        .unwrap_or_default();
+    view! {
+        <tr data-order-id=o.id>
+            <td data-label="Order">{format!("#{}", o.id)}</td>
+            <td data-label="Created">{format_local(o.created_ms)}</td>
+            <td data-label="Coupon">{o.title}</td>
+            <td data-label="Buyer">{o.buyer}</td>
+            <td data-label="Amount">{yuan(o.amount_cents)}</td>
+            <td data-label="Status" class="order-status">{o.status.label()}</td>
+            <td data-label="Paid / used">{when}</td>
+        </tr>
+    }
+}
+
+/// `/merchant/sales/:id`: a flash sale's funnel; while it runs, the stock, grabs per second, outcomes and
+/// orders in flight refresh every second without a reload.
+#[component]
+pub fn SaleConsolePage() -> impl IntoView {
+    let tick = RwSignal::new(0usize);
+    let funnel_data = id_resource(move || tick.get(), get_sale_funnel);
+    let id = id_param();
+    // Grabs per second, from the attempt counts of the last two answers on the server's clock.
+    let last = StoredValue::new(None::<(i64, i64)>);
+    let rate = RwSignal::new(None::<f64>);
+    Effect::new(move |_| {
+        if let Some(Ok(f)) = funnel_data.get() {
+            if let Some((attempts, at)) = last.get_value()
+                && f.server_now_ms > at
+            {
+                rate.set(Some((f.attempts - attempts) as f64 * 1000.0 / (f.server_now_ms - at) as f64));
+            }
+            last.set_value(Some((f.attempts, f.server_now_ms)));
+        }
+    });
+    Effect::new(move |_| {
+        #[cfg(feature = "hydrate")]
+        if let Ok(handle) = set_interval_with_handle(
+            move || {
+                let live =
+                    funnel_data.get_untracked().and_then(Result::ok).is_some_and(|f| f.sale.state == SaleState::Live);
+                if live {
+                    tick.update(|t| *t += 1);
+                }
+            },
+            std::time::Duration::from_secs(1),
+        ) {
+            on_cleanup(move || handle.clear());
+        }
+    });
+    view! {
+        <section class="console">
+            <Transition fallback=|| view! { <p>"Loading the sale…"</p> }>
+                {move || Suspend::new(async move {
+                    match funnel_data.await {
+                        Ok(f) => view! { <SaleView f rate/> }.into_any(),
+                        Err(e) => refused(e, format!("/merchant/sales/{}", id().unwrap_or_default())),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn SaleView(f: SaleFunnel, rate: RwSignal<Option<f64>>) -> impl IntoView {
+    let svg = funnel(&format!("Funnel of {}", f.sale.title), &f.stages());
+    let sold = f.sale.total - f.sale.left;
+    let percent = if f.sale.total > 0 { sold * 100 / f.sale.total } else { 0 };
+    let live = f.sale.state == SaleState::Live;
+    let o = f.orders.clone();
+    view! {
+        <p class="crumbs"><a href="/merchant">"Console"</a> " / "
+            <a href=format!("/merchant/shops/{}/coupons", f.shop_id)>"Coupons"</a> " / " {f.sale.title.clone()}</p>
+        <h1>{f.sale.title.clone()} " " <span class=format!("badge {}", f.sale.state.label())>{f.sale.state.label()}</span></h1>
+        <p class="muted">{format!("{} – {} (CST)", format_local(f.sale.begin_ms), format_local(f.sale.end_ms))}</p>
+        <div class="live-figures" aria-live="polite">
+            <div class="big"><span class="stock-left">{f.sale.left}</span><small>{format!(" of {} left", f.sale.total)}</small></div>
+            <div class="meter" role="meter" aria-valuemin="0" aria-valuemax="100" aria-valuenow=percent aria-label="Sold">
+                <span style=format!("width:{percent}%")></span>
+            </div>
+            <dl class="figures">
+                <div><dt>"Grabs / s"</dt><dd class="grab-rate">{move || match (live, rate.get()) {
+                    (true, Some(r)) => format!("{r:.0}"),
+                    _ => "—".to_string(),
+                }}</dd></div>
+                <div><dt>"Attempts"</dt><dd class="attempts">{f.attempts}</dd></div>
+                <div><dt>"Orders in flight"</dt><dd class="in-flight">{f.in_flight}</dd></div>
+                <div><dt>"Awaiting payment"</dt><dd>{o.unpaid}</dd></div>
+                <div><dt>"Paid"</dt><dd class="paid">{o.paid + o.used}</dd></div>
+                <div><dt>"Used"</dt><dd class="used">{o.used}</dd></div>
+            </dl>
+        </div>
+        <Chart caption="Funnel" svg/>
+        <table class="console-table outcomes">
+            <thead><tr><th>"Outcome"</th><th>"Grabs"</th></tr></thead>
+            <tbody>
+                <tr><td>"Queued an order"</td><td>{f.queued}</td></tr>
+                <tr><td>"Rate-limited"</td><td>{f.rate_limited}</td></tr>
+                <tr><td>"Sold out"</td><td>{f.sold_out}</td></tr>
+                <tr><td>"Already held one"</td><td>{f.duplicate}</td></tr>
+                <tr><td>"Other (not started, ended, errors)"</td><td>{f.other}</td></tr>
+            </tbody>
+        </table>
+        <p class="muted">"Counts are stored in Postgres every second by each server; closed and refunded orders gave their coupon back."</p>
+    }
+}
+
+/// `/merchant/redeem`: the counter types the customer's code (or scans its QR code where the browser can)
+/// and the coupon is honoured once.
+#[component]
+pub fn RedeemPage() -> impl IntoView {
+    let redeem = ServerAction::<RedeemCode>::new();
+    let error = Signal::derive(move || redeem.value().get().and_then(Result::err));
+    let code = RwSignal::new(String::new());
+    view! {
+        <section class="console redeem">
+            <p class="crumbs"><a href="/merchant">"Console"</a> " / Redeem"</p>
+            <h1>"Redeem a coupon"</h1>
+            <ActionForm action=redeem attr:class="card form-grid redeem-form">
+                <div class="form-row">
+                    <label for="redeem-code">"Code the customer shows (12 digits)"</label>
+                    <input id="redeem-code" name="code" inputmode="numeric" autocomplete="off" placeholder="1234 5678 9012"
+                        prop:value=move || code.get() on:input=move |ev| code.set(event_target_value(&ev))/>
+                    <FieldError error field="code"/>
+                </div>
+                <FormError error fields=&["code"]/>
+                <div class="form-actions">
+                    <button type="submit" class="primary" disabled=move || redeem.pending().get()>
+                        {move || if redeem.pending().get() { "Checking…" } else { "Redeem" }}
+                    </button>
+                    <Scanner code redeem/>
+                </div>
+            </ActionForm>
+            {move || redeem.value().get().and_then(Result::ok).map(|r| {
+                if r.earlier {
+                    view! {
+                        <div class="card redeem-result already" role="alert">
+                            <h2>"Already used"</h2>
+                            <p>{format!("This coupon was used on {}. Do not honour it again.", format_local(r.used_ms))}</p>
+                            <p class="muted">{format!("{} · {} · order #{}", r.title, yuan(r.amount_cents), r.order_id)}</p>
+                        </div>
+                    }.into_any()
+                } else {
+                    view! {
+                        <div class="card redeem-result ok" role="status">
+                            <h2>"Redeemed ✓"</h2>
+                            <p>{format!("{} · {}", r.title, yuan(r.amount_cents))}</p>
+                            <p class="muted">{format!("{} · order #{} · {}", r.shop_name, r.order_id, format_local(r.used_ms))}</p>
+                        </div>
+                    }.into_any()
+                }
+            })}
+        </section>
+    }
+}
+
+/// "Scan with camera", offered only where the browser has `BarcodeDetector`: reads QR codes from the
+/// camera and redeems the first code it sees.
+#[component]
+fn Scanner(code: RwSignal<String>, redeem: ServerAction<RedeemCode>) -> impl IntoView {
+    let available = RwSignal::new(false);
+    let scanning = RwSignal::new(false);
+    let status = RwSignal::new(String::new());
+    Effect::new(move |_| available.set(scan::available()));
+    let video = NodeRef::<leptos::html::Video>::new();
+    let start = move |_| {
+        scanning.set(true);
+        status.set("Point the camera at the customer's QR code…".into());
+        #[cfg(feature = "hydrate")]
+        if let Some(el) = video.get() {
+            leptos::task::spawn_local(async move {
+                match scan::first_code(el).await {
+                    Ok(raw) => {
+                        let digits: String = raw.chars().filter(char::is_ascii_digit).collect();
+                        code.set(crate::orders::model::grouped_code(&digits));
+                        redeem.dispatch(RedeemCode { code: digits });
+                        status.set(String::new());
+                    }
+                    Err(e) => status.set(e),
+                }
+                scanning.set(false);
+            });
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (video, code, redeem);
+    };
+    view! {
+        <Show when=move || available.get()>
+            <button type="button" class="secondary scan" on:click=start disabled=move || scanning.get()>"Scan with camera"</button>
+        </Show>
+        <video node_ref=video class="scanner" class:hidden=move || !scanning.get() muted=true playsinline=true></video>
+        <p class="muted" role="status">{move || status.get()}</p>
+    }
+}
+
+/// The camera and `BarcodeDetector`, which `web-sys` does not bind: reached through `js_sys::Reflect`.
+mod scan {
+    /// Whether this browser has `BarcodeDetector` and a camera API.
+    pub fn available() -> bool {
+        #[cfg(feature = "hydrate")]
+        {
+            let window = leptos::prelude::window();
+            js_sys::Reflect::has(&window, &"BarcodeDetector".into()).unwrap_or(false)
+                && window.navigator().media_devices().is_ok()
+        }
+        #[cfg(not(feature = "hydrate"))]
+        false
+    }
+
+    /// Opens the back camera into `video` and polls the detector until a QR code is read (or 60 s pass);
+    /// the camera is released either way.
+    #[cfg(feature = "hydrate")]
+    pub async fn first_code(video: web_sys::HtmlVideoElement) -> Result<String, String> {
+        use js_sys::{Array, Function, Object, Promise, Reflect};
+        use wasm_bindgen::{JsCast, JsValue};
+        use wasm_bindgen_futures::JsFuture;
+        let fail = |what: &str| format!("The camera could not {what}; type the code instead.");
+        let window = leptos::prelude::window();
+        let devices = window.navigator().media_devices().map_err(|_| fail("start"))?;
+        let constraints = web_sys::MediaStreamConstraints::new();
+        let facing = Object::new();
+        let _ = Reflect::set(&facing, &"facingMode".into(), &"environment".into());
+        constraints.set_video(&facing);
+        let stream: web_sys::MediaStream =
+            JsFuture::from(devices.get_user_media_with_constraints(&constraints).map_err(|_| fail("start"))?)
+                .await
+                .map_err(|_| fail("start (permission refused?)"))?
+                .unchecked_into();
+        video.set_src_object(Some(&stream));
+        let _ = video.play().map(JsFuture::from);
+        let result = async {
+            let ctor: Function =
+                Reflect::get(&window, &"BarcodeDetector".into()).map_err(|_| fail("read codes"))?.unchecked_into();
+            let options = Object::new();
+            let _ = Reflect::set(&options, &"formats".into(), &Array::of1(&"qr_code".into()));
+            let detector = Reflect::construct(&ctor, &Array::of1(&options)).map_err(|_| fail("read codes"))?;
+            let detect: Function =
+                Reflect::get(&detector, &"detect".into()).map_err(|_| fail("read codes"))?.unchecked_into();
+            for _ in 0..200 {
+                gloo_sleep(300).await;
+                let Ok(found) = detect.call1(&detector, &video) else { continue };
+                let Ok(found) = JsFuture::from(Promise::from(found)).await else { continue };
+                let first = Array::from(&found).get(0);
+                if let Some(raw) = Reflect::get(&first, &"rawValue".into()).ok().and_then(|v| v.as_string()) {
+                    return Ok(raw);
+                }
+            }
+            Err("No code seen for a minute; type it instead.".to_string())
+        }
+        .await;
+        stream.get_tracks().for_each(&mut |track: JsValue, _, _| {
+            if let Ok(track) = track.dyn_into::<web_sys::MediaStreamTrack>() {
+                track.stop();
+            }
+        });
+        video.set_src_object(None);
+        result
+    }
+
+    /// Waits `ms` on the browser's timer.
+    #[cfg(feature = "hydrate")]
+    async fn gloo_sleep(ms: i32) {
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            let _ = leptos::prelude::window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    }
+}

@@ -1,0 +1,56 @@
+//! Money as people type it: yuan amounts parsed into fen (stored as integers), and a coupon's price pair.
+
+use crate::error::AppError;
+
+/// Parses a yuan amount ("9.9", "12") into fen, refusing negatives, more than two decimals and absurd sums.
+pub fn parse_yuan(field: &str, raw: &str) -> Result<i64, AppError> {
+    let bad = || AppError::invalid(field, "An amount in yuan, like 9.90 (0 to 100000).");
+    let raw = raw.trim();
+    let (whole, frac) = raw.split_once('.').unwrap_or((raw, ""));
+    if whole.is_empty()
+        || frac.len() > 2
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err(bad());
+    }
+    let yuan: i64 = whole.parse().map_err(|_| bad())?;
+    let fen: i64 = format!("{frac:0<2}").parse().map_err(|_| bad())?;
+    let cents = yuan.checked_mul(100).and_then(|c| c.checked_add(fen)).ok_or_else(bad)?;
+    if cents > 10_000_000 {
+        return Err(bad());
+    }
+    Ok(cents)
+}
+
+/// Parses a coupon's price and face value (`pay`, `actual` fields), refusing a face value below the price.
+pub fn price_and_face_value(pay: &str, actual: &str) -> Result<(i64, i64), AppError> {
+    let pay_cents = parse_yuan("pay", pay)?;
+    let actual_cents = parse_yuan("actual", actual)?;
+    if actual_cents < pay_cents {
+        return Err(AppError::invalid("actual", "The face value cannot be below the price."));
+    }
+    Ok((pay_cents, actual_cents))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yuan_amounts_parse_to_fen() {
+        assert_eq!(parse_yuan("pay", "9.9"), Ok(990));
+        assert_eq!(parse_yuan("pay", "12"), Ok(1200));
+        assert_eq!(parse_yuan("pay", "0.05"), Ok(5));
+        for bad in ["", "-1", "1.234", "abc", "1e3", "100000.01"] {
+            assert!(parse_yuan("pay", bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_face_value_is_at_least_the_price() {
+        assert_eq!(price_and_face_value("9.9", "100"), Ok((990, 10_000)));
+        assert!(price_and_face_value("9", "2").unwrap_err().field_message("actual").is_some());
+        assert!(price_and_face_value("x", "2").unwrap_err().field_message("pay").is_some());
+    }
+}
