@@ -1,4 +1,5 @@
-// Playwright drives Debian's chromium against a server that scripts/test.sh has started on :3000.
+// Playwright drives Debian's chromium against a server that scripts/test.sh has started on :3300
+// (BASE_URL; :3000 is the demo site's, which may be running meanwhile).
 import { defineConfig, devices } from '@playwright/test';
 
 export default defineConfig({
@@ -10,7 +11,7 @@ export default defineConfig({
   retries: 0,
   reporter: [['list']],
   use: {
-    baseURL: process.env.BASE_URL ?? 'http://127.0.0.1:3000',
+    baseURL: process.env.BASE_URL ?? 'http://127.0.0.1:3300',
     trace: 'retain-on-failure',
   },
   projects: [

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: builds the server and the load generators in release mode, serves the demo data on
 # 127.0.0.1:3100 (its own database, key and topic namespace) and runs them; each prints its figures.
-# `scripts/bench.sh` runs both; `scripts/bench.sh catalog` or `scripts/bench.sh seckill` runs one.
+# `scripts/bench.sh` runs them all; `scripts/bench.sh catalog`, `seckill` or `orders` runs one.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
@@ -30,3 +30,4 @@ export BENCH_URL="http://127.0.0.1:3100"
 WHICH="${1:-all}"
 if [ "$WHICH" = all ] || [ "$WHICH" = catalog ]; then target/release/bench-catalog; fi
 if [ "$WHICH" = all ] || [ "$WHICH" = seckill ]; then target/release/bench-seckill; fi
+if [ "$WHICH" = all ] || [ "$WHICH" = orders ]; then target/release/bench-orders; fi

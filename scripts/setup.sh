@@ -74,9 +74,14 @@ done
 
 want browser || { log "tools ready: ${WANTED[*]}"; exit 0; }
 
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 if [ ! -x /usr/bin/chromium ]; then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   timed "chromium install" bash -c "$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null"
+fi
+
+# Fonts for the screenshots: without CJK and emoji fonts every Chinese name renders as boxes.
+if ! dpkg -s fonts-noto-cjk fonts-noto-color-emoji >/dev/null 2>&1; then
+  timed "fonts install" bash -c "$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-noto-cjk fonts-noto-color-emoji >/dev/null"
 fi
 
 if [ ! -d "$ROOT/end2end/node_modules/@playwright/test" ]; then

@@ -33,7 +33,9 @@ psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE $E2E_DB"
 export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$E2E_DB"
 export REDIS_KEY_PREFIX="e2e:"
 export KAFKA_TOPIC_PREFIX="e2e."
-export LISTEN_ADDR="127.0.0.1:3000"
+# Ports of its own (3300, operators' 3301; the chaos suite takes 32xx and 42xx), so QA can run the tests
+# while the demo site is up on 3000.
+export LISTEN_ADDR="127.0.0.1:3300" ADMIN_ADDR="127.0.0.1:3301"
 # Short enough for the browser tests to watch an unpaid order close, long enough to pay one by hand.
 export PAY_TIMEOUT_SECS=8
 # Every browser-test user comes from 127.0.0.1: one address's budgets (5 new accounts an hour…) would
@@ -41,15 +43,15 @@ export PAY_TIMEOUT_SECS=8
 export ABUSE_LIMIT_FACTOR=50
 # The code-login test reads the texted code where a developer would: the local outbox page.
 export DEV_OUTBOX=true
-port_open 3000 && die "port 3000 is taken: stop the running server first"
+port_open 3300 && die "port 3300 is taken: is another test run going on?"
 target/debug/server seed --reset
 target/debug/server serve >"$RUN_DIR/e2e-server.log" 2>&1 &
 SERVER_PID=$!
 trap 'kill $SERVER_PID 2>/dev/null || true; wait $SERVER_PID 2>/dev/null || true' EXIT
-wait_port 3000 60 || { tail -n 40 "$RUN_DIR/e2e-server.log" >&2; die "server did not start"; }
+wait_port 3300 60 || { tail -n 40 "$RUN_DIR/e2e-server.log" >&2; die "server did not start"; }
 
 cd end2end
-timed "playwright" npx playwright test
+BASE_URL="http://127.0.0.1:3300" timed "playwright" npx playwright test
 
 # Faults: a real sale on two instances through a broker kill, an instance kill, Redis and Postgres
 # restarts and a writer dying mid-commit; prints its table and fails on any broken promise.
