@@ -1,29 +1,47 @@
--- One flash-sale grab, atomically: sale window, one per user, stock, then deduct and record the buyer.
+-- One flash-sale grab, atomically, in one round trip: the buyer's attempt limit (a sliding window), the sale
+-- window, one per user, stock, then deduct and record the buyer.
 -- Nil-safe: a sale whose keys are missing answers 1 instead of erroring on tonumber(nil).
 -- Uses Redis' own clock so every app instance agrees on when a sale starts and ends.
 -- KEYS[1] = seckill:{vid}:stock   KEYS[2] = seckill:{vid}:buyers   KEYS[3] = seckill:{vid}:window
 -- KEYS[4] = seckill:{vid}:grabs (user id -> the order id of the grab that recorded them)
+-- KEYS[5] = seckill:{vid}:tries:{user} (this buyer's recent attempts on this sale: a sorted set of times)
+-- Every key carries the sale's {vid} hash tag, so the script stays valid on Redis Cluster.
 -- ARGV[1] = user id   ARGV[2] = the order id this grab will produce (lets a caller whose call timed out
 -- check whether the grab happened instead of guessing)
--- Returns 0 ok, 1 no such sale, 2 not started, 3 ended, 4 sold out, 5 already bought.
+-- ARGV[3] = attempt window ms   ARGV[4] = attempts allowed per window (0: no limit)   ARGV[5] = attempt id
+-- Returns {code, wait ms}: code 0 ok, 1 no such sale, 2 not started, 3 ended, 4 sold out, 5 already bought,
+-- 6 too many attempts (wait ms until the oldest one leaves the window; 0 for every other code).
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit = tonumber(ARGV[4]) or 0
+if limit > 0 then
+  local span = tonumber(ARGV[3])
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - span)
+  if redis.call('ZCARD', KEYS[5]) >= limit then
+    local oldest = redis.call('ZRANGE', KEYS[5], 0, 0, 'WITHSCORES')
+    local wait = tonumber(oldest[2]) + span - now
+    if wait < 1 then wait = 1 end
+    return {6, wait}
+  end
+  redis.call('ZADD', KEYS[5], now, ARGV[5])
+  redis.call('PEXPIRE', KEYS[5], span)
+end
 local window = redis.call('HMGET', KEYS[3], 'begin', 'end')
 local stock = redis.call('GET', KEYS[1])
 if (not window[1]) or (not window[2]) or (not stock) then
-  return 1
+  return {1, 0}
 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if now < tonumber(window[1]) then
-  return 2
+  return {2, 0}
 end
 if now >= tonumber(window[2]) then
-  return 3
+  return {3, 0}
 end
 if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then
-  return 5
+  return {5, 0}
 end
 if tonumber(stock) <= 0 then
-  return 4
+  return {4, 0}
 end
 redis.call('DECR', KEYS[1])
 redis.call('SADD', KEYS[2], ARGV[1])
@@ -39,4 +57,4 @@ if ttl > 0 then
     redis.call('PEXPIRE', KEYS[4], ttl)
   end
 end
-return 0
+return {0, 0}

@@ -133,6 +133,53 @@ impl AbuseLimits {
     }
 }
 
+/// The grab's first two filters, in each instance's memory so they cost no round trip: a token bucket
+/// over all grabs (`GRAB_ADMIT_PER_SEC`: what this instance's back end takes; the excess is answered 429 at
+/// once instead of queueing in front of the requests that do get in) and the per-address limit
+/// (`IP_RATE_LIMIT` per `SECKILL_RATE_WINDOW_SECS`; with N instances behind a balancer an address gets up
+/// to N times that, which still stops one address from flooding).
+pub struct GrabGate {
+    admission: governor::DefaultDirectRateLimiter,
+    per_address: DefaultKeyedRateLimiter<String>,
+    clock: DefaultClock,
+}
+
+impl std::fmt::Debug for GrabGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GrabGate").finish_non_exhaustive()
+    }
+}
+
+impl GrabGate {
+    /// `admit_per_sec` grabs a second (bursts of a tenth of a second's worth), `per_address` per `window`.
+    pub fn new(admit_per_sec: u32, per_address: u32, window: Duration) -> Self {
+        let rate = NonZeroU32::new(admit_per_sec).unwrap_or(NonZeroU32::MIN);
+        let burst = NonZeroU32::new(admit_per_sec / 10).unwrap_or(NonZeroU32::MIN);
+        let per = NonZeroU32::new(per_address).unwrap_or(NonZeroU32::MIN);
+        let address_quota = Quota::with_period(window / per.get()).unwrap_or(Quota::per_second(per)).allow_burst(per);
+        Self {
+            admission: governor::RateLimiter::direct(Quota::per_second(rate).allow_burst(burst)),
+            per_address: DefaultKeyedRateLimiter::keyed(address_quota),
+            clock: DefaultClock::default(),
+        }
+    }
+
+    /// Lets one grab in, or says how long until the bucket has room.
+    pub fn admit(&self) -> Result<(), Duration> {
+        self.admission.check().map_err(|not_until| not_until.wait_time_from(self.clock.now()))
+    }
+
+    /// Takes one of `address`'s grabs, or says how long until it has one again.
+    pub fn spend_address(&self, address: &str) -> Result<(), Duration> {
+        self.per_address.check_key(&address.to_string()).map_err(|not_until| not_until.wait_time_from(self.clock.now()))
+    }
+
+    /// Forgets addresses whose bucket is full again.
+    pub fn forget_idle(&self) {
+        self.per_address.retain_recent();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,5 +205,19 @@ mod tests {
             limits.check(Action::Register, "127.0.0.1").unwrap();
         }
         assert!(limits.check(Action::Register, "127.0.0.1").is_err());
+    }
+
+    #[test]
+    fn the_gate_sheds_past_its_rate_and_limits_each_address() {
+        let gate = GrabGate::new(100, 3, Duration::from_secs(10));
+        let admitted = (0..50).filter(|_| gate.admit().is_ok()).count();
+        assert_eq!(admitted, 10, "a burst of a tenth of a second's worth");
+        let wait = gate.admit().unwrap_err();
+        assert!(wait <= Duration::from_millis(10), "one token back every 10 ms: {wait:?}");
+        for _ in 0..3 {
+            gate.spend_address("203.0.113.1").unwrap();
+        }
+        assert!(gate.spend_address("203.0.113.1").is_err());
+        gate.spend_address("203.0.113.2").expect("another address");
     }
 }

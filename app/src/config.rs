@@ -86,8 +86,11 @@ pub struct Config {
     pub seckill_rate_limit: u32,
     /// `SECKILL_RATE_WINDOW_SECS`: the sliding window of that limit.
     pub seckill_rate_window: Duration,
-    /// `IP_RATE_LIMIT`: requests per IP and window for rate-limited endpoints.
+    /// `IP_RATE_LIMIT`: grabs per client address and window, counted by each instance in memory.
     pub ip_rate_limit: u32,
+    /// `GRAB_ADMIT_PER_SEC`: grabs one instance lets in per second (its back end's capacity); the rest are
+    /// answered 429 at once.
+    pub grab_admit_per_sec: u32,
     /// `LOGIN_MAX_FAILURES`: log-in attempts per account and address (and 4× per address) before that
     /// address is locked out; also the attempts on an account before it is slowed down.
     pub login_max_failures: u32,
@@ -153,6 +156,7 @@ impl Config {
             seckill_rate_limit: r.parse("SECKILL_RATE_LIMIT", 5)?,
             seckill_rate_window: r.secs("SECKILL_RATE_WINDOW_SECS", 10)?,
             ip_rate_limit: r.parse("IP_RATE_LIMIT", 200)?,
+            grab_admit_per_sec: r.parse("GRAB_ADMIT_PER_SEC", 20_000)?,
             login_max_failures: r.parse("LOGIN_MAX_FAILURES", 5)?,
             login_lockout: r.secs("LOGIN_LOCKOUT_SECS", 15 * 60)?,
             login_slowdown_max: r.secs("LOGIN_SLOWDOWN_MAX_SECS", 30)?,

@@ -25,6 +25,10 @@ pub enum AppError {
     /// Slowed down: too many attempts.
     #[error("{message}")]
     TooManyRequests { message: String, retry_after_secs: u64 },
+    /// The grab's gate is full this instant (more arrivals than the back end takes); nothing was tried, and
+    /// a retry after a short random wait usually gets in.
+    #[error("Busy: many people are grabbing at once. Retrying…")]
+    Busy { retry_after_secs: u64 },
     /// A backing service is down; nothing was changed, so trying again is safe.
     #[error("{0}")]
     Unavailable(String),
@@ -57,7 +61,7 @@ impl AppError {
             Self::Unauthenticated(_) | Self::LoginRequired => 401,
             Self::Forbidden => 403,
             Self::NotFound(_) => 404,
-            Self::TooManyRequests { .. } => 429,
+            Self::TooManyRequests { .. } | Self::Busy { .. } => 429,
             Self::Internal => 500,
             Self::Unavailable(_) => 503,
             Self::Transport(_) => 502,
@@ -95,7 +99,7 @@ impl AppError {
         {
             opts.set_status(code);
         }
-        if let Self::TooManyRequests { retry_after_secs, .. } = &self {
+        if let Self::TooManyRequests { retry_after_secs, .. } | Self::Busy { retry_after_secs } = &self {
             set_retry_after(*retry_after_secs);
         }
         self

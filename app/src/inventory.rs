@@ -21,12 +21,21 @@ pub enum GrabCode {
     SoldOut,
     /// This user already holds one.
     AlreadyBought,
+    /// Too many attempts by this user on this sale just now.
+    RateLimited,
 }
 
 impl GrabCode {
     /// Every code, in the script's numbering.
-    pub const ALL: [GrabCode; 6] =
-        [Self::Ok, Self::NoSuchSale, Self::NotStarted, Self::Ended, Self::SoldOut, Self::AlreadyBought];
+    pub const ALL: [GrabCode; 7] = [
+        Self::Ok,
+        Self::NoSuchSale,
+        Self::NotStarted,
+        Self::Ended,
+        Self::SoldOut,
+        Self::AlreadyBought,
+        Self::RateLimited,
+    ];
 
     /// Maps the script's integer; an unknown code is treated as "no such sale" (nothing was deducted).
     pub fn from_script(code: i64) -> Self {
@@ -36,6 +45,7 @@ impl GrabCode {
             3 => Self::Ended,
             4 => Self::SoldOut,
             5 => Self::AlreadyBought,
+            6 => Self::RateLimited,
             _ => Self::NoSuchSale,
         }
     }
@@ -54,6 +64,7 @@ impl GrabCode {
             Self::Ended => "ended",
             Self::SoldOut => "sold_out",
             Self::AlreadyBought => "already_bought",
+            Self::RateLimited => "rate_limited",
         }
     }
 
@@ -66,6 +77,7 @@ impl GrabCode {
             Self::Ended => "The sale has ended.",
             Self::SoldOut => "Sold out.",
             Self::AlreadyBought => "You already have this coupon.",
+            Self::RateLimited => "Too many tries just now: wait a moment.",
         }
     }
 }
@@ -157,8 +169,17 @@ mod redis_state {
             .await
     }
 
-    /// Runs `lua/seckill.lua` for one user (EVALSHA, re-loading the script if Redis lost it); a grab that
-    /// succeeds is recorded under `order_id`, the id of the order it will produce.
+    /// How many grab attempts one buyer may make on one sale per window (`SECKILL_RATE_LIMIT` per
+    /// `SECKILL_RATE_WINDOW_SECS`); checked inside the sale script, so it costs no round trip of its own.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct AttemptLimit {
+        /// Attempts allowed per window (0: no limit).
+        pub limit: u32,
+        /// The sliding window, ms.
+        pub window_ms: u64,
+    }
+
+    /// Runs `lua/seckill.lua` for one user with no attempt limit (tools, tests); see [`try_grab_limited`].
     pub async fn try_grab(
         redis: &ConnectionManager,
         keys: &Keys,
@@ -166,16 +187,36 @@ mod redis_state {
         user_id: i64,
         order_id: i64,
     ) -> Result<GrabCode, redis::RedisError> {
-        let code: i64 = SECKILL
+        let none = AttemptLimit { limit: 0, window_ms: 0 };
+        Ok(try_grab_limited(redis, keys, voucher_id, user_id, order_id, none).await?.0)
+    }
+
+    /// Runs `lua/seckill.lua` for one user (EVALSHA, re-loading the script if Redis lost it) — the attempt
+    /// limit, the window, one per user and the stock in one round trip; a grab that succeeds is recorded
+    /// under `order_id`, the id of the order it will produce. Answers the code and, for
+    /// [`GrabCode::RateLimited`], the ms until another attempt is allowed.
+    pub async fn try_grab_limited(
+        redis: &ConnectionManager,
+        keys: &Keys,
+        voucher_id: i64,
+        user_id: i64,
+        order_id: i64,
+        attempts: AttemptLimit,
+    ) -> Result<(GrabCode, u64), redis::RedisError> {
+        let (code, wait): (i64, i64) = SECKILL
             .key(keys.seckill_stock(voucher_id))
             .key(keys.seckill_buyers(voucher_id))
             .key(keys.seckill_window(voucher_id))
             .key(keys.seckill_grabs(voucher_id))
+            .key(keys.seckill_tries(voucher_id, user_id))
             .arg(user_id)
+            .arg(order_id)
+            .arg(attempts.window_ms)
+            .arg(attempts.limit)
             .arg(order_id)
             .invoke_async(&mut redis.clone())
             .await?;
-        Ok(GrabCode::from_script(code))
+        Ok((GrabCode::from_script(code), wait.max(0) as u64))
     }
 
     /// Whether the grab that would produce `order_id` happened (for a caller whose script call timed out:

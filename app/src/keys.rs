@@ -135,6 +135,12 @@ impl Keys {
         format!("{}seckill:{{{voucher_id}}}:grabs", self.prefix)
     }
 
+    /// `seckill:{vid}:tries:{user}`: one buyer's recent grab attempts on a sale (the attempt limit's window,
+    /// kept under the sale's tag so the sale script can check it in the same call).
+    pub fn seckill_tries(&self, voucher_id: i64, user_id: i64) -> String {
+        format!("{}seckill:{{{voucher_id}}}:tries:{user_id}", self.prefix)
+    }
+
     /// `seckill:{vid}:released`: order ids whose grab was already given back (release once only).
     pub fn seckill_released(&self, voucher_id: i64) -> String {
         format!("{}seckill:{{{voucher_id}}}:released", self.prefix)

@@ -51,8 +51,6 @@ pub mod marker;
 #[cfg(feature = "ssr")]
 pub mod metrics;
 #[cfg(feature = "ssr")]
-pub mod rate_limit;
-#[cfg(feature = "ssr")]
 pub mod session;
 #[cfg(feature = "ssr")]
 pub mod sms;

@@ -10,7 +10,7 @@ use rdkafka::producer::FutureProducer;
 use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
-use crate::abuse::AbuseLimits;
+use crate::abuse::{AbuseLimits, GrabGate};
 use crate::breaker::{Breakers, Service};
 use crate::cache::{CacheKeys, CacheTtls, TieredCache};
 use crate::catalog::model::Shop;
@@ -44,6 +44,8 @@ pub struct AppState {
     pub sms: Arc<dyn crate::sms::SmsSender>,
     /// Per-client budgets of the actions bots abuse.
     pub abuse: Arc<AbuseLimits>,
+    /// The grab's in-process filters: the admission bucket and the per-address limit.
+    pub grab_gate: Arc<GrabGate>,
     /// Password hashes computed at once: a registration or log-in flood queues here instead of
     /// exhausting memory (19 MiB per hash).
     pub argon2_slots: Arc<tokio::sync::Semaphore>,
@@ -130,12 +132,15 @@ impl AppState {
         ));
         shops.spawn_invalidation_listener(config.redis_url.clone());
         let abuse = Arc::new(AbuseLimits::new(config.abuse_limit_factor));
+        let grab_gate =
+            Arc::new(GrabGate::new(config.grab_admit_per_sec, config.ip_rate_limit, config.seckill_rate_window));
         tokio::spawn({
-            let abuse = abuse.clone();
+            let (abuse, grab_gate) = (abuse.clone(), grab_gate.clone());
             async move {
                 loop {
                     tokio::time::sleep(std::time::Duration::from_secs(60)).await;
                     abuse.forget_idle();
+                    grab_gate.forget_idle();
                 }
             }
         });
@@ -149,6 +154,7 @@ impl AppState {
             grab_tally: Arc::default(),
             breakers,
             abuse,
+            grab_gate,
             sms,
             argon2_slots: Arc::new(tokio::sync::Semaphore::new(config.argon2_max_concurrent.max(1))),
             metrics: Arc::new(Metrics::new(|registry| shops.metrics.register(registry))),

@@ -5,7 +5,6 @@ use std::time::Duration;
 use app::clock::now_ms;
 use app::inventory::{self, GrabCode};
 use app::keys::Keys;
-use app::rate_limit;
 use app::state::redis_connection;
 use app::testing::{expires_at, unique_token};
 use futures::future::join_all;
@@ -89,9 +88,24 @@ async fn the_window_slides_and_says_how_long_to_wait() {
     // 3 requests per 1,000 ms. Two at t0 and one at t1 ≈ t0 + 600 fill the window. Just after t0 + 1,000 the
     // two old ones have slid out but the one at t1 has not: exactly two more fit, and the next must wait
     // until t1 + 1,000. A fixed window (reset at t0 + 1,000) would let three through there, not two.
+    // The limit lives in the sale script: attempts on a sale that has not started count like any other.
     let (redis, keys) = setup().await;
-    let key = keys.rate_limit("grab", "user-1");
-    let check = || rate_limit::check(&redis, &key, 1_000, 3);
+    inventory::load_sale(&redis, &keys, 11, 10, (now_ms() + HOUR, now_ms() + 2 * HOUR), now_ms() + 3 * HOUR)
+        .await
+        .unwrap();
+    let limit = inventory::AttemptLimit { limit: 3, window_ms: 1_000 };
+    let attempt = std::sync::atomic::AtomicI64::new(0);
+    let check = || async {
+        let id = attempt.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match inventory::try_grab_limited(&redis, &keys, 11, 1, id, limit).await {
+            Ok((GrabCode::RateLimited, wait)) => Ok::<_, redis::RedisError>(Some(wait)),
+            Ok((code, _)) => {
+                assert_eq!(code, GrabCode::NotStarted);
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    };
     let t0 = std::time::Instant::now();
     assert_eq!(check().await.unwrap(), None);
     assert_eq!(check().await.unwrap(), None);

@@ -11,6 +11,8 @@ use crate::orders::model::OrderStatus;
 #[server(endpoint = "seckill/grab")]
 pub async fn grab_coupon(voucher_id: i64) -> Result<i64, AppError> {
     crate::edge::run(|cx| async move {
+        // The gate first, before the session is read: a shed grab costs nothing but this check.
+        cx.state.grab_gate.admit().map_err(|wait| AppError::Busy { retry_after_secs: wait.as_secs().max(1) })?;
         let user_id = cx.require_user_id().await?;
         let ip = cx.client_ip().await;
         Ok(super::service::grab(&cx.state, user_id, voucher_id, &ip).await?)

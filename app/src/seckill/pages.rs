@@ -71,7 +71,23 @@ pub fn FlashSaleCard(v: VoucherView, server_now_ms: i64, shop_id: i64) -> impl I
 /// the outcome; a grabbed order is then polled until the order writer has stored it.
 #[component]
 fn GrabButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
-    let grab = Action::new(move |vid: &i64| grab_coupon(*vid));
+    let retrying = RwSignal::new(false);
+    // A grab the gate turned away ("busy") is tried once more after a random 0.2–1.2 s, so a crowd that
+    // arrived in the same instant comes back spread out instead of in another wave.
+    let grab = Action::new_unsync(move |vid: &i64| {
+        let vid = *vid;
+        async move {
+            let first = grab_coupon(vid).await;
+            if !matches!(first, Err(AppError::Busy { .. })) {
+                return first;
+            }
+            retrying.set(true);
+            jitter_sleep().await;
+            let second = grab_coupon(vid).await;
+            retrying.set(false);
+            second
+        }
+    });
     let pending = grab.pending();
     let on_click = move |_| {
         // Double clicks: the second lands while the first is pending (or done) and is dropped here.
@@ -98,12 +114,28 @@ fn GrabButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
                 let error = other.and_then(Result::err).map(|e| e.to_string());
                 view! {
                     <button class="primary grab-button" on:click=on_click disabled=move || pending.get()>
-                        {move || if pending.get() { "Grabbing…" } else { "Grab" }}
+                        {move || match (pending.get(), retrying.get()) {
+                            (_, true) => "Busy — retrying…",
+                            (true, false) => "Grabbing…",
+                            _ => "Grab",
+                        }}
                     </button>
                     {error.map(|m| view! { <p class="grab-result" role="status">{m}</p> })}
                 }.into_any()
             }
         }}
+    }
+}
+
+/// Waits a random 200–1,200 ms (in the browser; the server never retries for the buyer).
+async fn jitter_sleep() {
+    #[cfg(feature = "hydrate")]
+    {
+        let ms = 200.0 + js_sys::Math::random() * 1000.0;
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms as i32);
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
     }
 }
 

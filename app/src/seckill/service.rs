@@ -10,9 +10,9 @@ use crate::breaker::Service;
 use crate::catalog::service::CatalogError;
 use crate::clock::now_ms;
 use crate::error::{AppError, BackendError};
+use crate::inventory;
 use crate::kafka::{self, Delivery, ORDERS_CREATED, OrderCreated};
 use crate::state::AppState;
-use crate::{inventory, rate_limit};
 
 /// Why a grab or a sale change did not happen; converted to [`AppError`] at the server-function edge.
 #[derive(Debug, thiserror::Error)]
@@ -95,20 +95,12 @@ impl From<SeckillError> for AppError {
     }
 }
 
-/// Applies both sliding windows: per user and sale, and per client address.
-async fn throttle(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> Result<(), SeckillError> {
-    let window = state.config.seckill_rate_window.as_millis() as u64;
-    let limits = [
-        (state.keys.rate_limit("grab", &format!("{user_id}:{voucher_id}")), state.config.seckill_rate_limit),
-        (state.keys.rate_limit("grab-ip", ip), state.config.ip_rate_limit),
-    ];
-    for (key, limit) in limits {
-        if let Some(wait) = rate_limit::check(&state.redis, &key, window, limit).await? {
-            state.metrics.seckill.rate_limited.inc();
-            return Err(SeckillError::RateLimited(wait));
-        }
-    }
-    Ok(())
+/// The per-address limit, in this instance's memory (the per-user limit is inside the sale script).
+fn throttle_address(state: &AppState, ip: &str) -> Result<(), SeckillError> {
+    state.grab_gate.spend_address(ip).map_err(|wait| {
+        state.metrics.seckill.rate_limited.inc();
+        SeckillError::RateLimited(wait.as_millis().max(1) as u64)
+    })
 }
 
 impl SeckillError {
@@ -151,24 +143,34 @@ async fn grab_once(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) ->
     // Both breakers before anything is taken: with Redis or the broker failing, "try again in n s" at once.
     state.breakers.admit(Service::Redis)?;
     state.breakers.kafka.admit()?;
-    throttle(state, user_id, voucher_id, ip).await?;
+    throttle_address(state, ip)?;
     if state.sold_out.is_sold_out(voucher_id) {
         state.metrics.seckill.sold_out_flag_hits.inc();
         return Err(SeckillError::Refused(GrabCode::SoldOut));
     }
     // The id first: if none can be minted, nothing has been taken yet.
     let order_id = state.ids.next_id()?;
-    let code = match inventory::try_grab(&state.redis, &state.keys, voucher_id, user_id, order_id).await {
-        Ok(code) => code,
-        // The script may or may not have run: check in the background, never guess.
-        Err(e) if e.is_timeout() || e.is_connection_dropped() || e.is_io_error() => {
-            crate::breaker::note_failure(Service::Redis);
-            let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
-            tokio::spawn(settle_unknown_grab(state.clone(), order));
-            return Err(SeckillError::Unsure(e.to_string()));
-        }
-        Err(e) => return Err(e.into()),
+    let attempts = inventory::AttemptLimit {
+        limit: state.config.seckill_rate_limit,
+        window_ms: state.config.seckill_rate_window.as_millis() as u64,
     };
+    let code =
+        match inventory::try_grab_limited(&state.redis, &state.keys, voucher_id, user_id, order_id, attempts).await {
+            Ok((GrabCode::RateLimited, wait)) => {
+                state.metrics.seckill.outcome(GrabCode::RateLimited);
+                state.metrics.seckill.rate_limited.inc();
+                return Err(SeckillError::RateLimited(wait));
+            }
+            Ok((code, _)) => code,
+            // The script may or may not have run: check in the background, never guess.
+            Err(e) if e.is_timeout() || e.is_connection_dropped() || e.is_io_error() => {
+                crate::breaker::note_failure(Service::Redis);
+                let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
+                tokio::spawn(settle_unknown_grab(state.clone(), order));
+                return Err(SeckillError::Unsure(e.to_string()));
+            }
+            Err(e) => return Err(e.into()),
+        };
     state.metrics.seckill.outcome(code);
     match code {
         GrabCode::Ok => {}
