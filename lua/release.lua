@@ -15,7 +15,8 @@ if ttl > 0 and redis.call('SCARD', KEYS[3]) == 1 then
   redis.call('PEXPIRE', KEYS[3], ttl)
 end
 if redis.call('SREM', KEYS[2], ARGV[1]) == 1 then
-  redis.call('INCR', KEYS[1])
+  -- Announced like a grab, so instances that heard "sold out" open the sale again.
+  redis.call('PUBLISH', KEYS[1] .. ':live', redis.call('INCR', KEYS[1]))
   return 1
 end
 return 0

@@ -5,7 +5,8 @@
 -- KEYS[1] = seckill:{vid}:stock   KEYS[2] = seckill:{vid}:buyers   KEYS[3] = seckill:{vid}:window
 -- KEYS[4] = seckill:{vid}:grabs (user id -> the order id of the grab that recorded them)
 -- KEYS[5] = seckill:{vid}:tries:{user} (this buyer's recent attempts on this sale: a sorted set of times)
--- Every key carries the sale's {vid} hash tag, so the script stays valid on Redis Cluster.
+-- Every key carries the sale's {vid} hash tag, so the script stays valid on Redis Cluster. A grab announces
+-- the stock left on the channel KEYS[1]:live.
 -- ARGV[1] = user id   ARGV[2] = the order id this grab will produce (lets a caller whose call timed out
 -- check whether the grab happened instead of guessing)
 -- ARGV[3] = attempt window ms   ARGV[4] = attempts allowed per window (0: no limit)   ARGV[5] = attempt id
@@ -43,7 +44,10 @@ end
 if tonumber(stock) <= 0 then
   return {4, 0}
 end
-redis.call('DECR', KEYS[1])
+local left = redis.call('DECR', KEYS[1])
+-- Every instance hears the new figure on the sale's channel: open shop pages show it, and an instance
+-- that heard 0 answers "sold out" without coming here.
+redis.call('PUBLISH', KEYS[1] .. ':live', left)
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
 -- The buyer set and the grab record are born here: give them the sale's lifetime so Redis forgets the

@@ -45,6 +45,8 @@ pub mod kafka;
 #[cfg(feature = "ssr")]
 pub mod keys;
 #[cfg(feature = "ssr")]
+pub mod live_stock;
+#[cfg(feature = "ssr")]
 pub mod lock;
 #[cfg(feature = "ssr")]
 pub mod marker;

@@ -21,6 +21,7 @@ use crate::ids::IdGenerator;
 use crate::inventory::SoldOutFlags;
 use crate::kafka::Publisher;
 use crate::keys::Keys;
+use crate::live_stock::LiveStock;
 use crate::metrics::Metrics;
 
 /// Everything a request handler or worker needs. Stateless apart from caches: instances can scale out.
@@ -36,6 +37,8 @@ pub struct AppState {
     pub publisher: Publisher,
     /// This instance's view of sold-out sales.
     pub sold_out: Arc<SoldOutFlags>,
+    /// What each sale's channel last announced (the shop pages' live stock; sold out without Redis).
+    pub live_stock: Arc<LiveStock>,
     /// Grab outcomes per sale not yet added to Postgres.
     pub grab_tally: Arc<GrabTally>,
     /// Circuit breakers around Postgres, Redis and Kafka.
@@ -131,6 +134,8 @@ impl AppState {
             CacheTtls { l1: config.shop_cache_l1_ttl, l2: config.shop_cache_l2_ttl, null: config.shop_cache_null_ttl },
         ));
         shops.spawn_invalidation_listener(config.redis_url.clone());
+        let live_stock = Arc::new(LiveStock::default());
+        live_stock.spawn_listener(config.redis_url.clone(), config.redis_key_prefix.clone());
         let abuse = Arc::new(AbuseLimits::new(config.abuse_limit_factor));
         let grab_gate =
             Arc::new(GrabGate::new(config.grab_admit_per_sec, config.ip_rate_limit, config.seckill_rate_window));
@@ -152,6 +157,7 @@ impl AppState {
             publisher: Publisher::new(&config)?,
             sold_out: Arc::default(),
             grab_tally: Arc::default(),
+            live_stock,
             breakers,
             abuse,
             grab_gate,

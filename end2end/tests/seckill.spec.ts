@@ -1,6 +1,7 @@
 // Flash sale end to end: the merchant creates a sale starting in a few seconds; a shopper sees the
 // countdown turn into a button without a reload, grabs once (the button is disabled while pending and a
-// double click sends one request), and follows the order from "queued" to "awaiting payment".
+// double click sends one request), and follows the order from "queued" to "awaiting payment" while
+// another visitor's page shows the stock go down live.
 import { test } from '@playwright/test';
 import { expect, logInDemo, waitForHydration } from './helpers';
 
@@ -58,6 +59,12 @@ test('countdown → grab → queued → awaiting payment, one request per double
   const button = card.locator('.grab-button');
   await expect(button).toBeVisible({ timeout: 20_000 }); // the countdown became a button, no reload
   await expect(card.locator('[data-state="live"]')).toContainText('3 left');
+  // Someone else on the shop page sees the stock move without a reload.
+  const watcher = await browser.newPage();
+  await watcher.goto('/shops/1');
+  await waitForHydration(watcher);
+  const watched = watcher.locator(`li.flash[data-voucher-id="${voucherId}"] [data-state="live"]`);
+  await expect(watched).toContainText('3 left');
   await button.dblclick();
   await expect(button).toBeDisabled();
   const status = card.locator('.order-status');
@@ -65,6 +72,8 @@ test('countdown → grab → queued → awaiting payment, one request per double
   await expect(card.locator('.grab-result')).toContainText('Got it — order #');
   await expect(status).toHaveText('awaiting payment', { timeout: 20_000 });
   expect(grabs).toBe(1);
+  await expect(watched).toContainText('2 left');
+  await expect(card.locator('[data-state="live"]')).toContainText('2 left');
 
   await page.goto('/orders');
   await waitForHydration(page);

@@ -606,9 +606,8 @@ fn SaleView(f: SaleFunnel, rate: RwSignal<Option<f64>>) -> impl IntoView {
         <p class="muted">{format!("{} – {} (CST)", format_local(f.sale.begin_ms), format_local(f.sale.end_ms))}</p>
         <div class="live-figures" aria-live="polite">
             <div class="big"><span class="stock-left">{f.sale.left}</span><small>{format!(" of {} left", f.sale.total)}</small></div>
-            <div class="meter" role="meter" aria-valuemin="0" aria-valuemax="100" aria-valuenow=percent aria-label="Sold">
-                <span style=format!("width:{percent}%")></span>
-            </div>
+            // A <progress>, not a styled bar: the CSP allows no inline styles.
+            <progress class="meter" max="100" value=percent aria-label="Sold">{format!("{percent}% sold")}</progress>
             <dl class="figures">
                 <div><dt>"Grabs / s"</dt><dd class="grab-rate">{move || match (live, rate.get()) {
                     (true, Some(r)) => format!("{r:.0}"),

@@ -2,6 +2,8 @@
 //! sales, reconciliation, and the sale card on shop pages.
 
 pub mod api;
+#[cfg(feature = "ssr")]
+pub mod live;
 pub mod model;
 pub mod pages;
 #[cfg(feature = "ssr")]

@@ -41,12 +41,17 @@ impl SalePhase {
     }
 }
 
-/// One flash-sale coupon with its live state and grab button.
+/// A sale's stock left as the page knows it, starting from what the server rendered.
+pub fn stock_signal(v: &VoucherView) -> RwSignal<i64> {
+    RwSignal::new(i64::from(v.stock.unwrap_or(0)))
+}
+
+/// One flash-sale coupon with its live state and grab button; `left` is kept current by [`follow_stocks`].
 #[component]
-pub fn FlashSaleCard(v: VoucherView, server_now_ms: i64, shop_id: i64) -> impl IntoView {
-    let (begin, end, stock) = (v.begin_ms.unwrap_or(0), v.end_ms.unwrap_or(0), i64::from(v.stock.unwrap_or(0)));
+pub fn FlashSaleCard(v: VoucherView, server_now_ms: i64, shop_id: i64, left: RwSignal<i64>) -> impl IntoView {
+    let (begin, end) = (v.begin_ms.unwrap_or(0), v.end_ms.unwrap_or(0));
     let now = server_clock(server_now_ms);
-    let phase = Memo::new(move |_| SalePhase::at(now.get(), begin, end, stock));
+    let phase = Memo::new(move |_| SalePhase::at(now.get(), begin, end, left.get()));
     let voucher_id = v.id;
     view! {
         <VoucherShell v>
@@ -57,7 +62,9 @@ pub fn FlashSaleCard(v: VoucherView, server_now_ms: i64, shop_id: i64) -> impl I
                     </p>
                 }.into_any(),
                 SalePhase::Live => view! {
-                    <p class="sale-state live" data-state="live">{format!("Flash sale · {stock} left")}</p>
+                    <p class="sale-state live" data-state="live">
+                        "Flash sale · " <span class="stock-left">{move || left.get()}</span> " left"
+                    </p>
                     <GrabButton voucher_id shop_id/>
                 }.into_any(),
                 SalePhase::SoldOut => view! { <p class="sale-state sold-out" data-state="sold-out">"Sold out"</p> }.into_any(),
@@ -65,6 +72,40 @@ pub fn FlashSaleCard(v: VoucherView, server_now_ms: i64, shop_id: i64) -> impl I
             }}
         </VoucherShell>
     }
+}
+
+/// Keeps each sale's `left` current while the page is open, over one server-sent-events stream for all of
+/// them (at most five updates a second; the browser reconnects by itself if it drops). Sales already
+/// over at `now_ms` are not followed.
+pub fn follow_stocks(sales: Vec<(VoucherView, RwSignal<i64>)>, now_ms: i64) {
+    let live: Vec<(i64, RwSignal<i64>)> =
+        sales.into_iter().filter(|(v, _)| v.end_ms.is_some_and(|end| end > now_ms)).map(|(v, s)| (v.id, s)).collect();
+    if live.is_empty() {
+        return;
+    }
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        use wasm_bindgen::JsCast;
+        use wasm_bindgen::closure::Closure;
+        let ids: Vec<String> = live.iter().map(|(id, _)| id.to_string()).collect();
+        let Ok(source) = web_sys::EventSource::new(&format!("/api/v1/stock?sales={}", ids.join(","))) else { return };
+        let signals = live.clone();
+        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+            let Some(data) = ev.data().as_string() else { return };
+            for (id, stock) in data.split(',').filter_map(|pair| pair.split_once(':')) {
+                let (Ok(id), Ok(stock)) = (id.parse::<i64>(), stock.parse::<i64>()) else { continue };
+                if let Some((_, left)) = signals.iter().find(|(sale, _)| *sale == id) {
+                    left.set(stock);
+                }
+            }
+        });
+        source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        on_message.forget();
+        let source = StoredValue::new_local(source);
+        on_cleanup(move || source.with_value(|s| s.close()));
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = live;
 }
 
 /// The grab button: one request at a time (disabled while pending, further clicks ignored), replaced by

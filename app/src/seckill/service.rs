@@ -144,7 +144,7 @@ async fn grab_once(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) ->
     state.breakers.admit(Service::Redis)?;
     state.breakers.kafka.admit()?;
     throttle_address(state, ip)?;
-    if state.sold_out.is_sold_out(voucher_id) {
+    if state.sold_out.is_sold_out(voucher_id) || state.live_stock.is_sold_out(voucher_id) {
         state.metrics.seckill.sold_out_flag_hits.inc();
         return Err(SeckillError::Refused(GrabCode::SoldOut));
     }

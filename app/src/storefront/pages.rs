@@ -9,7 +9,7 @@ use crate::catalog::api::{list_shop_types, shop_for_edit};
 use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
 use crate::error::AppError;
 use crate::orders::api::buy_voucher;
-use crate::seckill::pages::FlashSaleCard;
+use crate::seckill::pages::{FlashSaleCard, follow_stocks, stock_signal};
 use crate::social::pages::ShopNotes;
 use crate::ui::{FieldError, FormError, VoucherShell, error_notice, error_view, yuan};
 
@@ -53,6 +53,10 @@ pub fn ShopDetailPage() -> impl IntoView {
 fn ShopDetails(page: ShopPage) -> impl IntoView {
     let ShopPage { shop, vouchers, coupons_unavailable, visitors_today, is_owner, visitors_week, server_now_ms } = page;
     let id = shop.id;
+    // One live stream for all the page's flash sales.
+    let stocks: Vec<(VoucherView, RwSignal<i64>)> =
+        vouchers.iter().filter(|v| v.kind == "flash").map(|v| (v.clone(), stock_signal(v))).collect();
+    follow_stocks(stocks.clone(), server_now_ms);
     view! {
         <article class="shop">
             <div class="gallery">
@@ -91,7 +95,8 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
             })}
             <ul class="vouchers">
                 {vouchers.into_iter().map(|v| if v.kind == "flash" {
-                    view! { <FlashSaleCard v server_now_ms shop_id=id/> }.into_any()
+                    let left = stocks.iter().find(|(s, _)| s.id == v.id).map(|(_, left)| *left).unwrap_or_else(|| stock_signal(&v));
+                    view! { <FlashSaleCard v server_now_ms shop_id=id left/> }.into_any()
                 } else {
                     view! { <VoucherCard v shop_id=id/> }.into_any()
                 }).collect_view()}

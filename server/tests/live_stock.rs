@@ -1,0 +1,113 @@
+//! Live stock across instances on real Redis: a grab on one instance reaches a page following the sale on
+//! another within moments, a give-back too, and once an instance has heard "0" a grab there is refused
+//! without asking Redis (the in-process view answers) — while the SSE stream a shop page opens coalesces
+//! a burst of grabs into at most five updates a second.
+
+use std::time::{Duration, Instant};
+
+use app::inventory::{self, GrabCode};
+use app::seckill::service::{self, SeckillError};
+use app::testing::{seed_flash_sale, seed_users, test_instances};
+use axum::body::Body;
+use axum::http::Request;
+use http_body_util::BodyExt;
+use sqlx::PgPool;
+use tower::ServiceExt;
+
+async fn heard(rx: &mut tokio::sync::watch::Receiver<Option<i64>>, want: i64) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while *rx.borrow_and_update() != Some(want) {
+        assert!(Instant::now() < deadline, "never heard {want}; last {:?}", *rx.borrow());
+        let _ = tokio::time::timeout(Duration::from_millis(200), rx.changed()).await;
+    }
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_grab_on_one_instance_moves_the_stock_on_every_other(db: PgPool) {
+    let instances = test_instances(db.clone(), 2, &[("IP_RATE_LIMIT", "1000000")]).await;
+    let (a, b) = (&instances[0], &instances[1]);
+    seed_flash_sale(&db, 31, 2, -60, 3600).await.unwrap();
+    service::restore_sales(a).await.unwrap();
+    // Let both subscriptions settle before the first announcement.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut on_b = b.live_stock.watch(31);
+    let users = seed_users(&db, 61, 3).await.unwrap();
+
+    let order = a.ids.next_id().unwrap();
+    assert_eq!(inventory::try_grab(&a.redis, &a.keys, 31, users[0], order).await.unwrap(), GrabCode::Ok);
+    heard(&mut on_b, 1).await;
+    assert_eq!(
+        inventory::try_grab(&a.redis, &a.keys, 31, users[1], a.ids.next_id().unwrap()).await.unwrap(),
+        GrabCode::Ok
+    );
+    heard(&mut on_b, 0).await;
+
+    // B heard "0": its grab is refused in process — the script never runs, so Redis records no attempt.
+    let hits_before = b.metrics.seckill.sold_out_flag_hits.get();
+    assert!(matches!(
+        service::grab(b, users[2], 31, "203.0.113.5").await,
+        Err(SeckillError::Refused(GrabCode::SoldOut))
+    ));
+    assert_eq!(b.metrics.seckill.sold_out_flag_hits.get(), hits_before + 1);
+    let tries: i64 =
+        redis::cmd("EXISTS").arg(b.keys.seckill_tries(31, users[2])).query_async(&mut b.redis.clone()).await.unwrap();
+    assert_eq!(tries, 0, "no round trip to Redis for a sale known to be sold out");
+
+    // A give-back (a closed order) announces the coupon again, and B lets grabs through once more.
+    assert!(inventory::release(&a.redis, &a.keys, 31, users[0], order).await.unwrap());
+    heard(&mut on_b, 1).await;
+    assert!(!b.live_stock.is_sold_out(31));
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_shop_pages_stream_starts_with_the_stock_and_coalesces_a_burst(db: PgPool) {
+    let instances = test_instances(db.clone(), 1, &[]).await;
+    let state = &instances[0];
+    seed_flash_sale(&db, 32, 500, -60, 3600).await.unwrap();
+    service::restore_sales(state).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let router = server::router::build(state.clone());
+    let get = |uri: &str| Request::get(uri).body(Body::empty()).unwrap();
+    assert_eq!(router.clone().oneshot(get("/api/v1/stock?sales=999")).await.unwrap().status().as_u16(), 404);
+    assert_eq!(router.clone().oneshot(get("/api/v1/stock?sales=x")).await.unwrap().status().as_u16(), 400);
+    // A page follows its sales over one stream; 999 is not a sale and is left out.
+    let resp = router.oneshot(get("/api/v1/stock?sales=32,999")).await.unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    assert!(resp.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    let mut body = resp.into_body();
+
+    // 200 grabs as fast as Redis takes them, over about a second.
+    let users = seed_users(&db, 62, 200).await.unwrap();
+    let burst = tokio::spawn({
+        let state = state.clone();
+        async move {
+            for u in users {
+                let id = state.ids.next_id().unwrap();
+                inventory::try_grab(&state.redis, &state.keys, 32, u, id).await.unwrap();
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }
+    });
+    let started = Instant::now();
+    let mut figures = Vec::new();
+    while figures.last() != Some(&300) {
+        assert!(started.elapsed() < Duration::from_secs(10), "stream stalled at {figures:?}");
+        let Ok(Some(Ok(frame))) = tokio::time::timeout(Duration::from_secs(5), body.frame()).await else {
+            panic!("stream ended at {figures:?}")
+        };
+        let Ok(data) = frame.into_data() else { continue };
+        for line in String::from_utf8_lossy(&data).lines() {
+            if let Some(pairs) = line.strip_prefix("data:") {
+                let (sale, stock) = pairs.trim().split_once(':').expect("id:stock");
+                assert_eq!(sale, "32", "only the sale that exists: {pairs}");
+                figures.push(stock.parse::<i64>().unwrap());
+            }
+        }
+    }
+    burst.await.unwrap();
+    let elapsed = started.elapsed().as_secs_f64();
+    assert_eq!(figures[0], 500, "the stream opens with the stock as Redis holds it");
+    assert!(figures.windows(2).all(|w| w[1] < w[0]), "only ever down during a burst: {figures:?}");
+    // At most five a second (plus the first), far fewer than the 200 grabs.
+    assert!((figures.len() as f64) <= 2.0 + elapsed * 5.0, "{} updates in {elapsed:.1} s: {figures:?}", figures.len());
+}
