@@ -99,6 +99,9 @@ pub struct Config {
     /// `LOGIN_SLOWDOWN_MAX_SECS`: the longest wait between attempts on an account that has seen many
     /// (the wait doubles from 1 s per attempt; an account is slowed down, never locked for everyone).
     pub login_slowdown_max: Duration,
+    /// `SESSION_CACHE_SECS`: the longest an instance keeps its copy of a session (copies are dropped at
+    /// once when the session changes anywhere; this bounds them when that news cannot arrive).
+    pub session_cache: Duration,
     /// `SESSION_TTL_SECS`: idle lifetime of a login session.
     pub session_ttl: Duration,
     /// `SESSION_MAX_AGE_SECS`: a session ends this long after its login, however active.
@@ -161,6 +164,7 @@ impl Config {
             login_lockout: r.secs("LOGIN_LOCKOUT_SECS", 15 * 60)?,
             login_slowdown_max: r.secs("LOGIN_SLOWDOWN_MAX_SECS", 30)?,
             session_ttl: r.secs("SESSION_TTL_SECS", 7 * 24 * 3600)?,
+            session_cache: r.secs("SESSION_CACHE_SECS", 10)?,
             session_max_age: r.secs("SESSION_MAX_AGE_SECS", 30 * 24 * 3600)?,
             cookie_secure: r.parse("COOKIE_SECURE", false)?,
             trusted_proxies: r.parse("TRUSTED_PROXIES", crate::client_addr::TrustedProxies::default())?,

@@ -19,6 +19,12 @@ impl Keys {
         format!("{}session:{id}", self.prefix)
     }
 
+    /// `session:changed`: the channel every session save and delete is announced on (payload: the id), so
+    /// instances drop their cached copy.
+    pub fn session_changed(&self) -> String {
+        format!("{}session:changed", self.prefix)
+    }
+
     /// `login:{account}:from:{ip}`: log-in attempts on one account from one address (the account's hash
     /// tag: its gate script touches this key and the next one).
     pub fn login_pair(&self, account: &str, ip: &str) -> String {

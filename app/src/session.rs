@@ -1,7 +1,12 @@
 //! Sessions: a tower-sessions store over the project's own redis-rs connection (one Redis client, not
-//! two), and the binding of a session to the user who logged in with it.
+//! two) with an in-process cache in front, and the binding of a session to the user who logged in with it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use async_trait::async_trait;
+use futures::StreamExt;
 use redis::AsyncCommands;
 use redis::aio::ConnectionManager;
 use time::OffsetDateTime;
@@ -12,11 +17,86 @@ use tower_sessions::session_store::{self, SessionStore};
 use crate::clock::now_ms;
 use crate::keys::Keys;
 
+/// Each instance's copy of the sessions it has read lately, so a request with a session cookie — every
+/// grab — reads no Redis. Every save and delete is announced on `session:changed`; each instance drops
+/// its copy when it hears one, and trusts its copies only while it is listening (after a lost
+/// subscription it drops them all and reads Redis until it listens again). Copies also age out.
+pub struct SessionCache {
+    records: moka::future::Cache<Id, Record>,
+    listening: AtomicBool,
+}
+
+impl std::fmt::Debug for SessionCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionCache").field("entries", &self.records.entry_count()).finish()
+    }
+}
+
+impl SessionCache {
+    /// Copies kept at most `ttl` each, up to 100,000 of them.
+    pub fn new(ttl: Duration) -> Self {
+        Self {
+            records: moka::future::Cache::builder().max_capacity(100_000).time_to_live(ttl).build(),
+            listening: AtomicBool::new(false),
+        }
+    }
+
+    async fn get(&self, id: &Id) -> Option<Record> {
+        if !self.listening.load(Ordering::Acquire) {
+            return None;
+        }
+        self.records.get(id).await.filter(|r| r.expiry_date > OffsetDateTime::now_utc())
+    }
+
+    async fn put(&self, record: &Record) {
+        if self.listening.load(Ordering::Acquire) {
+            self.records.insert(record.id, record.clone()).await;
+        }
+    }
+
+    /// Follows `session:changed` for the life of the process, re-subscribing with a backoff.
+    pub fn spawn_listener(self: &Arc<Self>, redis_url: String, keys: Keys) -> tokio::task::JoinHandle<()> {
+        let cache = self.clone();
+        tokio::spawn(async move {
+            let channel = keys.session_changed();
+            let mut backoff = Duration::from_millis(100);
+            loop {
+                let subscribed = async {
+                    let mut pubsub = redis::Client::open(redis_url.as_str())?.get_async_pubsub().await?;
+                    pubsub.subscribe(&channel).await?;
+                    Ok::<_, redis::RedisError>(pubsub)
+                };
+                match subscribed.await {
+                    Ok(mut pubsub) => {
+                        backoff = Duration::from_millis(100);
+                        cache.records.invalidate_all();
+                        cache.listening.store(true, Ordering::Release);
+                        let mut messages = pubsub.on_message();
+                        while let Some(msg) = messages.next().await {
+                            match msg.get_payload::<String>().ok().and_then(|id| id.parse::<Id>().ok()) {
+                                Some(id) => cache.records.invalidate(&id).await,
+                                None => cache.records.invalidate_all(),
+                            }
+                        }
+                        tracing::warn!("session subscription ended; re-subscribing");
+                    }
+                    Err(e) => tracing::warn!("cannot subscribe to {channel}: {e}"),
+                }
+                cache.listening.store(false, Ordering::Release);
+                cache.records.invalidate_all();
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(5));
+            }
+        })
+    }
+}
+
 /// Stores each session as JSON at `session:{id}` with a Redis TTL equal to its expiry.
 #[derive(Clone)]
 pub struct RedisSessionStore {
     redis: ConnectionManager,
     keys: Keys,
+    cache: Option<Arc<SessionCache>>,
 }
 
 impl std::fmt::Debug for RedisSessionStore {
@@ -26,9 +106,14 @@ impl std::fmt::Debug for RedisSessionStore {
 }
 
 impl RedisSessionStore {
-    /// A store writing under `keys`' namespace.
+    /// A store writing under `keys`' namespace, reading Redis every time (tools and tests).
     pub fn new(redis: ConnectionManager, keys: Keys) -> Self {
-        Self { redis, keys }
+        Self { redis, keys, cache: None }
+    }
+
+    /// A store that answers reads from `cache` while it can (the server's).
+    pub fn cached(redis: ConnectionManager, keys: Keys, cache: Arc<SessionCache>) -> Self {
+        Self { redis, keys, cache: Some(cache) }
     }
 
     async fn write(&self, record: &Record, only_if_new: bool) -> session_store::Result<bool> {
@@ -37,12 +122,26 @@ impl RedisSessionStore {
             return Ok(true);
         }
         let json = serde_json::to_string(record).map_err(|e| session_store::Error::Encode(e.to_string()))?;
+        let id = record.id.to_string();
         let mut cmd = redis::cmd("SET");
-        cmd.arg(self.keys.session(&record.id.to_string())).arg(json).arg("EX").arg(ttl);
+        cmd.arg(self.keys.session(&id)).arg(json).arg("EX").arg(ttl);
         if only_if_new {
             cmd.arg("NX");
         }
-        let reply: Option<String> = cmd.query_async(&mut self.redis.clone()).await.map_err(backend)?;
+        // The write and its announcement in one round trip: other instances drop their copy.
+        let (reply, _): (Option<String>, i64) = redis::pipe()
+            .add_command(cmd)
+            .cmd("PUBLISH")
+            .arg(self.keys.session_changed())
+            .arg(&id)
+            .query_async(&mut self.redis.clone())
+            .await
+            .map_err(backend)?;
+        if reply.is_some()
+            && let Some(cache) = &self.cache
+        {
+            cache.put(record).await;
+        }
         Ok(reply.is_some())
     }
 }
@@ -66,12 +165,34 @@ impl SessionStore for RedisSessionStore {
     }
 
     async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
+        if let Some(cache) = &self.cache
+            && let Some(record) = cache.get(id).await
+        {
+            return Ok(Some(record));
+        }
         let raw: Option<String> = self.redis.clone().get(self.keys.session(&id.to_string())).await.map_err(backend)?;
-        raw.map(|s| serde_json::from_str(&s).map_err(|e| session_store::Error::Decode(e.to_string()))).transpose()
+        let record: Option<Record> = raw
+            .map(|s| serde_json::from_str(&s).map_err(|e| session_store::Error::Decode(e.to_string())))
+            .transpose()?;
+        if let (Some(cache), Some(record)) = (&self.cache, &record) {
+            cache.put(record).await;
+        }
+        Ok(record)
     }
 
     async fn delete(&self, id: &Id) -> session_store::Result<()> {
-        let _: () = self.redis.clone().del(self.keys.session(&id.to_string())).await.map_err(backend)?;
+        let id = id.to_string();
+        let _: ((), i64) = redis::pipe()
+            .del(self.keys.session(&id))
+            .cmd("PUBLISH")
+            .arg(self.keys.session_changed())
+            .arg(&id)
+            .query_async(&mut self.redis.clone())
+            .await
+            .map_err(backend)?;
+        if let (Some(cache), Ok(id)) = (&self.cache, id.parse::<Id>()) {
+            cache.records.invalidate(&id).await;
+        }
         Ok(())
     }
 }

@@ -37,6 +37,8 @@ pub struct AppState {
     pub publisher: Publisher,
     /// This instance's view of sold-out sales.
     pub sold_out: Arc<SoldOutFlags>,
+    /// This instance's copies of recently read sessions (the session store's cache).
+    pub sessions: Arc<crate::session::SessionCache>,
     /// What each sale's channel last announced (the shop pages' live stock; sold out without Redis).
     pub live_stock: Arc<LiveStock>,
     /// Grab outcomes per sale not yet added to Postgres.
@@ -134,6 +136,8 @@ impl AppState {
             CacheTtls { l1: config.shop_cache_l1_ttl, l2: config.shop_cache_l2_ttl, null: config.shop_cache_null_ttl },
         ));
         shops.spawn_invalidation_listener(config.redis_url.clone());
+        let sessions = Arc::new(crate::session::SessionCache::new(config.session_cache));
+        sessions.spawn_listener(config.redis_url.clone(), keys.clone());
         let live_stock = Arc::new(LiveStock::default());
         live_stock.spawn_listener(config.redis_url.clone(), config.redis_key_prefix.clone());
         let abuse = Arc::new(AbuseLimits::new(config.abuse_limit_factor));
@@ -158,6 +162,7 @@ impl AppState {
             sold_out: Arc::default(),
             grab_tally: Arc::default(),
             live_stock,
+            sessions,
             breakers,
             abuse,
             grab_gate,

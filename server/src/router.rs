@@ -81,7 +81,7 @@ pub fn admin(state: AppState) -> Router {
 /// Redis-backed sessions: HttpOnly, SameSite=Lax, Secure when configured, sliding expiry.
 pub fn session_layer(state: &AppState) -> SessionManagerLayer<RedisSessionStore> {
     let ttl = i64::try_from(state.config.session_ttl.as_secs()).unwrap_or(i64::MAX);
-    SessionManagerLayer::new(RedisSessionStore::new(state.redis.clone(), state.keys.clone()))
+    SessionManagerLayer::new(RedisSessionStore::cached(state.redis.clone(), state.keys.clone(), state.sessions.clone()))
         .with_name(SESSION_COOKIE)
         .with_http_only(true)
         .with_same_site(SameSite::Lax)
