@@ -84,11 +84,11 @@ fn OrderRow(
     });
     view! {
         <tr data-order-id=id>
-            <td>{format!("#{id}")}</td>
-            <td>{o.title}</td>
-            <td><a href=format!("/shops/{}", o.shop_id)>{o.shop_name}</a></td>
-            <td>{yuan(o.amount_cents)}</td>
-            <td class="order-status">{move || if expired() { OrderStatus::Closed.label() } else { o.status.label() }}</td>
+            <td data-label="Order">{format!("#{id}")}</td>
+            <td data-label="Coupon">{o.title}</td>
+            <td data-label="Shop"><a href=format!("/shops/{}", o.shop_id)>{o.shop_name}</a></td>
+            <td data-label="Price">{yuan(o.amount_cents)}</td>
+            <td data-label="Status" class="order-status">{move || if expired() { OrderStatus::Closed.label() } else { o.status.label() }}</td>
             <td>
                 {move || (unpaid && !expired()).then(|| view! {
                     <span class="pay-countdown">"Closes in " {countdown_text(deadline - now.get())}</span>

@@ -273,14 +273,14 @@ pub fn ShopSalesPage() -> impl IntoView {
                                 <tbody>
                                     {list.into_iter().map(|s| view! {
                                         <tr data-voucher-id=s.voucher_id>
-                                            <td>{s.title.clone()}</td>
-                                            <td>{format!("{} – {}", format_local(s.begin_ms), format_local(s.end_ms))}</td>
-                                            <td>{s.pg_stock}</td>
-                                            <td>{s.pg_orders}</td>
-                                            <td>{s.redis_stock.map_or("—".to_string(), |v| v.to_string())}</td>
-                                            <td>{s.redis_buyers}</td>
-                                            <td>{s.in_flight()}</td>
-                                            <td class="drift" class:bad=s.drift() != 0>{s.drift()}</td>
+                                            <td data-label="Coupon">{s.title.clone()}</td>
+                                            <td data-label="Window (CST)">{format!("{} – {}", format_local(s.begin_ms), format_local(s.end_ms))}</td>
+                                            <td data-label="Stock (Postgres)">{s.pg_stock}</td>
+                                            <td data-label="Orders">{s.pg_orders}</td>
+                                            <td data-label="Stock (Redis)">{s.redis_stock.map_or("—".to_string(), |v| v.to_string())}</td>
+                                            <td data-label="Buyers (Redis)">{s.redis_buyers}</td>
+                                            <td data-label="In flight">{s.in_flight()}</td>
+                                            <td data-label="Drift" class="drift" class:bad=s.drift() != 0>{s.drift()}</td>
                                             <td>
                                                 <ActionForm action=restock attr:class="inline">
                                                     <input type="hidden" name="voucher_id" value=s.voucher_id/>
