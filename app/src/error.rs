@@ -106,6 +106,16 @@ impl AppError {
     }
 }
 
+/// The answer of a plain axum route (not a server function) that failed: the error's status and its JSON.
+#[cfg(feature = "ssr")]
+impl axum::response::IntoResponse for AppError {
+    fn into_response(self) -> axum::response::Response {
+        let code = axum::http::StatusCode::from_u16(self.status_code())
+            .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+        (code, axum::Json(self)).into_response()
+    }
+}
+
 /// Tells the client, in the current server function's answer, when to try again.
 #[cfg(feature = "ssr")]
 pub fn set_retry_after(secs: u64) {

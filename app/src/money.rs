@@ -1,6 +1,46 @@
-//! Money as people type it: yuan amounts parsed into fen (stored as integers), and a coupon's price pair.
+//! Money as people type it: yuan amounts parsed into fen (stored as integers) and shown back, and the
+//! terms every coupon carries, normal or flash (title, rules, price, face value), checked in one place.
 
 use crate::error::AppError;
+use crate::text::{FreeText, TextRule};
+
+/// A coupon's terms, parsed and checked; each problem is reported against its form field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CouponTerms {
+    /// Title, 1–64 characters.
+    pub title: String,
+    /// Usage rules (may be empty), up to 200 characters.
+    pub rules: String,
+    /// Price, fen.
+    pub pay_cents: i64,
+    /// Face value, fen (at least the price).
+    pub actual_cents: i64,
+}
+
+impl CouponTerms {
+    /// Checks the `title`, `rules`, `pay` and `actual` fields, the first problem against its field.
+    pub fn parse(title: &str, rules: &str, pay: &str, actual: &str) -> Result<Self, AppError> {
+        let title = FreeText::parse(
+            "title",
+            title,
+            TextRule { min: 1, max: 64, multiline: false },
+            "A title of 1 to 64 characters.",
+        )?;
+        let rules = FreeText::parse(
+            "rules",
+            rules,
+            TextRule { min: 0, max: 200, multiline: true },
+            "Rules of at most 200 characters.",
+        )?;
+        let (pay_cents, actual_cents) = price_and_face_value(pay, actual)?;
+        Ok(Self { title: title.into_string(), rules: rules.into_string(), pay_cents, actual_cents })
+    }
+}
+
+/// Fen as a yuan amount the way a form takes it back: 3990 → "39.90", 5000 → "50".
+pub fn yuan_amount(cents: i64) -> String {
+    if cents % 100 == 0 { format!("{}", cents / 100) } else { format!("{}.{:02}", cents / 100, (cents % 100).abs()) }
+}
 
 /// Parses a yuan amount ("9.9", "12") into fen, refusing negatives, more than two decimals and absurd sums.
 pub fn parse_yuan(field: &str, raw: &str) -> Result<i64, AppError> {
@@ -24,7 +64,7 @@ pub fn parse_yuan(field: &str, raw: &str) -> Result<i64, AppError> {
 }
 
 /// Parses a coupon's price and face value (`pay`, `actual` fields), refusing a face value below the price.
-pub fn price_and_face_value(pay: &str, actual: &str) -> Result<(i64, i64), AppError> {
+fn price_and_face_value(pay: &str, actual: &str) -> Result<(i64, i64), AppError> {
     let pay_cents = parse_yuan("pay", pay)?;
     let actual_cents = parse_yuan("actual", actual)?;
     if actual_cents < pay_cents {
@@ -45,6 +85,13 @@ mod tests {
         for bad in ["", "-1", "1.234", "abc", "1e3", "100000.01"] {
             assert!(parse_yuan("pay", bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn amounts_are_shown_back_as_typed() {
+        assert_eq!(yuan_amount(3990), "39.90");
+        assert_eq!(yuan_amount(5000), "50");
+        assert_eq!(parse_yuan("pay", &yuan_amount(3990)), Ok(3990));
     }
 
     #[test]

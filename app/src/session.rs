@@ -116,6 +116,20 @@ impl RedisSessionStore {
         Self { redis, keys, cache: Some(cache) }
     }
 
+    /// Runs `cmd` on session `id` and announces the change on `session:changed` in the same round trip, so
+    /// every instance drops its copy; answers `cmd`'s reply.
+    async fn announced<T: redis::FromRedisValue>(&self, cmd: redis::Cmd, id: &str) -> session_store::Result<T> {
+        let (reply, _): (T, i64) = redis::pipe()
+            .add_command(cmd)
+            .cmd("PUBLISH")
+            .arg(self.keys.session_changed())
+            .arg(id)
+            .query_async(&mut self.redis.clone())
+            .await
+            .map_err(backend)?;
+        Ok(reply)
+    }
+
     async fn write(&self, record: &Record, only_if_new: bool) -> session_store::Result<bool> {
         let ttl = (record.expiry_date - OffsetDateTime::now_utc()).whole_seconds();
         if ttl <= 0 {
@@ -128,15 +142,7 @@ impl RedisSessionStore {
         if only_if_new {
             cmd.arg("NX");
         }
-        // The write and its announcement in one round trip: other instances drop their copy.
-        let (reply, _): (Option<String>, i64) = redis::pipe()
-            .add_command(cmd)
-            .cmd("PUBLISH")
-            .arg(self.keys.session_changed())
-            .arg(&id)
-            .query_async(&mut self.redis.clone())
-            .await
-            .map_err(backend)?;
+        let reply: Option<String> = self.announced(cmd, &id).await?;
         if reply.is_some()
             && let Some(cache) = &self.cache
         {
@@ -182,14 +188,9 @@ impl SessionStore for RedisSessionStore {
 
     async fn delete(&self, id: &Id) -> session_store::Result<()> {
         let id = id.to_string();
-        let _: ((), i64) = redis::pipe()
-            .del(self.keys.session(&id))
-            .cmd("PUBLISH")
-            .arg(self.keys.session_changed())
-            .arg(&id)
-            .query_async(&mut self.redis.clone())
-            .await
-            .map_err(backend)?;
+        let mut del = redis::cmd("DEL");
+        del.arg(self.keys.session(&id));
+        let _: i64 = self.announced(del, &id).await?;
         if let (Some(cache), Ok(id)) = (&self.cache, id.parse::<Id>()) {
             cache.records.invalidate(&id).await;
         }

@@ -1,4 +1,5 @@
-//! View pieces more than one capability shows: form errors, money, 404s, pagers, coupon cards, clocks.
+//! View pieces more than one capability shows: form errors, money, 404s, pagers, coupon cards, clocks, and
+//! resources keyed on the URL's id.
 
 use leptos::prelude::*;
 #[cfg(feature = "hydrate")]
@@ -30,11 +31,7 @@ pub fn FormError(#[prop(into)] error: Signal<Option<AppError>>, fields: &'static
 
 /// Formats fen as yuan: 12345 → "¥123.45", 1200 → "¥12".
 pub fn yuan(cents: i64) -> String {
-    if cents % 100 == 0 {
-        format!("¥{}", cents / 100)
-    } else {
-        format!("¥{}.{:02}", cents / 100, (cents % 100).abs())
-    }
+    format!("¥{}", crate::money::yuan_amount(cents))
 }
 
 /// What a page shows instead of its content when loading failed: a log-in link back to `next` when the
@@ -63,6 +60,35 @@ pub fn Pager(base: String, page: u32, has_next: bool) -> impl IntoView {
             {next.map(|href| view! { <a rel="next" href=href>"Next →"</a> })}
         </nav>
     }
+}
+
+/// The number in the URL's `:id`, if it is one.
+pub fn id_param() -> impl Fn() -> Option<i64> + Copy + Send + Sync + 'static {
+    let params = leptos_router::hooks::use_params_map();
+    move || params.read().get("id").and_then(|s| s.parse::<i64>().ok())
+}
+
+/// A resource keyed on the URL's id and on `version` (bumped to fetch again); a non-numeric id is "`what`
+/// not found" without asking the server.
+pub fn id_resource<T, Fut>(
+    what: &'static str,
+    version: impl Fn() -> usize + Send + Sync + 'static,
+    fetch: fn(i64) -> Fut,
+) -> Resource<Result<T, AppError>>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+    Fut: Future<Output = Result<T, AppError>> + Send + 'static,
+{
+    let id = id_param();
+    Resource::new(
+        move || (id(), version()),
+        move |(id, _)| async move {
+            match id {
+                Some(id) => fetch(id).await,
+                None => Err(AppError::NotFound(what.into())),
+            }
+        },
+    )
 }
 
 /// A 404 page for a missing thing, else the message.

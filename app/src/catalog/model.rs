@@ -277,19 +277,7 @@ impl TryFrom<CouponForm> for NewCoupon {
     type Error = AppError;
 
     fn try_from(form: CouponForm) -> Result<Self, AppError> {
-        let title = FreeText::parse(
-            "title",
-            &form.title,
-            TextRule { min: 1, max: 64, multiline: false },
-            "A title of 1 to 64 characters.",
-        )?;
-        let rules = FreeText::parse(
-            "rules",
-            &form.rules,
-            TextRule { min: 0, max: 200, multiline: true },
-            "Rules of at most 200 characters.",
-        )?;
-        let (pay_cents, actual_cents) = crate::money::price_and_face_value(&form.pay, &form.actual)?;
+        let terms = crate::money::CouponTerms::parse(&form.title, &form.rules, &form.pay, &form.actual)?;
         let until_ms = match form.until.trim() {
             "" => None,
             raw => {
@@ -298,7 +286,13 @@ impl TryFrom<CouponForm> for NewCoupon {
                 Some(day.next_day().map(crate::clock::day_start_ms).unwrap_or(i64::MAX))
             }
         };
-        Ok(Self { title: title.into_string(), rules: rules.into_string(), pay_cents, actual_cents, until_ms })
+        Ok(Self {
+            title: terms.title,
+            rules: terms.rules,
+            pay_cents: terms.pay_cents,
+            actual_cents: terms.actual_cents,
+            until_ms,
+        })
     }
 }
 
@@ -327,14 +321,11 @@ pub struct Coupon {
 impl Coupon {
     /// The form filled with this coupon, for editing it.
     pub fn form(&self) -> CouponForm {
-        let amount = |cents: i64| {
-            if cents % 100 == 0 { format!("{}", cents / 100) } else { format!("{}.{:02}", cents / 100, cents % 100) }
-        };
         CouponForm {
             title: self.title.clone(),
             rules: self.rules.clone(),
-            pay: amount(self.pay_value_cents),
-            actual: amount(self.actual_value_cents),
+            pay: crate::money::yuan_amount(self.pay_value_cents),
+            actual: crate::money::yuan_amount(self.actual_value_cents),
             // The stored end is the start of the day after the last one.
             until: self.until_ms.map(|ms| crate::clock::iso_day(crate::clock::date_of(ms - 1))).unwrap_or_default(),
         }

@@ -2,7 +2,6 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::AppError;
@@ -12,10 +11,6 @@ use crate::state::AppState;
 pub async fn get_shop(State(state): State<AppState>, Path(id): Path<i64>) -> Response {
     match super::service::shop(&state, id).await {
         Ok(shop) => Json(&*shop).into_response(),
-        Err(e) => {
-            let err = AppError::from(e);
-            let code = StatusCode::from_u16(err.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-            (code, Json(err)).into_response()
-        }
+        Err(e) => AppError::from(e).into_response(),
     }
 }

@@ -111,9 +111,9 @@ pub async fn get_sale_funnel(voucher_id: i64) -> Result<SaleFunnel, AppError> {
 pub async fn redeem_code(code: String) -> Result<Redemption, AppError> {
     crate::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
-        crate::catalog::service::require_merchant(user.as_ref())?;
+        let me = crate::catalog::service::require_merchant(user.as_ref())?;
         // 12 digits cannot be guessed at this pace, and a counter never needs more.
-        cx.spend(crate::abuse::Action::Redeem, &format!("u:{}", user.as_ref().map_or(0, |u| u.id)))?;
+        cx.spend(crate::abuse::Action::Redeem, &format!("u:{}", me.id))?;
         let code = crate::orders::model::RedeemCode::parse(&code)?;
         Ok(super::service::redeem(&cx.state, user.as_ref(), &code).await?)
     })

@@ -1,10 +1,9 @@
 //! `GET /merchant/shops/{id}/orders.csv`: a shop's orders (the list's filters apply) streamed as CSV, so
 //! 100,000 orders never sit in memory at once. Owner only, like the list.
 
-use axum::Json;
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use tower_sessions::Session;
@@ -41,11 +40,6 @@ fn line(o: &ShopOrder) -> String {
     )
 }
 
-fn refuse(e: AppError) -> Response {
-    let code = StatusCode::from_u16(e.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (code, Json(e)).into_response()
-}
-
 /// The handler.
 pub async fn orders_csv(
     State(state): State<AppState>,
@@ -55,7 +49,7 @@ pub async fn orders_csv(
 ) -> Response {
     match stream(state, session, shop_id, filter).await {
         Ok(response) => response,
-        Err(e) => refuse(e),
+        Err(e) => e.into_response(),
     }
 }
 

@@ -2,7 +2,7 @@
 //! view, and redemption at the counter. Each reads without JavaScript; forms and the live view hydrate.
 
 use leptos::prelude::*;
-use leptos_router::hooks::{use_params_map, use_query_map};
+use leptos_router::hooks::use_query_map;
 
 use super::api::{
     CancelSale, CloneSale, RedeemCode, SaveCoupon, SetCouponOnSale, get_coupons_page, get_sale_funnel, get_shop_report,
@@ -15,34 +15,7 @@ use crate::clock::{date_of, format_local, iso_day};
 use crate::error::AppError;
 use crate::orders::model::{ORDER_STATUSES, OrderFilter, OrderStatus, ShopOrder};
 use crate::seckill::model::{ConsoleSale, SaleState};
-use crate::ui::{FieldError, FormError, error_notice, yuan};
-
-/// The number in the URL's `:id`, if it is one.
-fn id_param() -> impl Fn() -> Option<i64> + Copy + Send + Sync + 'static {
-    let params = use_params_map();
-    move || params.read().get("id").and_then(|s| s.parse::<i64>().ok())
-}
-
-/// A resource keyed on the URL's id (a non-numeric one is a 404 without asking) and on `version`.
-fn id_resource<T, Fut>(
-    version: impl Fn() -> usize + Send + Sync + 'static,
-    fetch: fn(i64) -> Fut,
-) -> Resource<Result<T, AppError>>
-where
-    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
-    Fut: Future<Output = Result<T, AppError>> + Send + 'static,
-{
-    let id = id_param();
-    Resource::new(
-        move || (id(), version()),
-        move |(id, _)| async move {
-            match id {
-                Some(id) => fetch(id).await,
-                None => Err(AppError::NotFound("Shop".into())),
-            }
-        },
-    )
-}
+use crate::ui::{FieldError, FormError, error_notice, id_param, id_resource, yuan};
 
 /// What a console page shows when it cannot show its content; rendered on the server, the answer's status
 /// says it too (401, 403, 404).
@@ -154,7 +127,7 @@ fn short_day(day: &str) -> String {
 /// `/merchant/shops/:id`: 30 days of visitors, orders and revenue, and the notes about the shop.
 #[component]
 pub fn ShopReportPage() -> impl IntoView {
-    let report = id_resource(|| 0, get_shop_report);
+    let report = id_resource("Shop", || 0, get_shop_report);
     let id = id_param();
     view! {
         <section class="console">
@@ -217,7 +190,7 @@ pub fn CouponsConsolePage() -> impl IntoView {
     let clone = ServerAction::<CloneSale>::new();
     let version =
         move || save.version().get() + toggle.version().get() + cancel.version().get() + clone.version().get();
-    let page = id_resource(version, get_coupons_page);
+    let page = id_resource("Shop", version, get_coupons_page);
     let id = id_param();
     let editing = RwSignal::new(None::<Coupon>);
     Effect::new(move |_| {
@@ -548,7 +521,7 @@ fn ShopOrderRow(o: ShopOrder) -> impl IntoView {
 #[component]
 pub fn SaleConsolePage() -> impl IntoView {
     let tick = RwSignal::new(0usize);
-    let funnel_data = id_resource(move || tick.get(), get_sale_funnel);
+    let funnel_data = id_resource("Flash sale", move || tick.get(), get_sale_funnel);
     let id = id_param();
     // Grabs per second, from the attempt counts of the last two answers on the server's clock.
     let last = StoredValue::new(None::<(i64, i64)>);

@@ -64,11 +64,9 @@ pub async fn console(state: &AppState, user: Option<&CurrentUser>) -> Result<Con
                 0
             });
         let today = orders::daily_trade(state, shop.id, 1).await?.pop();
-        let live_sales = seckill::console_sales(state, user, shop.id)
-            .await?
-            .into_iter()
-            .filter(|s| s.state == SaleState::Live)
-            .collect();
+        // The merchant's own shops: no owner check per shop.
+        let live_sales =
+            seckill::sales_overview(state, shop.id).await?.into_iter().filter(|s| s.state == SaleState::Live).collect();
         shops.push(ShopCard {
             id: shop.id,
             name: shop.name,
@@ -102,8 +100,8 @@ pub async fn coupons_page(
     shop_id: i64,
 ) -> Result<CouponsPage, MerchantError> {
     let shop = catalog::shop_for_owner(state, user, shop_id).await?;
-    let coupons = catalog::coupons(state, user, shop_id).await?;
-    let sales = seckill::console_sales(state, user, shop_id).await?;
+    let coupons = catalog::coupons_of_shop(state, shop_id).await?;
+    let sales = seckill::sales_overview(state, shop_id).await?;
     Ok(CouponsPage { shop_id, name: shop.name.clone(), coupons, sales })
 }
 
@@ -117,8 +115,8 @@ pub async fn orders_page(
 ) -> Result<OrdersConsole, MerchantError> {
     let shop = catalog::shop_for_owner(state, user, shop_id).await?;
     let mut coupons: Vec<(i64, String)> =
-        catalog::coupons(state, user, shop_id).await?.into_iter().map(|c| (c.id, c.title)).collect();
-    coupons.extend(seckill::console_sales(state, user, shop_id).await?.into_iter().map(|s| (s.id, s.title)));
+        catalog::coupons_of_shop(state, shop_id).await?.into_iter().map(|c| (c.id, c.title)).collect();
+    coupons.extend(seckill::sales_overview(state, shop_id).await?.into_iter().map(|s| (s.id, s.title)));
     let page = orders::shop_orders(state, shop_id, q, before).await?;
     Ok(OrdersConsole { shop_id, name: shop.name.clone(), coupons, page })
 }
@@ -131,7 +129,8 @@ pub async fn sale_funnel(
     voucher_id: i64,
 ) -> Result<SaleFunnel, MerchantError> {
     let shop_id = seckill::shop_of_sale(state, voucher_id).await?;
-    let sale = seckill::console_sales(state, user, shop_id)
+    catalog::authorize_owner(state, user, shop_id).await?;
+    let sale = seckill::sales_overview(state, shop_id)
         .await?
         .into_iter()
         .find(|s| s.id == voucher_id)

@@ -487,16 +487,17 @@ impl From<ShopOrderRow> for ShopOrder {
     }
 }
 
-/// A shop's orders matching `q`, newest first, below id `before`: a keyset walk down the `(shop_id, id)`
-/// index (ids carry their creation time, so the date bounds are id bounds too), as cheap on page 1,000
-/// as on page 1. `limit` None streams them all (the CSV export).
-fn shop_orders_query<'q>(
+/// One page of a shop's orders matching `q` (`limit` of them, plus whether more follow), newest first,
+/// below id `before`: a keyset walk down the `(shop_id, id)` index (ids carry their creation time, so the
+/// date bounds are id bounds too), as cheap on page 1,000 as on page 1.
+pub async fn shop_orders(
+    db: &PgPool,
     shop_id: i64,
     q: &OrderQuery,
     before: Option<i64>,
-    limit: Option<i64>,
-) -> sqlx::query::QueryAs<'q, sqlx::Postgres, ShopOrderRow, sqlx::postgres::PgArguments> {
-    sqlx::query_as(
+    limit: i64,
+) -> Result<(Vec<ShopOrder>, bool), sqlx::Error> {
+    let mut rows: Vec<ShopOrderRow> = sqlx::query_as(
         "SELECT o.id, v.title, u.nickname AS buyer, o.amount_cents, o.status,
                 (extract(epoch FROM o.created_at) * 1000)::BIGINT AS created_ms,
                 (extract(epoch FROM o.paid_at) * 1000)::BIGINT AS paid_ms,
@@ -517,18 +518,9 @@ fn shop_orders_query<'q>(
     .bind(q.from_ms.map(crate::ids::IdGenerator::first_id_at))
     .bind(q.until_ms.map(crate::ids::IdGenerator::first_id_at))
     .bind(before)
-    .bind(limit)
-}
-
-/// One page of a shop's orders (`limit` of them, plus whether more follow).
-pub async fn shop_orders(
-    db: &PgPool,
-    shop_id: i64,
-    q: &OrderQuery,
-    before: Option<i64>,
-    limit: i64,
-) -> Result<(Vec<ShopOrder>, bool), sqlx::Error> {
-    let mut rows = shop_orders_query(shop_id, q, before, Some(limit + 1)).fetch_all(db).await?;
+    .bind(limit + 1)
+    .fetch_all(db)
+    .await?;
     let more = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     Ok((rows.into_iter().map(Into::into).collect(), more))

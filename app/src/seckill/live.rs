@@ -6,9 +6,7 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
-use axum::Json;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::{FutureExt, StreamExt};
@@ -33,18 +31,13 @@ fn data(figures: &[(i64, i64)]) -> String {
     figures.iter().map(|(id, stock)| format!("{id}:{}", stock.max(&0))).collect::<Vec<_>>().join(",")
 }
 
-fn refuse(code: StatusCode, e: AppError) -> Response {
-    (code, Json(e)).into_response()
-}
-
 /// The handler: 400 for a bad list, 404 when Redis holds none of the sales.
 pub async fn stock_events(State(state): State<AppState>, Query(q): Query<Sales>) -> Response {
     let ids: Result<Vec<i64>, _> = q.sales.split(',').filter(|s| !s.is_empty()).map(str::parse::<i64>).collect();
     let ids = match ids {
         Ok(ids) if !ids.is_empty() && ids.len() <= MAX_SALES => ids,
         _ => {
-            let e = AppError::invalid("sales", format!("1 to {MAX_SALES} sale ids, comma-separated."));
-            return refuse(StatusCode::BAD_REQUEST, e);
+            return AppError::invalid("sales", format!("1 to {MAX_SALES} sale ids, comma-separated.")).into_response();
         }
     };
     // Subscribe first, then read: an announcement between the two is not missed.
@@ -52,13 +45,10 @@ pub async fn stock_events(State(state): State<AppState>, Query(q): Query<Sales>)
         ids.iter().map(|id| (*id, state.live_stock.watch(*id))).collect();
     let first: Vec<(i64, i64)> = match crate::inventory::live_stocks(&state.redis, &state.keys, &ids).await {
         Ok((_, stocks)) => stocks.into_iter().filter_map(|(id, s)| s.map(|s| (id, s))).collect(),
-        Err(e) => {
-            let err = AppError::from(crate::error::BackendError::from(e));
-            return refuse(StatusCode::from_u16(err.status_code()).unwrap_or(StatusCode::SERVICE_UNAVAILABLE), err);
-        }
+        Err(e) => return AppError::from(crate::error::BackendError::from(e)).into_response(),
     };
     if first.is_empty() {
-        return refuse(StatusCode::NOT_FOUND, AppError::NotFound("Flash sale".into()));
+        return AppError::NotFound("Flash sale".into()).into_response();
     }
     rxs.retain(|(id, _)| first.iter().any(|(f, _)| f == id));
     let last: std::collections::HashMap<i64, i64> = first.iter().copied().collect();

@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
 pub use crate::inventory::GrabCode;
-use crate::text::{FreeText, TextRule};
 
 /// A merchant's new flash sale, parsed and checked. Times are unix ms.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,19 +59,7 @@ impl TryFrom<SaleForm> for NewFlashSale {
 
     /// Checks every field; the first problem is reported against its field.
     fn try_from(form: SaleForm) -> Result<Self, AppError> {
-        let title = FreeText::parse(
-            "title",
-            &form.title,
-            TextRule { min: 1, max: 64, multiline: false },
-            "A title of 1 to 64 characters.",
-        )?;
-        let rules = FreeText::parse(
-            "rules",
-            &form.rules,
-            TextRule { min: 0, max: 200, multiline: true },
-            "Rules of at most 200 characters.",
-        )?;
-        let (pay_cents, actual_cents) = crate::money::price_and_face_value(&form.pay, &form.actual)?;
+        let terms = crate::money::CouponTerms::parse(&form.title, &form.rules, &form.pay, &form.actual)?;
         let stock = parse_stock(&form.stock)?;
         let begin_ms = parse_local_time("begin", &form.begin)?;
         let end_ms = parse_local_time("end", &form.end)?;
@@ -80,10 +67,10 @@ impl TryFrom<SaleForm> for NewFlashSale {
             return Err(AppError::invalid("end", "The sale must end after it begins."));
         }
         Ok(Self {
-            title: title.into_string(),
-            rules: rules.into_string(),
-            pay_cents,
-            actual_cents,
+            title: terms.title,
+            rules: terms.rules,
+            pay_cents: terms.pay_cents,
+            actual_cents: terms.actual_cents,
             stock,
             begin_ms,
             end_ms,

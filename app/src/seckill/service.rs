@@ -560,6 +560,11 @@ pub async fn console_sales(
     shop_id: i64,
 ) -> Result<Vec<ConsoleSale>, SeckillError> {
     authorize_owner(state, user, shop_id).await?;
+    sales_overview(state, shop_id).await
+}
+
+/// [`console_sales`] for a caller that has already checked the owner (the console, once per page).
+pub async fn sales_overview(state: &AppState, shop_id: i64) -> Result<Vec<ConsoleSale>, SeckillError> {
     let rows = store::console_sales(state.postgres()?, shop_id).await?;
     let ids: Vec<i64> = rows.iter().map(|r| r.0).collect();
     // Without Redis the console still lists the sales, with Postgres' count.

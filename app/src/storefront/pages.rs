@@ -1,7 +1,6 @@
 //! The shop page (coupons, flash sales, notes, visitors) and the merchant's shop forms.
 
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
 
 use super::api::{OpenShop, RemoveShop, UpdateShop, get_shop_page};
 use super::model::ShopPage;
@@ -11,32 +10,12 @@ use crate::error::AppError;
 use crate::orders::api::buy_voucher;
 use crate::seckill::pages::{FlashSaleCard, follow_stocks, stock_signal};
 use crate::social::pages::ShopNotes;
-use crate::ui::{FieldError, FormError, VoucherShell, error_notice, error_view, yuan};
-
-/// The shop id in the URL (`None` if it is not a number).
-fn shop_id() -> impl Fn() -> Option<i64> + Copy + Send + Sync + 'static {
-    let params = use_params_map();
-    move || params.read().get("id").and_then(|s| s.parse::<i64>().ok())
-}
-
-/// A resource keyed on the shop id in the URL; a non-numeric id is a 404 without asking the server.
-fn shop_resource<T, Fut>(fetch: fn(i64) -> Fut) -> Resource<Result<T, AppError>>
-where
-    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
-    Fut: Future<Output = Result<T, AppError>> + Send + 'static,
-{
-    Resource::new(shop_id(), move |id| async move {
-        match id {
-            Some(id) => fetch(id).await,
-            None => Err(AppError::NotFound("Shop".into())),
-        }
-    })
-}
+use crate::ui::{FieldError, FormError, VoucherShell, error_notice, error_view, id_param, id_resource, yuan};
 
 /// `/shops/:id`.
 #[component]
 pub fn ShopDetailPage() -> impl IntoView {
-    let data = shop_resource(get_shop_page);
+    let data = id_resource("Shop", || 0, get_shop_page);
     view! {
         <Suspense fallback=|| view! { <p>"Loading shop…"</p> }>
             {move || Suspend::new(async move {
@@ -166,8 +145,8 @@ fn ShopFields(shop: Option<Shop>, error: Signal<Option<AppError>>) -> impl IntoV
 /// `/shops/:id/edit`: the owner's edit form.
 #[component]
 pub fn EditShopPage() -> impl IntoView {
-    let id = shop_id();
-    let data = shop_resource(shop_for_edit);
+    let id = id_param();
+    let data = id_resource("Shop", || 0, shop_for_edit);
     let action = ServerAction::<UpdateShop>::new();
     let remove = ServerAction::<RemoveShop>::new();
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
