@@ -5,13 +5,16 @@
 -- KEYS[1] = seckill:{vid}:stock   KEYS[2] = seckill:{vid}:buyers   KEYS[3] = seckill:{vid}:window
 -- KEYS[4] = seckill:{vid}:grabs (user id -> the order id of the grab that recorded them)
 -- KEYS[5] = seckill:{vid}:tries:{user} (this buyer's recent attempts on this sale: a sorted set of times)
+-- KEYS[6] = seckill:{vid}:pass:{token} (the buyer's solved slider puzzle; asked for only when the window
+-- hash says check = 1, and taken by the grab whatever comes of it)
 -- Every key carries the sale's {vid} hash tag, so the script stays valid on Redis Cluster. A grab announces
 -- the stock left on the channel KEYS[1]:live.
 -- ARGV[1] = user id   ARGV[2] = the order id this grab will produce (lets a caller whose call timed out
 -- check whether the grab happened instead of guessing)
 -- ARGV[3] = attempt window ms   ARGV[4] = attempts allowed per window (0: no limit)   ARGV[5] = attempt id
 -- Returns {code, wait ms}: code 0 ok, 1 no such sale, 2 not started, 3 ended, 4 sold out, 5 already bought,
--- 6 too many attempts (wait ms until the oldest one leaves the window; 0 for every other code).
+-- 6 too many attempts (wait ms until the oldest one leaves the window; 0 for every other code), 7 no valid
+-- puzzle pass (missing, used, expired or another user's).
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local limit = tonumber(ARGV[4]) or 0
@@ -27,7 +30,7 @@ if limit > 0 then
   redis.call('ZADD', KEYS[5], now, ARGV[5])
   redis.call('PEXPIRE', KEYS[5], span)
 end
-local window = redis.call('HMGET', KEYS[3], 'begin', 'end')
+local window = redis.call('HMGET', KEYS[3], 'begin', 'end', 'check')
 local stock = redis.call('GET', KEYS[1])
 if (not window[1]) or (not window[2]) or (not stock) then
   return {1, 0}
@@ -37,6 +40,12 @@ if now < tonumber(window[1]) then
 end
 if now >= tonumber(window[2]) then
   return {3, 0}
+end
+if window[3] == '1' then
+  if redis.call('GET', KEYS[6]) ~= ARGV[1] then
+    return {7, 0}
+  end
+  redis.call('DEL', KEYS[6])
 end
 if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then
   return {5, 0}

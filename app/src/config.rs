@@ -91,6 +91,10 @@ pub struct Config {
     /// `GRAB_ADMIT_PER_SEC`: grabs one instance lets in per second (its back end's capacity); the rest are
     /// answered 429 at once.
     pub grab_admit_per_sec: u32,
+    /// The slider puzzle before a grab: `HUMAN_CHECK_SECRET` signs the puzzles (every instance behind one
+    /// site needs the same; unset, each process draws its own), `HUMAN_CHECK_TOLERANCE_PX` is how far from
+    /// the gap an answer may land, `HUMAN_CHECK_MIN_DRAG_MS` the least time a person's drag takes.
+    pub human_check: crate::human_check::Settings,
     /// `LOGIN_MAX_FAILURES`: log-in attempts per account and address (and 4× per address) before that
     /// address is locked out; also the attempts on an account before it is slowed down.
     pub login_max_failures: u32,
@@ -160,6 +164,11 @@ impl Config {
             seckill_rate_window: r.secs("SECKILL_RATE_WINDOW_SECS", 10)?,
             ip_rate_limit: r.parse("IP_RATE_LIMIT", 200)?,
             grab_admit_per_sec: r.parse("GRAB_ADMIT_PER_SEC", 20_000)?,
+            human_check: crate::human_check::Settings::new(
+                lookup("HUMAN_CHECK_SECRET").as_deref(),
+                r.parse("HUMAN_CHECK_TOLERANCE_PX", 5)?,
+                Duration::from_millis(r.parse("HUMAN_CHECK_MIN_DRAG_MS", 300u64)?),
+            ),
             login_max_failures: r.parse("LOGIN_MAX_FAILURES", 5)?,
             login_lockout: r.secs("LOGIN_LOCKOUT_SECS", 15 * 60)?,
             login_slowdown_max: r.secs("LOGIN_SLOWDOWN_MAX_SECS", 30)?,

@@ -23,11 +23,13 @@ pub enum GrabCode {
     AlreadyBought,
     /// Too many attempts by this user on this sale just now.
     RateLimited,
+    /// The sale asks for a solved slider puzzle and none came (missing, used, expired or someone else's).
+    NeedsPuzzle,
 }
 
 impl GrabCode {
     /// Every code, in the script's numbering.
-    pub const ALL: [GrabCode; 7] = [
+    pub const ALL: [GrabCode; 8] = [
         Self::Ok,
         Self::NoSuchSale,
         Self::NotStarted,
@@ -35,6 +37,7 @@ impl GrabCode {
         Self::SoldOut,
         Self::AlreadyBought,
         Self::RateLimited,
+        Self::NeedsPuzzle,
     ];
 
     /// Maps the script's integer; an unknown code is treated as "no such sale" (nothing was deducted).
@@ -46,6 +49,7 @@ impl GrabCode {
             4 => Self::SoldOut,
             5 => Self::AlreadyBought,
             6 => Self::RateLimited,
+            7 => Self::NeedsPuzzle,
             _ => Self::NoSuchSale,
         }
     }
@@ -65,6 +69,7 @@ impl GrabCode {
             Self::SoldOut => "sold_out",
             Self::AlreadyBought => "already_bought",
             Self::RateLimited => "rate_limited",
+            Self::NeedsPuzzle => "needs_puzzle",
         }
     }
 
@@ -78,6 +83,7 @@ impl GrabCode {
             Self::SoldOut => "Sold out.",
             Self::AlreadyBought => "You already have this coupon.",
             Self::RateLimited => "Too many tries just now: wait a moment.",
+            Self::NeedsPuzzle => "Slide the puzzle piece into place first.",
         }
     }
 }
@@ -99,6 +105,7 @@ mod redis_state {
     static SECKILL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/seckill.lua")));
     static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/release.lua")));
     static RESTORE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/restore_sale.lua")));
+    static HUMAN_PASS: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/human_pass.lua")));
 
     /// How long Redis keeps a sale after the last of its unpaid orders could have closed: a late grab still
     /// hears "ended" and the audit still sees it, yet old buyer sets do not pile up in memory for ever.
@@ -127,9 +134,12 @@ mod redis_state {
         pub end_ms: i64,
         /// Users with an unpaid or paid order.
         pub buyers: Vec<i64>,
+        /// Whether buyers must solve the slider puzzle first.
+        pub human_check: bool,
     }
 
-    /// Writes a sale's state: stock and window replaced, buyers and release markers cleared (a new sale).
+    /// Writes a sale's state: stock and window (with whether it asks for a solved puzzle) replaced, buyers
+    /// and release markers cleared (a new sale).
     /// Redis forgets all of it at `forget_at_ms` (unix ms); the scripts carry that lifetime to the sets they
     /// create later, so an old sale leaves nothing behind.
     pub async fn load_sale(
@@ -138,6 +148,7 @@ mod redis_state {
         voucher_id: i64,
         stock: i64,
         window: (i64, i64),
+        human_check: bool,
         forget_at_ms: i64,
     ) -> Result<(), redis::RedisError> {
         let (begin_ms, end_ms) = window;
@@ -160,6 +171,8 @@ mod redis_state {
             .arg(begin_ms)
             .arg("end")
             .arg(end_ms)
+            .arg("check")
+            .arg(u8::from(human_check))
             .ignore()
             .cmd("PEXPIREAT")
             .arg(keys.seckill_window(voucher_id))
@@ -188,13 +201,14 @@ mod redis_state {
         order_id: i64,
     ) -> Result<GrabCode, redis::RedisError> {
         let none = AttemptLimit { limit: 0, window_ms: 0 };
-        Ok(try_grab_limited(redis, keys, voucher_id, user_id, order_id, none).await?.0)
+        Ok(try_grab_limited(redis, keys, voucher_id, user_id, order_id, none, None).await?.0)
     }
 
     /// Runs `lua/seckill.lua` for one user (EVALSHA, re-loading the script if Redis lost it) — the attempt
     /// limit, the window, one per user and the stock in one round trip; a grab that succeeds is recorded
-    /// under `order_id`, the id of the order it will produce. Answers the code and, for
-    /// [`GrabCode::RateLimited`], the ms until another attempt is allowed.
+    /// under `order_id`, the id of the order it will produce. A sale with the human check takes the
+    /// buyer's puzzle `pass` in the same call. Answers the code and, for [`GrabCode::RateLimited`], the ms
+    /// until another attempt is allowed.
     pub async fn try_grab_limited(
         redis: &ConnectionManager,
         keys: &Keys,
@@ -202,13 +216,17 @@ mod redis_state {
         user_id: i64,
         order_id: i64,
         attempts: AttemptLimit,
+        pass: Option<&str>,
     ) -> Result<(GrabCode, u64), redis::RedisError> {
+        // Only what [`record_solution`] mints can name a pass; anything else names none.
+        let pass = pass.filter(|p| p.len() == 32 && p.bytes().all(|b| b.is_ascii_hexdigit())).unwrap_or("-");
         let (code, wait): (i64, i64) = SECKILL
             .key(keys.seckill_stock(voucher_id))
             .key(keys.seckill_buyers(voucher_id))
             .key(keys.seckill_window(voucher_id))
             .key(keys.seckill_grabs(voucher_id))
             .key(keys.seckill_tries(voucher_id, user_id))
+            .key(keys.seckill_pass(voucher_id, pass))
             .arg(user_id)
             .arg(order_id)
             .arg(attempts.window_ms)
@@ -217,6 +235,49 @@ mod redis_state {
             .invoke_async(&mut redis.clone())
             .await?;
         Ok((GrabCode::from_script(code), wait.max(0) as u64))
+    }
+
+    /// How an answer to a slider puzzle was recorded.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub enum Solution {
+        /// Right: this pass is good for one grab by the user, for `lifetime`.
+        Passed(String),
+        /// Wrong: the puzzle is spent.
+        Missed,
+        /// The puzzle had been answered before.
+        Reused,
+    }
+
+    /// Spends puzzle `nonce` of sale `voucher_id` and, if it was solved (`hit`), leaves a pass for one grab
+    /// by `user_id` (`lua/human_pass.lua`, one round trip); both last `lifetime`.
+    pub async fn record_solution(
+        redis: &ConnectionManager,
+        keys: &Keys,
+        voucher_id: i64,
+        user_id: i64,
+        nonce: &str,
+        hit: bool,
+        lifetime: Duration,
+    ) -> Result<Solution, redis::RedisError> {
+        let token = hex_token();
+        let answer: i64 = HUMAN_PASS
+            .key(keys.seckill_puzzle(voucher_id, nonce))
+            .key(keys.seckill_pass(voucher_id, &token))
+            .arg(user_id)
+            .arg(lifetime.as_millis() as u64)
+            .arg(u8::from(hit))
+            .invoke_async(&mut redis.clone())
+            .await?;
+        Ok(match answer {
+            1 => Solution::Passed(token),
+            0 => Solution::Reused,
+            _ => Solution::Missed,
+        })
+    }
+
+    /// 128 random bits from the OS-seeded generator, as 32 hex digits (a pass nobody can guess).
+    fn hex_token() -> String {
+        hex::encode(rand::random::<[u8; 16]>())
     }
 
     /// Whether the grab that would produce `order_id` happened (for a caller whose script call timed out:
@@ -309,7 +370,8 @@ mod redis_state {
             .arg(sale.stock)
             .arg(sale.begin_ms)
             .arg(sale.end_ms)
-            .arg(forget_at_ms);
+            .arg(forget_at_ms)
+            .arg(u8::from(sale.human_check));
         for b in &sale.buyers {
             inv.arg(*b);
         }

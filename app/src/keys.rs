@@ -147,6 +147,16 @@ impl Keys {
         format!("{}seckill:{{{voucher_id}}}:tries:{user_id}", self.prefix)
     }
 
+    /// `seckill:{vid}:pass:{token}`: a solved slider puzzle, good for one grab by the user it holds.
+    pub fn seckill_pass(&self, voucher_id: i64, token: &str) -> String {
+        format!("{}seckill:{{{voucher_id}}}:pass:{token}", self.prefix)
+    }
+
+    /// `seckill:{vid}:puzzle:{nonce}`: a slider puzzle that was answered (each is answered once).
+    pub fn seckill_puzzle(&self, voucher_id: i64, nonce: &str) -> String {
+        format!("{}seckill:{{{voucher_id}}}:puzzle:{nonce}", self.prefix)
+    }
+
     /// `seckill:{vid}:released`: order ids whose grab was already given back (release once only).
     pub fn seckill_released(&self, voucher_id: i64) -> String {
         format!("{}seckill:{{{voucher_id}}}:released", self.prefix)

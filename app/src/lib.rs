@@ -18,6 +18,7 @@ pub mod storefront;
 pub mod chart;
 pub mod clock;
 pub mod error;
+pub mod human_check;
 pub mod inventory;
 pub mod money;
 pub mod point;

@@ -121,6 +121,9 @@ impl AppState {
     /// Builds the state around an existing pool (tests hand in a per-test database) and starts the
     /// cache-invalidation listener.
     pub async fn with_db(config: Config, leptos_options: LeptosOptions, db: PgPool) -> Result<Self, StartupError> {
+        if config.human_check.key_is_local() {
+            tracing::warn!("HUMAN_CHECK_SECRET is unset: slider puzzles verify only on this instance");
+        }
         let redis = redis_connection(&config.redis_url).await?;
         let kafka = crate::kafka::producer(&config)?;
         let keys = Keys::new(config.redis_key_prefix.clone());

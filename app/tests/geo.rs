@@ -172,6 +172,7 @@ async fn opened_and_removed_shops_come_and_go_in_nearby_search(db: PgPool) {
         stock: 5,
         begin_ms: now - 1_000,
         end_ms: now + 3_600_000,
+        human_check: false,
     };
     let vid = app::seckill::service::open_sale(&state, id, sale).await.unwrap();
     assert_eq!(app::inventory::sale_state(&state.redis, &state.keys, vid).await.unwrap(), (Some(5), 0));

@@ -128,7 +128,7 @@ async fn before_start_after_end_and_unknown_sale_each_answer_clearly_and_write_n
     // An ended sale is not restored at start-up; load it the way the merchant's creation would.
     seed_flash_sale(&db, 2, 5, -7200, -3600).await.unwrap();
     let now = now_ms();
-    inventory::load_sale(&state.redis, &state.keys, 2, 5, (now - 7_200_000, now - 3_600_000), now + 3_600_000)
+    inventory::load_sale(&state.redis, &state.keys, 2, 5, (now - 7_200_000, now - 3_600_000), false, now + 3_600_000)
         .await
         .unwrap();
 

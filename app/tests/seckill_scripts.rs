@@ -20,7 +20,7 @@ const HOUR: i64 = 3_600_000;
 #[tokio::test]
 async fn a_thousand_buyers_on_a_hundred_coupons_get_exactly_a_hundred() {
     let (redis, keys) = setup().await;
-    inventory::load_sale(&redis, &keys, 42, 100, (now_ms() - HOUR, now_ms() + HOUR), now_ms() + 3 * HOUR)
+    inventory::load_sale(&redis, &keys, 42, 100, (now_ms() - HOUR, now_ms() + HOUR), false, now_ms() + 3 * HOUR)
         .await
         .unwrap();
     let grabs = (1..=1_000).map(|user| {
@@ -36,7 +36,9 @@ async fn a_thousand_buyers_on_a_hundred_coupons_get_exactly_a_hundred() {
 #[tokio::test]
 async fn one_user_firing_fifty_grabs_gets_one() {
     let (redis, keys) = setup().await;
-    inventory::load_sale(&redis, &keys, 7, 10, (now_ms() - HOUR, now_ms() + HOUR), now_ms() + 3 * HOUR).await.unwrap();
+    inventory::load_sale(&redis, &keys, 7, 10, (now_ms() - HOUR, now_ms() + HOUR), false, now_ms() + 3 * HOUR)
+        .await
+        .unwrap();
     let grabs = (0..50).map(|_| {
         let (redis, keys) = (redis.clone(), keys.clone());
         async move { inventory::try_grab(&redis, &keys, 7, 1234, 0).await.unwrap() }
@@ -51,11 +53,11 @@ async fn one_user_firing_fifty_grabs_gets_one() {
 async fn window_and_missing_sale_answer_without_deducting() {
     let (redis, keys) = setup().await;
     assert_eq!(inventory::try_grab(&redis, &keys, 1, 1, 0).await.unwrap(), GrabCode::NoSuchSale, "nil-safe");
-    inventory::load_sale(&redis, &keys, 2, 5, (now_ms() + HOUR, now_ms() + 2 * HOUR), now_ms() + 3 * HOUR)
+    inventory::load_sale(&redis, &keys, 2, 5, (now_ms() + HOUR, now_ms() + 2 * HOUR), false, now_ms() + 3 * HOUR)
         .await
         .unwrap();
     assert_eq!(inventory::try_grab(&redis, &keys, 2, 1, 0).await.unwrap(), GrabCode::NotStarted);
-    inventory::load_sale(&redis, &keys, 3, 5, (now_ms() - 2 * HOUR, now_ms() - HOUR), now_ms() + 3 * HOUR)
+    inventory::load_sale(&redis, &keys, 3, 5, (now_ms() - 2 * HOUR, now_ms() - HOUR), false, now_ms() + 3 * HOUR)
         .await
         .unwrap();
     assert_eq!(inventory::try_grab(&redis, &keys, 3, 1, 0).await.unwrap(), GrabCode::Ended);
@@ -70,7 +72,9 @@ async fn window_and_missing_sale_answer_without_deducting() {
 #[tokio::test]
 async fn a_release_gives_back_exactly_once() {
     let (redis, keys) = setup().await;
-    inventory::load_sale(&redis, &keys, 9, 1, (now_ms() - HOUR, now_ms() + HOUR), now_ms() + 3 * HOUR).await.unwrap();
+    inventory::load_sale(&redis, &keys, 9, 1, (now_ms() - HOUR, now_ms() + HOUR), false, now_ms() + 3 * HOUR)
+        .await
+        .unwrap();
     assert_eq!(inventory::try_grab(&redis, &keys, 9, 5, 0).await.unwrap(), GrabCode::Ok);
     assert_eq!(inventory::try_grab(&redis, &keys, 9, 6, 0).await.unwrap(), GrabCode::SoldOut);
     let releases = (0..20).map(|_| {
@@ -90,14 +94,14 @@ async fn the_window_slides_and_says_how_long_to_wait() {
     // until t1 + 1,000. A fixed window (reset at t0 + 1,000) would let three through there, not two.
     // The limit lives in the sale script: attempts on a sale that has not started count like any other.
     let (redis, keys) = setup().await;
-    inventory::load_sale(&redis, &keys, 11, 10, (now_ms() + HOUR, now_ms() + 2 * HOUR), now_ms() + 3 * HOUR)
+    inventory::load_sale(&redis, &keys, 11, 10, (now_ms() + HOUR, now_ms() + 2 * HOUR), false, now_ms() + 3 * HOUR)
         .await
         .unwrap();
     let limit = inventory::AttemptLimit { limit: 3, window_ms: 1_000 };
     let attempt = std::sync::atomic::AtomicI64::new(0);
     let check = || async {
         let id = attempt.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        match inventory::try_grab_limited(&redis, &keys, 11, 1, id, limit).await {
+        match inventory::try_grab_limited(&redis, &keys, 11, 1, id, limit, None).await {
             Ok((GrabCode::RateLimited, wait)) => Ok::<_, redis::RedisError>(Some(wait)),
             Ok((code, _)) => {
                 assert_eq!(code, GrabCode::NotStarted);
@@ -160,7 +164,9 @@ fn sale_keys(keys: &Keys, vid: i64) -> [String; 5] {
 #[tokio::test]
 async fn a_caller_whose_call_timed_out_can_check_whether_its_grab_happened() {
     let (redis, keys) = setup().await;
-    inventory::load_sale(&redis, &keys, 12, 1, (now_ms() - HOUR, now_ms() + HOUR), now_ms() + 3 * HOUR).await.unwrap();
+    inventory::load_sale(&redis, &keys, 12, 1, (now_ms() - HOUR, now_ms() + HOUR), false, now_ms() + 3 * HOUR)
+        .await
+        .unwrap();
     assert!(!inventory::grab_recorded(&redis, &keys, 12, 1, 500).await.unwrap(), "nothing yet");
     assert_eq!(inventory::try_grab(&redis, &keys, 12, 1, 500).await.unwrap(), GrabCode::Ok);
     assert!(inventory::grab_recorded(&redis, &keys, 12, 1, 500).await.unwrap(), "this grab happened");
@@ -176,7 +182,7 @@ async fn a_caller_whose_call_timed_out_can_check_whether_its_grab_happened() {
 async fn a_sale_is_forgotten_as_a_whole_when_its_time_is_up() {
     let (redis, keys) = setup().await;
     let forget_at = now_ms() + 1_500;
-    inventory::load_sale(&redis, &keys, 11, 2, (now_ms() - HOUR, now_ms() + HOUR), forget_at).await.unwrap();
+    inventory::load_sale(&redis, &keys, 11, 2, (now_ms() - HOUR, now_ms() + HOUR), false, forget_at).await.unwrap();
     assert_eq!(inventory::try_grab(&redis, &keys, 11, 1, 0).await.unwrap(), GrabCode::Ok);
     assert!(inventory::release(&redis, &keys, 11, 1, 100).await.unwrap());
     assert_eq!(inventory::try_grab(&redis, &keys, 11, 2, 0).await.unwrap(), GrabCode::Ok);

@@ -1,5 +1,5 @@
 // Shared steps for the end-to-end tests.
-import { expect, Page } from '@playwright/test';
+import { expect, Locator, Page } from '@playwright/test';
 
 /** Waits until the wasm bundle has hydrated the page (App marks <body data-hydrated> from an effect,
  *  and effects only run in the browser after hydration). */
@@ -28,4 +28,50 @@ export { expect };
 export async function logInDemo(page: Page, account: string) {
   await logIn(page, account, 'haodian2026');
   await expect(page.locator('.account-button')).toBeVisible();
+}
+
+/** Where the gap of the slider puzzle shown in `scope` is: the piece's left edge that fills it, px. */
+export async function puzzleGap(scope: Locator): Promise<number> {
+  const d = await scope.locator('.puzzle-gap').getAttribute('d');
+  const m = /^M([\d.]+),/.exec(d ?? '');
+  if (!m) throw new Error(`no gap in the puzzle: ${d}`);
+  return Math.round(Number(m[1]));
+}
+
+/** Solves the slider puzzle shown in `scope` the way a person would: `drag` presses the handle and moves
+ *  it over in small steps, then lets go; `keys` moves it with the arrow keys and presses Enter. `miss`
+ *  aims this many px beside the gap. */
+export async function solvePuzzle(page: Page, scope: Locator, how: 'drag' | 'keys', miss = 0) {
+  const slider = scope.locator('.puzzle-slider');
+  await expect(slider).toBeEnabled();
+  const target = (await puzzleGap(scope)) + miss;
+  if (how === 'keys') {
+    await slider.focus();
+    for (let v = 0; v + 1 < target; v += 2) await slider.press('ArrowRight');
+    await expect.poll(async () => Math.abs(Number(await slider.inputValue()) - target)).toBeLessThanOrEqual(1);
+    await page.waitForTimeout(350); // a person takes a moment before confirming
+    await slider.press('Enter');
+    return;
+  }
+  const box = (await slider.boundingBox())!;
+  const max = Number(await slider.getAttribute('max'));
+  // The handle is as wide as the piece (44 px at full size), so value v sits under x + half a handle + v·scale.
+  const scale = (box.width - 44 * (box.width / 300)) / max;
+  const xOf = (v: number) => box.x + 22 * (box.width / 300) + v * scale;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(xOf(0), y);
+  await page.mouse.down();
+  for (let i = 1; i <= 20; i++) {
+    await page.mouse.move(xOf((target * i) / 20), y);
+    await page.waitForTimeout(25);
+  }
+  // Nudge until the value lands where aimed (the handle's geometry may differ by a pixel).
+  let at = xOf(target);
+  for (let i = 0; i < 5; i++) {
+    const off = target - Number(await slider.inputValue());
+    if (Math.abs(off) <= 1) break;
+    at += off * scale;
+    await page.mouse.move(at, y);
+  }
+  await page.mouse.up();
 }

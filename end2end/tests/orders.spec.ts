@@ -1,7 +1,7 @@
 // Order lifecycle end to end (the e2e server runs with PAY_TIMEOUT_SECS=8): grab → "My orders" counts down
 // → Pay → "paid"; an order left unpaid turns "closed" on its own and the coupon can be grabbed again.
 import { Page, test } from '@playwright/test';
-import { expect, logInDemo, waitForHydration } from './helpers';
+import { expect, logInDemo, solvePuzzle, waitForHydration } from './helpers';
 
 const LIVE_SALE = 1; // the seeded live flash sale on shop 1
 
@@ -37,6 +37,7 @@ async function grabLiveSale(page: Page) {
   await waitForHydration(page);
   const card = page.locator(`li.flash[data-voucher-id="${LIVE_SALE}"]`);
   await card.locator('.grab-button').click();
+  await solvePuzzle(page, card, 'keys');
   await expect(card.locator('.order-status')).toHaveText('awaiting payment', { timeout: 20_000 });
   return card;
 }

@@ -1,9 +1,12 @@
 // Flash sale end to end: the merchant creates a sale starting in a few seconds; a shopper sees the
-// countdown turn into a button without a reload, grabs once (the button is disabled while pending and a
-// double click sends one request), and follows the order from "queued" to "awaiting payment" while
-// another visitor's page shows the stock go down live.
+// countdown turn into a button without a reload, grabs once (a double click asks for one puzzle, the
+// slider is dragged into the gap, the button is disabled while the grab is pending and one request is
+// sent), and follows the order from "queued" to "awaiting payment" while another visitor's page shows the
+// stock go down live. The puzzle refuses a grab without a pass and a miss, and the keyboard solves it.
 import { test } from '@playwright/test';
-import { expect, logInDemo, waitForHydration } from './helpers';
+import { expect, logInDemo, solvePuzzle, waitForHydration } from './helpers';
+
+const LIVE_SALE = 1; // the seeded live flash sale on shop 1 (with the human check)
 
 /** `YYYY-MM-DDTHH:MM:SS` in China Standard Time, `ms` from now. */
 function cstIn(ms: number): string {
@@ -45,6 +48,11 @@ test('countdown → grab → queued → awaiting payment, one request per double
 
   // Hold the grab for a second so the pending state is observable, and count the requests.
   let grabs = 0;
+  let puzzles = 0;
+  await page.route('**/api/seckill/puzzle', async (route) => {
+    puzzles += 1;
+    await route.continue();
+  });
   await page.route('**/api/seckill/grab', async (route) => {
     grabs += 1;
     await new Promise((r) => setTimeout(r, 1_000));
@@ -66,12 +74,17 @@ test('countdown → grab → queued → awaiting payment, one request per double
   const watched = watcher.locator(`li.flash[data-voucher-id="${voucherId}"] [data-state="live"]`);
   await expect(watched).toContainText('3 left');
   await button.dblclick();
+  // The merchant left "buyers slide a puzzle piece" ticked: one puzzle, dragged into its gap.
+  await expect(card.locator('.puzzle')).toBeVisible();
+  await solvePuzzle(page, card, 'drag');
+  await expect(card.locator('.puzzle')).toHaveCount(0);
   await expect(button).toBeDisabled();
   const status = card.locator('.order-status');
   await expect(status).toHaveText('queued');
   await expect(card.locator('.grab-result')).toContainText('Got it — order #');
   await expect(status).toHaveText('awaiting payment', { timeout: 20_000 });
   expect(grabs).toBe(1);
+  expect(puzzles).toBe(1);
   await expect(watched).toContainText('2 left');
   await expect(card.locator('[data-state="live"]')).toContainText('2 left');
 
@@ -91,4 +104,25 @@ test('grabbing while logged out says to log in, with a way back', async ({ page 
   await live.locator('.grab-button').click();
   await expect(live.locator('.grab-result')).toContainText('Log in first.');
   await expect(live.locator('.grab-result a')).toHaveAttribute('href', '/login?next=/shops/1');
+});
+
+test('the puzzle: no pass, no grab; a miss draws a new one; the keyboard solves it', async ({ page }) => {
+  test.setTimeout(60_000);
+  await logInDemo(page, '13800000002');
+  // Straight to the grab endpoint without solving anything: refused, nothing taken.
+  const bare = await page.request.post('/api/seckill/grab', { form: { voucher_id: String(LIVE_SALE) } });
+  expect(bare.status()).toBe(400);
+  expect(await bare.text()).toContain('Slide the puzzle piece into place first.');
+  await page.goto('/shops/1');
+  await waitForHydration(page);
+  const card = page.locator(`li.flash[data-voucher-id="${LIVE_SALE}"]`);
+  await card.locator('.grab-button').click();
+  const first = await card.locator('.puzzle-gap').getAttribute('d');
+  await solvePuzzle(page, card, 'drag', 40);
+  await expect(card.locator('.puzzle-hint')).toHaveText('Not quite in the gap: try this one.');
+  // A fresh puzzle replaces it (the old one is spent).
+  await expect(card.locator('.puzzle-hint')).toContainText('Slide the piece into the gap', { timeout: 5_000 });
+  expect(await card.locator('.puzzle-gap').getAttribute('d')).not.toBe(first);
+  await solvePuzzle(page, card, 'keys');
+  await expect(card.locator('.grab-result')).toContainText('Got it — order #', { timeout: 10_000 });
 });

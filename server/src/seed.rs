@@ -433,6 +433,7 @@ async fn seed_vouchers(tx: &mut sqlx::PgConnection) -> Result<(), SeedError> {
             stock,
             begin_ms: unix_ms(now + begin),
             end_ms: unix_ms(now + end),
+            human_check: true,
         };
         app::seckill::service::seed_sale(&mut *tx, id, 1, "周一至周日可用", &sale).await?;
         // A demo sale nobody has bought yet gets its window moved relative to now, so "live", "starting

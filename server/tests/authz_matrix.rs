@@ -94,6 +94,9 @@ fn table() -> Vec<Row> {
         // Any merchant may open a shop; shoppers may not.
         row("/api/catalog/open-shop", "type_id=1&{shop_form}", [LOGIN, NO, OK, OK]),
         // Anyone logged in.
+        row("/api/seckill/puzzle", "voucher_id={sale}", [LOGIN, OK, OK, OK]),
+        // A ticket this site never issued is a field error for everyone logged in.
+        row("/api/seckill/solve", "voucher_id={sale}&ticket=1.ab.cd.ef&x=100&drag_ms=800", [LOGIN, BAD, BAD, BAD]),
         row("/api/seckill/grab", "voucher_id={sale}", [LOGIN, OK, OK, OK]),
         row("/api/orders/buy", "voucher_id={normal}", [LOGIN, OK, OK, OK]),
         row("/api/orders/mine", "", [LOGIN, OK, OK, OK]),

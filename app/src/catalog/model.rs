@@ -163,6 +163,8 @@ pub struct VoucherView {
     pub begin_ms: Option<i64>,
     /// Sale end, unix ms (flash sales).
     pub end_ms: Option<i64>,
+    /// Whether a buyer solves the slider puzzle before grabbing (flash sales).
+    pub human_check: bool,
 }
 
 /// The shop form as the browser sends it (inputs named `form[name]`, …): raw text, parsed into [`ShopEdit`].

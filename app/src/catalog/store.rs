@@ -98,7 +98,7 @@ pub async fn vouchers_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<VoucherVi
     sqlx::query_as::<_, VoucherView>(
         "SELECT id, title, sub_title, rules, pay_value_cents, actual_value_cents, kind, stock,
                 (extract(epoch FROM begin_at) * 1000)::bigint AS begin_ms,
-                (extract(epoch FROM end_at) * 1000)::bigint AS end_ms
+                (extract(epoch FROM end_at) * 1000)::bigint AS end_ms, kind = 'flash' AND human_check AS human_check
          FROM vouchers WHERE shop_id = $1 AND status = 'on' AND (kind = 'flash' OR end_at IS NULL OR end_at > now())
          ORDER BY kind = 'flash' DESC, begin_at NULLS LAST, id",
     )

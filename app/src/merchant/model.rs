@@ -81,8 +81,10 @@ pub struct SaleFunnel {
     pub sale: ConsoleSale,
     /// Shop id.
     pub shop_id: i64,
-    /// Every grab attempt.
+    /// Every grab attempt (and every wrong puzzle answer, which stood for one).
     pub attempts: i64,
+    /// Stopped by the slider puzzle: a wrong, too fast or stale answer, or a grab without a pass.
+    pub puzzle_failed: i64,
     /// Refused by the per-user or per-address limit.
     pub rate_limited: i64,
     /// Refused: nothing left.
@@ -108,6 +110,7 @@ impl SaleFunnel {
         let stage = |label: &str, value: i64, kind| Stage { label: label.to_string(), value, kind };
         vec![
             stage("Grab attempts", self.attempts, Flow),
+            stage("Puzzle not solved", self.puzzle_failed, Loss),
             stage("Rate-limited", self.rate_limited, Loss),
             stage("Sold out", self.sold_out, Loss),
             stage("Already held one", self.duplicate, Loss),

@@ -598,6 +598,7 @@ fn SaleView(f: SaleFunnel, rate: RwSignal<Option<f64>>) -> impl IntoView {
             <thead><tr><th>"Outcome"</th><th>"Grabs"</th></tr></thead>
             <tbody>
                 <tr><td>"Queued an order"</td><td>{f.queued}</td></tr>
+                <tr><td>"Puzzle not solved"</td><td>{f.puzzle_failed}</td></tr>
                 <tr><td>"Rate-limited"</td><td>{f.rate_limited}</td></tr>
                 <tr><td>"Sold out"</td><td>{f.sold_out}</td></tr>
                 <tr><td>"Already held one"</td><td>{f.duplicate}</td></tr>

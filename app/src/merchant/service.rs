@@ -140,6 +140,7 @@ pub async fn sale_funnel(
     let attempts: i64 = outcomes.iter().map(|(_, n)| n).sum();
     let (rate_limited, sold_out, duplicate, queued) =
         (count("rate_limited"), count("sold_out"), count("already_bought"), count("ok"));
+    let puzzle_failed = count("puzzle_refused") + count("needs_puzzle");
     let orders = orders::status_counts(state, &[voucher_id]).await?.remove(&voucher_id).unwrap_or_default();
     let live_holders = orders.unpaid + orders.paid + orders.used;
     let in_flight = (sale.total - sale.left - live_holders).max(0);
@@ -147,10 +148,11 @@ pub async fn sale_funnel(
         sale,
         shop_id,
         attempts,
+        puzzle_failed,
         rate_limited,
         sold_out,
         duplicate,
-        other: attempts - rate_limited - sold_out - duplicate - queued,
+        other: attempts - puzzle_failed - rate_limited - sold_out - duplicate - queued,
         queued,
         orders,
         in_flight,

@@ -4,18 +4,45 @@ use leptos::prelude::*;
 
 use super::model::{SaleAudit, SaleForm};
 use crate::error::AppError;
+use crate::human_check::Puzzle;
 use crate::orders::model::OrderStatus;
 
-/// Grabs one coupon of flash sale `voucher_id` for the logged-in user; answers the order id, which the
-/// page then follows with [`get_order_status`] ("queued" until the order writer has stored it).
+/// A slider puzzle for the logged-in user on flash sale `voucher_id` (sales with the human check ask for
+/// one before each grab).
+#[server(endpoint = "seckill/puzzle")]
+pub async fn grab_puzzle(voucher_id: i64) -> Result<Puzzle, AppError> {
+    crate::edge::run(|cx| async move {
+        let user_id = cx.require_user_id().await?;
+        Ok(super::service::puzzle(&cx.state, user_id, voucher_id))
+    })
+    .await
+}
+
+/// Answers a puzzle of [`grab_puzzle`]: the piece's left edge `x` (px) after a drag of `drag_ms`. Answers
+/// the pass for one [`grab_coupon`] if the piece landed in the gap; a refusal is reported against the
+/// `puzzle` field and the page draws a new one.
+#[server(endpoint = "seckill/solve")]
+pub async fn solve_puzzle(voucher_id: i64, ticket: String, x: u16, drag_ms: u32) -> Result<String, AppError> {
+    crate::edge::run(|cx| async move {
+        // Answers come in the same burst as grabs: the same gate sheds them.
+        cx.state.grab_gate.admit().map_err(|wait| AppError::Busy { retry_after_secs: wait.as_secs().max(1) })?;
+        let user_id = cx.require_user_id().await?;
+        Ok(super::service::solve(&cx.state, user_id, voucher_id, &ticket, x, drag_ms).await?)
+    })
+    .await
+}
+
+/// Grabs one coupon of flash sale `voucher_id` for the logged-in user, spending the puzzle `pass` if the
+/// sale asks for one; answers the order id, which the page then follows with [`get_order_status`]
+/// ("queued" until the order writer has stored it).
 #[server(endpoint = "seckill/grab")]
-pub async fn grab_coupon(voucher_id: i64) -> Result<i64, AppError> {
+pub async fn grab_coupon(voucher_id: i64, pass: Option<String>) -> Result<i64, AppError> {
     crate::edge::run(|cx| async move {
         // The gate first, before the session is read: a shed grab costs nothing but this check.
         cx.state.grab_gate.admit().map_err(|wait| AppError::Busy { retry_after_secs: wait.as_secs().max(1) })?;
         let user_id = cx.require_user_id().await?;
         let ip = cx.client_ip().await;
-        Ok(super::service::grab(&cx.state, user_id, voucher_id, &ip).await?)
+        Ok(super::service::grab_with_pass(&cx.state, user_id, voucher_id, &ip, pass.as_deref()).await?)
     })
     .await
 }

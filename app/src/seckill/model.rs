@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::AppError;
 pub use crate::inventory::GrabCode;
 
+/// The field a refused or missing puzzle answer is reported against (the page then shows a new puzzle).
+pub const PUZZLE_FIELD: &str = "puzzle";
+
 /// A merchant's new flash sale, parsed and checked. Times are unix ms.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewFlashSale {
@@ -23,6 +26,8 @@ pub struct NewFlashSale {
     pub begin_ms: i64,
     /// Sale end (after the start).
     pub end_ms: i64,
+    /// Whether a buyer must solve the slider puzzle before grabbing.
+    pub human_check: bool,
 }
 
 /// Parses a `datetime-local` input (business time) into unix ms, reporting a problem against `field`.
@@ -47,6 +52,9 @@ pub struct SaleForm {
     pub begin: String,
     /// End, likewise.
     pub end: String,
+    /// The "ask buyers to slide a puzzle piece first" checkbox: `on` when ticked, absent (empty) otherwise.
+    #[serde(default)]
+    pub human_check: String,
 }
 
 impl SaleForm {
@@ -74,6 +82,7 @@ impl TryFrom<SaleForm> for NewFlashSale {
             stock,
             begin_ms,
             end_ms,
+            human_check: !form.human_check.is_empty(),
         })
     }
 }
@@ -196,6 +205,7 @@ mod tests {
             stock: stock.into(),
             begin: begin.into(),
             end: end.into(),
+            human_check: "on".into(),
         }
     }
 

@@ -5,11 +5,14 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::api::{ChangeSaleStock, CreateFlashSale, get_order_status, grab_coupon, shop_sales};
+use super::api::{
+    ChangeSaleStock, CreateFlashSale, get_order_status, grab_coupon, grab_puzzle, shop_sales, solve_puzzle,
+};
 use super::model::SaleForm;
 use crate::catalog::model::VoucherView;
 use crate::clock::format_local;
 use crate::error::AppError;
+use crate::human_check::{HEIGHT, PIECE, Puzzle, STEP, WIDTH, piece_path};
 use crate::orders::model::OrderStatus;
 use crate::ui::{FieldError, FormError, VoucherShell, countdown_text, error_notice, server_clock};
 
@@ -52,7 +55,7 @@ pub fn FlashSaleCard(v: VoucherView, server_now_ms: i64, shop_id: i64, left: RwS
     let (begin, end) = (v.begin_ms.unwrap_or(0), v.end_ms.unwrap_or(0));
     let now = server_clock(server_now_ms);
     let phase = Memo::new(move |_| SalePhase::at(now.get(), begin, end, left.get()));
-    let voucher_id = v.id;
+    let (voucher_id, human_check) = (v.id, v.human_check);
     view! {
         <VoucherShell v>
             {move || match phase.get() {
@@ -65,7 +68,7 @@ pub fn FlashSaleCard(v: VoucherView, server_now_ms: i64, shop_id: i64, left: RwS
                     <p class="sale-state live" data-state="live">
                         "Flash sale · " <span class="stock-left">{move || left.get()}</span> " left"
                     </p>
-                    <GrabButton voucher_id shop_id/>
+                    <GrabButton voucher_id shop_id human_check/>
                 }.into_any(),
                 SalePhase::SoldOut => view! { <p class="sale-state sold-out" data-state="sold-out">"Sold out"</p> }.into_any(),
                 SalePhase::Ended => view! { <p class="sale-state ended" data-state="ended">"This sale has ended"</p> }.into_any(),
@@ -109,41 +112,67 @@ pub fn follow_stocks(sales: Vec<(VoucherView, RwSignal<i64>)>, now_ms: i64) {
 }
 
 /// The grab button: one request at a time (disabled while pending, further clicks ignored), replaced by
-/// the outcome; a grabbed order is then polled until the order writer has stored it.
+/// the outcome; a grabbed order is then polled until the order writer has stored it. A sale with the human
+/// check first shows a [`SliderPuzzle`], and the grab carries the pass its solution earned.
 #[component]
-fn GrabButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
+fn GrabButton(voucher_id: i64, shop_id: i64, human_check: bool) -> impl IntoView {
     let retrying = RwSignal::new(false);
     // A grab the gate turned away ("busy") is tried once more after a random 0.2–1.2 s, so a crowd that
     // arrived in the same instant comes back spread out instead of in another wave.
-    let grab = Action::new_unsync(move |vid: &i64| {
-        let vid = *vid;
+    let grab = Action::new_unsync(move |pass: &Option<String>| {
+        let pass = pass.clone();
         async move {
-            let first = grab_coupon(vid).await;
+            let first = grab_coupon(voucher_id, pass.clone()).await;
             if !matches!(first, Err(AppError::Busy { .. })) {
                 return first;
             }
             retrying.set(true);
             jitter_sleep().await;
-            let second = grab_coupon(vid).await;
+            let second = grab_coupon(voucher_id, pass).await;
             retrying.set(false);
             second
         }
     });
-    let pending = grab.pending();
+    // The puzzle on screen (a new one replaces it after a miss), and the last word about it.
+    let puzzle = RwSignal::new(None::<Puzzle>);
+    let load_puzzle = Action::new_unsync(move |_: &()| grab_puzzle(voucher_id));
+    Effect::new(move |_| {
+        if let Some(Ok(p)) = load_puzzle.value().get() {
+            puzzle.set(Some(p));
+        }
+    });
+    let on_pass = Callback::new(move |pass: String| {
+        puzzle.set(None);
+        grab.dispatch(Some(pass));
+    });
+    let on_miss = Callback::new(move |()| {
+        load_puzzle.dispatch(());
+    });
+    let pending = Signal::derive(move || grab.pending().get() || load_puzzle.pending().get());
     let on_click = move |_| {
         // Double clicks: the second lands while the first is pending (or done) and is dropped here.
-        if !pending.get_untracked() && !matches!(grab.value().get_untracked(), Some(Ok(_))) {
-            grab.dispatch(voucher_id);
+        if pending.get_untracked() || puzzle.with_untracked(Option::is_some) {
+            return;
+        }
+        if matches!(grab.value().get_untracked(), Some(Ok(_))) {
+            return;
+        }
+        if human_check {
+            load_puzzle.dispatch(());
+        } else {
+            grab.dispatch(None);
         }
     };
     let retryable = |e: &AppError| {
         matches!(
             e,
             AppError::TooManyRequests { .. } | AppError::Unavailable(_) | AppError::Transport(_) | AppError::Internal
-        )
+        ) || matches!(e, AppError::Validation { field, .. } if field == super::model::PUZZLE_FIELD)
     };
+    // The grab's answer, or else a failure to fetch the puzzle (log in first, try again…).
+    let outcome = move || grab.value().get().or_else(|| load_puzzle.value().get().and_then(Result::err).map(Err));
     view! {
-        {move || match grab.value().get() {
+        {move || match outcome() {
             Some(Ok(order_id)) => view! { <OrderFollower order_id/> }.into_any(),
             Some(Err(AppError::LoginRequired)) => view! {
                 <p class="grab-result" role="status">
@@ -151,6 +180,9 @@ fn GrabButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
                 </p>
             }.into_any(),
             Some(Err(e)) if !retryable(&e) => view! { <p class="grab-result" role="status">{e.to_string()}</p> }.into_any(),
+            _ if puzzle.with(Option::is_some) => view! {
+                {move || puzzle.get().map(|p| view! { <SliderPuzzle voucher_id puzzle=p on_pass on_miss/> })}
+            }.into_any(),
             other => {
                 let error = other.and_then(Result::err).map(|e| e.to_string());
                 view! {
@@ -165,6 +197,95 @@ fn GrabButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
                 }.into_any()
             }
         }}
+    }
+}
+
+/// The browser's clock, ms (the drag's length is measured on it).
+fn browser_ms() -> f64 {
+    #[cfg(feature = "hydrate")]
+    return js_sys::Date::now();
+    #[cfg(not(feature = "hydrate"))]
+    0.0
+}
+
+/// A slider puzzle: the picture with its gap, the piece, and a range input under it that moves the piece
+/// (drag it, or use the arrow keys and Enter). Letting go sends the answer; a pass goes to `on_pass`, a
+/// miss says so and asks `on_miss` for a new puzzle.
+#[component]
+fn SliderPuzzle(voucher_id: i64, puzzle: Puzzle, on_pass: Callback<String>, on_miss: Callback<()>) -> impl IntoView {
+    let Puzzle { ticket, piece_y, picture } = puzzle;
+    let x = RwSignal::new(0u16);
+    // When the buyer first touched the slider, and whether a pointer is dragging it now.
+    let touched = StoredValue::new(None::<f64>);
+    let dragging = StoredValue::new(false);
+    let solve = Action::new_unsync(move |(ticket, x, drag_ms): &(String, u16, u32)| {
+        solve_puzzle(voucher_id, ticket.clone(), *x, *drag_ms)
+    });
+    let submit = move || {
+        if solve.pending().get_untracked() || solve.value().with_untracked(|v| matches!(v, Some(Ok(_)))) {
+            return;
+        }
+        let drag_ms = touched.get_value().map_or(0.0, |t| (browser_ms() - t).max(0.0)) as u32;
+        solve.dispatch((ticket.clone(), x.get_untracked(), drag_ms));
+    };
+    let submit = StoredValue::new(submit);
+    let touch = move || {
+        if touched.get_value().is_none() {
+            touched.set_value(Some(browser_ms()));
+        }
+    };
+    Effect::new(move |_| match solve.value().get() {
+        Some(Ok(pass)) => on_pass.run(pass),
+        // A miss: leave the message up for a moment, then a new puzzle.
+        Some(Err(AppError::Validation { .. })) => set_timeout(move || on_miss.run(()), Duration::from_millis(900)),
+        _ => {}
+    });
+    let hint = move || match solve.value().get() {
+        Some(Err(e)) => e.to_string(),
+        Some(Ok(_)) => "Solved — grabbing…".to_string(),
+        None if solve.pending().get() => "Checking…".to_string(),
+        None => "Slide the piece into the gap (or use the arrow keys, then Enter).".to_string(),
+    };
+    let (w, h, max) = (f64::from(WIDTH), f64::from(HEIGHT), WIDTH - PIECE);
+    view! {
+        <div class="puzzle" role="group" aria-label="Human check">
+            <svg class="puzzle-picture" viewBox=format!("0 0 {w} {h}") width=WIDTH height=HEIGHT aria-hidden="true">
+                <g inner_html=picture></g>
+                <path class="puzzle-piece" d=move || piece_path(f64::from(x.get()), f64::from(piece_y))
+                    fill="#fff" fill-opacity="0.92" stroke="#e4572e" stroke-width="2"/>
+            </svg>
+            <input type="range" class="puzzle-slider" min="0" max=max step=STEP
+                aria-label="Puzzle piece position"
+                prop:value=move || x.get().to_string()
+                disabled=move || solve.pending().get()
+                on:input=move |ev| {
+                    touch();
+                    if let Ok(v) = event_target_value(&ev).parse::<u16>() {
+                        x.set(v.min(max));
+                    }
+                }
+                on:pointerdown=move |_| {
+                    touch();
+                    dragging.set_value(true);
+                }
+                // A pointer letting go ends a drag; keyboard changes wait for Enter.
+                on:change=move |_| {
+                    if dragging.get_value() {
+                        dragging.set_value(false);
+                        submit.with_value(|f| f());
+                    }
+                }
+                on:keydown=move |ev| {
+                    if ev.key() == "Enter" {
+                        ev.prevent_default();
+                        submit.with_value(|f| f());
+                    } else {
+                        touch();
+                    }
+                }
+            />
+            <p class="puzzle-hint" role="status">{hint}</p>
+        </div>
     }
 }
 
@@ -308,6 +429,10 @@ pub fn ShopSalesPage() -> impl IntoView {
                 {field("stock", "Stock", "number", "100")}
                 {field("begin", "Starts (China Standard Time)", "datetime-local", "")}
                 {field("end", "Ends (China Standard Time)", "datetime-local", "")}
+                <label class="check-row" for="human_check">
+                    <input id="human_check" name="form[human_check]" type="checkbox" checked/>
+                    " Buyers slide a puzzle piece before grabbing (spreads the rush, slows bots)"
+                </label>
                 <FormError error=create_error fields=&SaleForm::FIELDS/>
                 <button type="submit" class="primary" disabled=move || create.pending().get()>"Create flash sale"</button>
             </ActionForm>

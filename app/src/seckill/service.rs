@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::model::{ConsoleSale, GrabCode, NewFlashSale, SaleAudit, SaleState};
+use super::model::{ConsoleSale, GrabCode, NewFlashSale, PUZZLE_FIELD, SaleAudit, SaleState};
 use super::store;
 use crate::auth::model::CurrentUser;
 use crate::breaker::Service;
@@ -36,6 +36,9 @@ pub enum SeckillError {
     /// Redis lost its data and the sale's state is being rebuilt from Postgres; nothing was taken.
     #[error("sale state is being restored")]
     Restoring,
+    /// The slider puzzle's answer was refused (the page shows a new puzzle).
+    #[error("puzzle refused: {0}")]
+    Puzzle(#[from] crate::human_check::Refusal),
     /// Input failed validation.
     #[error("invalid input: {0}")]
     Invalid(AppError),
@@ -59,6 +62,11 @@ impl From<SeckillError> for AppError {
     fn from(e: SeckillError) -> Self {
         match e {
             SeckillError::Refused(GrabCode::NoSuchSale) => AppError::NotFound("Flash sale".into()),
+            // Its own field, so the page knows to show the puzzle (again).
+            SeckillError::Refused(GrabCode::NeedsPuzzle) => {
+                AppError::invalid(PUZZLE_FIELD, GrabCode::NeedsPuzzle.message())
+            }
+            SeckillError::Puzzle(refusal) => AppError::invalid(PUZZLE_FIELD, refusal.message()),
             SeckillError::Refused(code) => AppError::invalid("grab", code.message()),
             SeckillError::RateLimited(ms) => {
                 let secs = ms.div_ceil(1000).max(1);
@@ -109,6 +117,7 @@ impl SeckillError {
         match self {
             Self::Refused(code) => code.label(),
             Self::RateLimited(_) => "rate_limited",
+            Self::Puzzle(_) => "puzzle_refused",
             Self::NoIds(_) => "no_ids",
             Self::BrokerUnavailable(_) => "broker_unavailable",
             Self::Unsure(_) => "unsure",
@@ -120,12 +129,71 @@ impl SeckillError {
     }
 }
 
-/// One grab for a logged-in user. On `Ok` the order is in Kafka (or, if the broker's answer was lost, on
-/// the compensation list that re-sends it), so it will be written; the id is what the page then follows.
-/// Its latency lands in `/metrics` by outcome.
+/// A new slider puzzle for `user_id` on sale `voucher_id` (nothing stored: the ticket carries it).
+pub fn puzzle(state: &AppState, user_id: i64, voucher_id: i64) -> crate::human_check::Puzzle {
+    state.config.human_check.issue(user_id, voucher_id, now_ms())
+}
+
+/// Judges an answer to a puzzle of [`puzzle`] and, if the piece landed in the gap, answers the pass for one
+/// grab. The puzzle is spent whatever the answer, so each one buys a single guess.
+pub async fn solve(
+    state: &AppState,
+    user_id: i64,
+    voucher_id: i64,
+    ticket: &str,
+    x: u16,
+    drag_ms: u32,
+) -> Result<String, SeckillError> {
+    use crate::human_check::{LIFETIME, Refusal};
+    state.breakers.admit(Service::Redis)?;
+    let judged = state.config.human_check.judge(ticket, user_id, voucher_id, x, drag_ms, now_ms());
+    let outcome = match judged {
+        Ok(judged) => {
+            inventory::record_solution(
+                &state.redis,
+                &state.keys,
+                voucher_id,
+                user_id,
+                &judged.nonce,
+                judged.hit,
+                LIFETIME,
+            )
+            .await?
+        }
+        Err(refusal) => {
+            state.grab_tally.add(voucher_id, "puzzle_refused");
+            return Err(refusal.into());
+        }
+    };
+    match outcome {
+        inventory::Solution::Passed(pass) => Ok(pass),
+        inventory::Solution::Missed => {
+            state.grab_tally.add(voucher_id, "puzzle_refused");
+            Err(Refusal::Missed.into())
+        }
+        inventory::Solution::Reused => Err(Refusal::Reused.into()),
+    }
+}
+
+/// One grab for a logged-in user, with no puzzle pass (for sales without the human check: tools and
+/// tests); see [`grab_with_pass`].
 pub async fn grab(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> Result<i64, SeckillError> {
+    grab_with_pass(state, user_id, voucher_id, ip, None).await
+}
+
+/// One grab for a logged-in user, spending the puzzle `pass` of [`solve`] if the sale asks for one. On
+/// `Ok` the order is in Kafka (or, if the broker's answer was lost, on the compensation list that re-sends
+/// it), so it will be written; the id is what the page then follows. Its latency lands in `/metrics` by
+/// outcome.
+pub async fn grab_with_pass(
+    state: &AppState,
+    user_id: i64,
+    voucher_id: i64,
+    ip: &str,
+    pass: Option<&str>,
+) -> Result<i64, SeckillError> {
     let started = std::time::Instant::now();
-    let result = grab_once(state, user_id, voucher_id, ip).await;
+    let result = grab_once(state, user_id, voucher_id, ip, pass).await;
     let outcome = match &result {
         Ok(order_id) => {
             tracing::info!(order = order_id, user = user_id, voucher = voucher_id, "grab queued its order");
@@ -139,7 +207,13 @@ pub async fn grab(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> 
     result
 }
 
-async fn grab_once(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> Result<i64, SeckillError> {
+async fn grab_once(
+    state: &AppState,
+    user_id: i64,
+    voucher_id: i64,
+    ip: &str,
+    pass: Option<&str>,
+) -> Result<i64, SeckillError> {
     // Both breakers before anything is taken: with Redis or the broker failing, "try again in n s" at once.
     state.breakers.admit(Service::Redis)?;
     state.breakers.kafka.admit()?;
@@ -154,23 +228,24 @@ async fn grab_once(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) ->
         limit: state.config.seckill_rate_limit,
         window_ms: state.config.seckill_rate_window.as_millis() as u64,
     };
-    let code =
-        match inventory::try_grab_limited(&state.redis, &state.keys, voucher_id, user_id, order_id, attempts).await {
-            Ok((GrabCode::RateLimited, wait)) => {
-                state.metrics.seckill.outcome(GrabCode::RateLimited);
-                state.metrics.seckill.rate_limited.inc();
-                return Err(SeckillError::RateLimited(wait));
-            }
-            Ok((code, _)) => code,
-            // The script may or may not have run: check in the background, never guess.
-            Err(e) if e.is_timeout() || e.is_connection_dropped() || e.is_io_error() => {
-                crate::breaker::note_failure(Service::Redis);
-                let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
-                tokio::spawn(settle_unknown_grab(state.clone(), order));
-                return Err(SeckillError::Unsure(e.to_string()));
-            }
-            Err(e) => return Err(e.into()),
-        };
+    let grabbed =
+        inventory::try_grab_limited(&state.redis, &state.keys, voucher_id, user_id, order_id, attempts, pass).await;
+    let code = match grabbed {
+        Ok((GrabCode::RateLimited, wait)) => {
+            state.metrics.seckill.outcome(GrabCode::RateLimited);
+            state.metrics.seckill.rate_limited.inc();
+            return Err(SeckillError::RateLimited(wait));
+        }
+        Ok((code, _)) => code,
+        // The script may or may not have run: check in the background, never guess.
+        Err(e) if e.is_timeout() || e.is_connection_dropped() || e.is_io_error() => {
+            crate::breaker::note_failure(Service::Redis);
+            let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
+            tokio::spawn(settle_unknown_grab(state.clone(), order));
+            return Err(SeckillError::Unsure(e.to_string()));
+        }
+        Err(e) => return Err(e.into()),
+    };
     state.metrics.seckill.outcome(code);
     match code {
         GrabCode::Ok => {}
@@ -360,7 +435,8 @@ pub async fn open_sale(state: &AppState, shop_id: i64, sale: NewFlashSale) -> Re
         .await?
         .ok_or_else(|| sqlx::Error::Protocol("a new sale's id was taken".into()))?;
     let forget_at = forget_at_ms(state, sale.end_ms);
-    inventory::load_sale(&state.redis, &state.keys, id, i64::from(sale.stock), (sale.begin_ms, sale.end_ms), forget_at)
+    let window = (sale.begin_ms, sale.end_ms);
+    inventory::load_sale(&state.redis, &state.keys, id, i64::from(sale.stock), window, sale.human_check, forget_at)
         .await?;
     if let Err(e) = tx.commit().await {
         inventory::forget_sale(&state.redis, &state.keys, id).await?;

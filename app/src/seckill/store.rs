@@ -25,7 +25,8 @@ pub async fn restorable_sales(
                 (extract(epoch FROM v.begin_at) * 1000)::BIGINT AS begin_ms,
                 (extract(epoch FROM v.end_at) * 1000)::BIGINT AS end_ms,
                 COALESCE(ARRAY(SELECT o.user_id FROM orders o
-                               WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')), '{}') AS buyers
+                               WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')), '{}') AS buyers,
+                v.human_check
          FROM vouchers v
          WHERE v.kind = 'flash' AND v.status = 'on' AND v.end_at > now() - make_interval(secs => $1)
          ORDER BY v.id",
@@ -106,9 +107,9 @@ pub async fn insert_sale(
 ) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar(
         "INSERT INTO vouchers (id, shop_id, title, sub_title, rules, pay_value_cents, actual_value_cents, kind, stock,
-                               begin_at, end_at)
+                               begin_at, end_at, human_check)
          VALUES (COALESCE($1, nextval(pg_get_serial_sequence('vouchers', 'id'))), $2, $3, $4, $5, $6, $7, 'flash', $8,
-                 to_timestamp($9 / 1000.0), to_timestamp($10 / 1000.0))
+                 to_timestamp($9 / 1000.0), to_timestamp($10 / 1000.0), $11)
          ON CONFLICT (id) DO NOTHING RETURNING id",
     )
     .bind(id)
@@ -121,6 +122,7 @@ pub async fn insert_sale(
     .bind(sale.stock)
     .bind(sale.begin_ms)
     .bind(sale.end_ms)
+    .bind(sale.human_check)
     .fetch_optional(tx)
     .await
 }
@@ -243,24 +245,24 @@ pub async fn cancel_before_start(tx: &mut sqlx::PgConnection, voucher_id: i64) -
     Ok(done.rows_affected() == 1)
 }
 
-/// A sale as a template for a new one: the same title, rules, prices, opening stock and length, starting at
-/// `begin_ms`. `None` if there is no such flash sale.
+/// A sale as a template for a new one: the same title, rules, prices, opening stock, length and human check,
+/// starting at `begin_ms`. `None` if there is no such flash sale.
 pub async fn sale_as_template(
     db: &PgPool,
     voucher_id: i64,
     begin_ms: i64,
 ) -> Result<Option<NewFlashSale>, sqlx::Error> {
-    let row: Option<(String, String, i64, i64, i64, i64)> = sqlx::query_as(
+    let row: Option<(String, String, i64, i64, i64, i64, bool)> = sqlx::query_as(
         "SELECT v.title, v.rules, v.pay_value_cents, v.actual_value_cents,
                 v.stock::BIGINT + (SELECT count(*) FROM orders o
                                    WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')),
-                (extract(epoch FROM v.end_at - v.begin_at) * 1000)::BIGINT
+                (extract(epoch FROM v.end_at - v.begin_at) * 1000)::BIGINT, v.human_check
          FROM vouchers v WHERE v.id = $1 AND v.kind = 'flash'",
     )
     .bind(voucher_id)
     .fetch_optional(db)
     .await?;
-    Ok(row.map(|(title, rules, pay_cents, actual_cents, stock, length_ms)| NewFlashSale {
+    Ok(row.map(|(title, rules, pay_cents, actual_cents, stock, length_ms, human_check)| NewFlashSale {
         title,
         rules,
         pay_cents,
@@ -268,5 +270,6 @@ pub async fn sale_as_template(
         stock: i32::try_from(stock).unwrap_or(i32::MAX).max(1),
         begin_ms,
         end_ms: begin_ms + length_ms,
+        human_check,
     }))
 }
