@@ -72,6 +72,13 @@ for pid in "${pids[@]}"; do
   wait "$pid" || die "installing a tool failed (its output is above)"
 done
 
+# wasm-opt (Binaryen): a release site build (`cargo leptos build --release`) shrinks the hydrate bundle with
+# it and, built with no_downloads, cargo-leptos fails without one on the PATH.
+if want build && ! command -v wasm-opt >/dev/null; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  timed "binaryen install" bash -c "$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq binaryen >/dev/null"
+fi
+
 want browser || { log "tools ready: ${WANTED[*]}"; exit 0; }
 
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -1,7 +1,13 @@
 //! What the load generators share: a plain HTTP client, the grab request, answer labels, fresh sales and
-//! fresh logged-in shoppers.
+//! fresh logged-in shoppers; `probe` reads the server's and Redis' own counters, `open_loop` offers grabs
+//! at a fixed arrival rate.
+
+pub mod open_loop;
+pub mod probe;
 
 use std::time::{Duration, Instant};
+
+use futures::{StreamExt, TryStreamExt};
 
 use app::seckill::model::NewFlashSale;
 use app::seckill::service;
@@ -80,12 +86,44 @@ pub async fn users(state: &AppState, n: usize) -> Result<Vec<(i64, String)>, Str
     .await
     .map_err(|e| e.to_string())?;
     let store = app::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());
-    let mut out = Vec::with_capacity(n);
-    for id in ids {
-        let cookie = app::session::mint(&store, id, time::Duration::hours(1)).await.map_err(|e| e.to_string())?;
-        out.push((id, cookie));
-    }
-    Ok(out)
+    // 64 at a time: tens of thousands of sessions one round trip after another would take a while.
+    futures::stream::iter(ids)
+        .map(|id| {
+            let store = store.clone();
+            async move {
+                let cookie =
+                    app::session::mint(&store, id, time::Duration::hours(1)).await.map_err(|e| e.to_string())?;
+                Ok::<_, String>((id, cookie))
+            }
+        })
+        .buffered(64)
+        .try_collect()
+        .await
+}
+
+/// What a shopper's page load does before the grab button is pressed: `POST /api/auth/me`, which reads the
+/// session (and so puts it in the instance's session cache). Answers the status.
+pub async fn look_in(client: &HttpClient, base: &str, cookie: &str) -> Result<u16, String> {
+    let req = hyper::Request::post(format!("{base}/api/auth/me"))
+        .header("accept", "application/json")
+        .header("cookie", format!("haodian.sid={cookie}"))
+        .body(Full::new(Bytes::new()))
+        .map_err(|e| e.to_string())?;
+    let resp = client.request(req).await.map_err(|e| e.to_string())?;
+    let status = resp.status().as_u16();
+    resp.into_body().collect().await.map_err(|e| e.to_string())?;
+    Ok(status)
+}
+
+/// [`look_in`] for every one of `shoppers`, `concurrency` at a time and in their order (so each one's
+/// session is about as fresh when their grab comes); answers how many were not answered 200.
+pub async fn look_in_all(client: &HttpClient, base: &str, shoppers: &[(i64, String)], concurrency: usize) -> usize {
+    futures::stream::iter(shoppers)
+        .map(|(_, cookie)| look_in(client, base, cookie))
+        .buffered(concurrency)
+        .filter(|r| futures::future::ready(!matches!(r, Ok(200))))
+        .count()
+        .await
 }
 
 fn rand_u32() -> u32 {

@@ -24,7 +24,10 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use tokio::sync::Mutex;
 
-use bench::{HttpClient, grab, new_sale, outcome, users};
+use bench::open_loop::{self, OpenLoop, ms};
+use bench::probe::{self, RedisCounters};
+use bench::{HttpClient, grab, look_in_all, new_sale, outcome, users};
+use serde::{Deserialize, Serialize};
 
 fn env(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_string())
@@ -34,12 +37,7 @@ fn env_num(name: &str, default: usize) -> Result<usize, String> {
     env(name, &default.to_string()).parse().map_err(|e| format!("{name}: {e}"))
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
+use open_loop::percentile;
 
 /// (a) The ceiling: `redis-benchmark` running the same script via EVALSHA on its own sale keys.
 fn evalsha_ceiling(state: &AppState, sha: &str, requests: usize, concurrency: usize) -> Result<f64, String> {
@@ -54,7 +52,10 @@ fn evalsha_ceiling(state: &AppState, sha: &str, requests: usize, concurrency: us
     let k = |s: &str| format!("{}bench:{{evalsha}}:{s}", state.config.redis_key_prefix);
     let out = std::process::Command::new("redis-benchmark")
         .args(["-h", &host, "-p", &port, "-q", "-n", &requests.to_string(), "-c", &concurrency.to_string()])
-        .args(["-r", "100000000", "EVALSHA", sha, "3", &k("stock"), &k("buyers"), &k("window"), "__rand_int__"])
+        // KEYS: stock, buyers, window, grabs, this buyer's tries, the human-check pass (all in one slot);
+        // ARGV: user id, order id (no attempt limit, no pass: the bench sale's settings).
+        .args(["-r", "100000000", "EVALSHA", sha, "6", &k("stock"), &k("buyers"), &k("window"), &k("grabs")])
+        .args([&k("tries"), &k("pass"), "__rand_int__", "__rand_int__"])
         .output()
         .map_err(|e| format!("redis-benchmark: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
@@ -169,21 +170,97 @@ async fn produce_only(
     Ok((rate, percentile(&latencies, 0.50), percentile(&latencies, 0.99), failed))
 }
 
+/// Share of the measured capacity the token bucket admits during the open-loop runs (`GRAB_ADMIT_PER_SEC`
+/// of the restarted server): below 1 because at three times the capacity the instance must also answer
+/// the shed twice-capacity with 429s on the same two cores.
+const ADMIT_SHARE: f64 = 0.6;
+
+/// What the closed-loop phase measured, handed to the open-loop phase (which runs against a server
+/// restarted with the token bucket set from `capacity`) through `BENCH_STATE`.
+#[derive(Debug, Serialize, Deserialize)]
+struct Closed {
+    users: usize,
+    concurrency: usize,
+    grabs_per_sec: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    invariants_hold: bool,
+    drain_ms: f64,
+    ceiling_per_sec: f64,
+    db_only_per_sec: f64,
+    produce_per_sec: f64,
+    produce_p99_ms: f64,
+    evalsha_per_grab: f64,
+    client_commands_per_grab: f64,
+    session_reads_per_grab: f64,
+    all_commands_per_grab: f64,
+    cpu_us_per_grab: Option<f64>,
+    peak_rss_mb: Option<f64>,
+    bundle: Vec<(String, u64, u64)>,
+    admit_per_sec: u32,
+}
+
+struct Setup {
+    state: AppState,
+    client: HttpClient,
+    base: String,
+    url: String,
+    concurrency: usize,
+    state_file: String,
+}
+
 #[tokio::main]
 async fn main() -> Result<(), String> {
     let base = env("BENCH_URL", "http://127.0.0.1:3000");
-    let n = env_num("BENCH_USERS", 10_000)?;
     let concurrency = env_num("BENCH_CONCURRENCY", 1000)?;
-    let stock = env_num("BENCH_STOCK", n)? as i32;
     let config = Config::from_env().map_err(|e| e.to_string())?;
     let options = leptos::prelude::LeptosOptions::builder().output_name("haodian").build();
     let state = AppState::connect(config, options).await.map_err(|e| e.to_string())?;
+    let client: HttpClient = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(4 * concurrency).build_http();
+    let url = format!("{base}/api/seckill/grab");
+    let state_file = env("BENCH_STATE", ".run/bench-seckill.json");
+    let setup = Setup { state, client, base, url, concurrency, state_file };
+    match std::env::args().nth(1).as_deref() {
+        None | Some("closed") => {
+            let closed = closed_loop(&setup).await?;
+            let json = serde_json::to_string_pretty(&closed).map_err(|e| e.to_string())?;
+            std::fs::write(&setup.state_file, json).map_err(|e| format!("{}: {e}", setup.state_file))?;
+            println!("\n(closed-loop figures kept in {}; `bench-seckill open` adds the open loop)", setup.state_file);
+            report(&closed, None);
+        }
+        Some("open") => {
+            let text = std::fs::read_to_string(&setup.state_file).map_err(|e| format!("{}: {e}", setup.state_file))?;
+            let closed: Closed = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            let open = open_loops(&setup, &closed).await?;
+            report(&closed, Some(&open));
+        }
+        Some(other) => return Err(format!("unknown phase {other:?}: closed or open")),
+    }
+    Ok(())
+}
+
+/// The closed loop (`BENCH_USERS` shoppers, `BENCH_CONCURRENCY` at a time, one grab each) with the
+/// invariants, Redis' and the server's counters around it, and the comparisons.
+async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
+    let Setup { state, client, base, url, concurrency, .. } = setup;
+    let (state, concurrency) = (state, *concurrency);
+    let n = env_num("BENCH_USERS", 10_000)?;
+    let stock = env_num("BENCH_STOCK", n)? as i32;
+    let server_pid: Option<u32> = std::env::var("BENCH_SERVER_PID").ok().and_then(|p| p.parse().ok());
 
     println!("setting up {n} users with sessions and a sale of {stock}…");
-    let buyers = users(&state, n).await?;
-    let voucher = new_sale(&state, stock, "bench flash sale").await?;
-    let client: HttpClient = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(concurrency).build_http();
-    let url = format!("{base}/api/seckill/grab");
+    let buyers = users(state, n).await?;
+    let voucher = new_sale(state, stock, "bench flash sale").await?;
+    // Each shopper has the shop page open before the sale: their session is read once then, as a page
+    // load reads it, in the order they will grab.
+    let unwelcome = look_in_all(client, base, &buyers, concurrency).await;
+    if unwelcome > 0 {
+        return Err(format!("{unwelcome} of {n} sessions not recognised by the server"));
+    }
+
+    let mut conn = state.redis.clone();
+    let redis_before = RedisCounters::read(&mut conn).await?;
+    let cpu_before = server_pid.map(probe::cpu_ticks).transpose()?;
 
     // Load: every user grabs once; `concurrency` requests in flight.
     let queue = Arc::new(Mutex::new(buyers.clone()));
@@ -219,14 +296,23 @@ async fn main() -> Result<(), String> {
     }
     let load_secs = started.elapsed().as_secs_f64();
     let load_done = Instant::now();
+    let cpu_after = server_pid.map(probe::cpu_ticks).transpose()?;
+    let redis = RedisCounters::read(&mut conn).await?.since(&redis_before);
     latencies.sort_unstable();
     let rps = n as f64 / load_secs;
     println!("\n== grab_coupon over HTTP: {n} users, concurrency {concurrency}, stock {stock}");
     println!("throughput     {rps:>10.0} req/s  ({load_secs:.2} s)");
-    println!("latency p50    {:>10.1} ms", percentile(&latencies, 0.50).as_secs_f64() * 1000.0);
-    println!("latency p99    {:>10.1} ms", percentile(&latencies, 0.99).as_secs_f64() * 1000.0);
+    println!("latency p50    {:>10.1} ms", ms(percentile(&latencies, 0.50)));
+    println!("latency p99    {:>10.1} ms", ms(percentile(&latencies, 0.99)));
     for (k, v) in &outcomes {
         println!("outcome {k:<40} {v}");
+    }
+    let grabs = n as f64;
+    // INFO itself: one call before and one after (the second counted only after its reply).
+    let client_commands = redis.total.saturating_sub(probe::script_inner(&redis)).saturating_sub(1);
+    println!("\n== Redis during the load (INFO commandstats deltas; {} commands in all)", redis.total);
+    for (cmd, calls) in &redis.calls {
+        println!("  {cmd:<20} {calls:>9}  ({:.2} per grab)", *calls as f64 / grabs);
     }
 
     // Drain: every acknowledged order written by the consumer.
@@ -245,6 +331,7 @@ async fn main() -> Result<(), String> {
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     tokio::time::sleep(Duration::from_millis(500)).await; // let any late duplicate show itself
+    let peak_rss_mb = server_pid.map(|pid| probe::status_kb(pid, "VmHWM")).transpose()?.map(|kb| kb as f64 / 1024.0);
     let (rows, distinct_users, pg_stock): (i64, i64, i32) = sqlx::query_as(
         "SELECT count(*), count(DISTINCT user_id), (SELECT stock FROM vouchers WHERE id = $1) FROM orders WHERE voucher_id = $1",
     )
@@ -262,6 +349,9 @@ async fn main() -> Result<(), String> {
     let (redis_stock, redis_buyers) =
         app::inventory::sale_state(&state.redis, &state.keys, voucher).await.map_err(|e| e.to_string())?;
     let all_persisted = acked.iter().all(|(_, id)| written.contains(id));
+    let no_oversell = rows <= i64::from(stock) && pg_stock >= 0 && redis_stock.unwrap_or(0) >= 0;
+    let one_per_user = distinct_users == rows;
+    let agree = i64::from(pg_stock) == redis_stock.unwrap_or(-1) && redis_buyers as i64 == rows;
     println!("\n== after the writer drained");
     println!(
         "drain time     {:>10.0} ms  ({} orders, from the last answer to the last row)",
@@ -269,22 +359,20 @@ async fn main() -> Result<(), String> {
         acked.len()
     );
     println!(
-        "no oversell    {:>10}  (rows {rows} ≤ stock {stock}; Postgres stock {pg_stock}; Redis stock {redis_stock:?})",
-        rows <= i64::from(stock) && pg_stock >= 0 && redis_stock.unwrap_or(0) >= 0
+        "no oversell    {no_oversell:>10}  (rows {rows} ≤ stock {stock}; Postgres stock {pg_stock}; Redis stock {redis_stock:?})"
     );
-    println!("one per user   {:>10}  ({distinct_users} distinct users in {rows} rows)", distinct_users == rows);
+    println!("one per user   {one_per_user:>10}  ({distinct_users} distinct users in {rows} rows)");
     println!(
         "all persisted  {:>10}  ({} acknowledged, {} written, Redis buyers {redis_buyers})",
         all_persisted,
         acked.len(),
         written.len()
     );
-    println!("stores agree   {:>10}", i64::from(pg_stock) == redis_stock.unwrap_or(-1) && redis_buyers as i64 == rows);
+    println!("stores agree   {agree:>10}");
 
     // (a) The ceiling: the same script via EVALSHA, same concurrency, its own keys with ample stock.
     let prefix = &state.config.redis_key_prefix;
     let k = |s: &str| format!("{prefix}bench:{{evalsha}}:{s}");
-    let mut conn = state.redis.clone();
     let sha: String = redis::cmd("SCRIPT")
         .arg("LOAD")
         .arg(include_str!("../../lua/seckill.lua"))
@@ -299,6 +387,7 @@ async fn main() -> Result<(), String> {
         .ignore()
         .cmd("DEL")
         .arg(k("buyers"))
+        .arg(k("grabs"))
         .ignore()
         .cmd("HSET")
         .arg(k("window"))
@@ -311,21 +400,24 @@ async fn main() -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     let evalsha_requests = (n * 10).max(100_000);
-    let ceiling = evalsha_ceiling(&state, &sha, evalsha_requests, concurrency)?;
+    let ceiling = evalsha_ceiling(state, &sha, evalsha_requests, concurrency)?;
     redis::cmd("DEL")
         .arg(k("stock"))
         .arg(k("buyers"))
         .arg(k("window"))
+        .arg(k("grabs"))
+        .arg(k("tries"))
+        .arg(k("pass"))
         .query_async::<()>(&mut conn)
         .await
         .map_err(|e| e.to_string())?;
 
     // (b) The naive peer on a sale of its own, same users, same concurrency.
-    let db_voucher = new_sale(&state, stock, "bench DB-only baseline").await?;
-    let (db_rps, db_sold) = db_only(&state, &buyers, db_voucher, concurrency).await?;
+    let db_voucher = new_sale(state, stock, "bench DB-only baseline").await?;
+    let (db_rps, db_sold) = db_only(state, &buyers, db_voucher, concurrency).await?;
 
     // (c) Where a grab's time goes: the acks=all produce on its own.
-    let (produce_rate, produce_p50, produce_p99, produce_failed) = produce_only(&state, n, concurrency).await?;
+    let (produce_rate, produce_p50, produce_p99, produce_failed) = produce_only(state, n, concurrency).await?;
 
     println!("\n== comparison at concurrency {concurrency}");
     println!("redis-benchmark EVALSHA seckill.lua  {ceiling:>10.0} req/s  (ceiling, {evalsha_requests} requests)");
@@ -333,19 +425,212 @@ async fn main() -> Result<(), String> {
     println!("grab_coupon over HTTP               {rps:>10.0} req/s");
     println!(
         "produce only (acks=all, awaited)     {produce_rate:>10.0} msg/s  (p50 {:.1} ms, p99 {:.1} ms, {produce_failed} not persisted)",
-        produce_p50.as_secs_f64() * 1000.0,
-        produce_p99.as_secs_f64() * 1000.0
+        ms(produce_p50),
+        ms(produce_p99)
     );
-    println!("ratio to ceiling                     {:>10.2}  (target ≥ 0.5)", rps / ceiling);
-    println!("ratio to DB-only                     {:>10.1}× (target ≥ 10×)", rps / db_rps);
+
+    let pkg = std::path::PathBuf::from(env("BENCH_SITE_PKG", "target/site/pkg"));
+    let bundle = probe::bundle(&pkg).unwrap_or_else(|e| {
+        println!("hydrate bundle: {e}");
+        Vec::new()
+    });
+    let cpu_us_per_grab = match (cpu_before, cpu_after) {
+        (Some(b), Some(a)) => Some((a - b) as f64 * probe::micros_per_tick() / grabs),
+        _ => None,
+    };
+    Ok(Closed {
+        users: n,
+        concurrency,
+        grabs_per_sec: rps,
+        p50_ms: ms(percentile(&latencies, 0.50)),
+        p99_ms: ms(percentile(&latencies, 0.99)),
+        invariants_hold: no_oversell && one_per_user && all_persisted && agree,
+        drain_ms: drain.as_secs_f64() * 1000.0,
+        ceiling_per_sec: ceiling,
+        db_only_per_sec: db_rps,
+        produce_per_sec: produce_rate,
+        produce_p99_ms: ms(produce_p99),
+        evalsha_per_grab: redis.of("evalsha") as f64 / grabs,
+        client_commands_per_grab: client_commands as f64 / grabs,
+        session_reads_per_grab: redis.of("get").saturating_sub(redis.of("hmget")) as f64 / grabs,
+        all_commands_per_grab: redis.total as f64 / grabs,
+        cpu_us_per_grab,
+        peak_rss_mb,
+        bundle,
+        admit_per_sec: (rps * ADMIT_SHARE).round() as u32,
+    })
+}
+
+/// The open loop against the restarted server: `BENCH_OPEN_SECS` (4) at half the closed loop's rate, then
+/// 2 s at three times it, each arrival a shopper of its own (looked in beforehand, as in the closed loop)
+/// on a sale with stock for all.
+async fn open_loops(setup: &Setup, closed: &Closed) -> Result<[OpenLoop; 2], String> {
+    let capacity = closed.grabs_per_sec;
+    let half_secs = env_num("BENCH_OPEN_SECS", 4)? as f64;
+    let runs = [(0.5, half_secs), (3.0, 2.0)];
+    let mut out = Vec::new();
+    for (share, secs) in runs {
+        let rate = capacity * share;
+        let n = (rate * secs).round() as usize;
+        println!("\n== open loop at {share}× capacity: {rate:.0} grabs/s for {secs} s ({n} shoppers)…");
+        let shoppers = users(&setup.state, n).await?;
+        let voucher = new_sale(&setup.state, n as i32, "bench open-loop sale").await?;
+        let unwelcome = look_in_all(&setup.client, &setup.base, &shoppers, setup.concurrency).await;
+        if unwelcome > 0 {
+            return Err(format!("{unwelcome} of {n} sessions not recognised by the server"));
+        }
+        let run = open_loop::run(&setup.client, &setup.url, &shoppers, voucher, rate).await;
+        println!(
+            "sent {} in {:.2} s (generator at worst {:.1} ms late); admitted p50 {:.1} / p99 {:.1} ms, rejected p99 {:.1} ms",
+            run.sent,
+            run.secs,
+            ms(run.worst_send_lag),
+            ms(percentile(&run.admitted, 0.5)),
+            ms(percentile(&run.admitted, 0.99)),
+            ms(percentile(&run.rejected, 0.99))
+        );
+        for (k, v) in &run.outcomes {
+            println!("outcome {k:<40} {v}");
+        }
+        out.push(run);
+    }
+    out.try_into().map_err(|_| "two runs".to_string())
+}
+
+/// "ok", or how far from the goal: `ratio` is measured ÷ goal for a floor, goal ÷ measured for a ceiling.
+fn verdict(met: bool, off: f64) -> String {
+    if met { "ok".into() } else { format!("MISS: {off:.2}× of the goal") }
+}
+
+/// The one table: every figure beside its ceiling or goal.
+fn report(c: &Closed, open: Option<&[OpenLoop; 2]>) {
+    let row = |what: &str, measured: String, goal: &str, verdict: String| {
+        println!("{what:<52} {measured:>22}  {goal:<12} {verdict}");
+    };
     println!(
-        "p99 latency                          {:>10.1} ms (target ≤ 25 ms at C = 1,000)",
-        percentile(&latencies, 0.99).as_secs_f64() * 1000.0
+        "\n== grab funnel: one run of scripts/bench.sh seckill (server, load generator, Redis, Postgres and the broker"
     );
+    println!("   share the same 2 cores; the open-loop phase runs against the same server restarted with");
     println!(
-        "drain of {} orders                {:>10.0} ms (target ≤ 5 s for 10,000)",
-        acked.len(),
-        drain.as_secs_f64() * 1000.0
+        "   GRAB_ADMIT_PER_SEC = {} = {ADMIT_SHARE} × the closed-loop rate, so that at 3× capacity the bucket sheds)",
+        c.admit_per_sec
     );
-    Ok(())
+    row("figure", "measured".into(), "goal".into(), String::new());
+    row(
+        &format!("grabs/s, closed loop ({} users, C = {})", c.users, c.concurrency),
+        format!("{:.0}/s", c.grabs_per_sec),
+        "",
+        format!("p50 {:.0} ms, p99 {:.0} ms", c.p50_ms, c.p99_ms),
+    );
+    let to_ceiling = c.grabs_per_sec / c.ceiling_per_sec;
+    row(
+        "  ÷ redis-benchmark EVALSHA seckill.lua, same C",
+        format!("{to_ceiling:.2} (of {:.0}/s)", c.ceiling_per_sec),
+        "≥ 0.5",
+        verdict(to_ceiling >= 0.5, to_ceiling / 0.5),
+    );
+    let to_db = c.grabs_per_sec / c.db_only_per_sec;
+    row(
+        "  ÷ DB-only peer (UPDATE … stock > 0 + INSERT)",
+        format!("{to_db:.1}× (of {:.0}/s)", c.db_only_per_sec),
+        "≥ 10×",
+        verdict(to_db >= 10.0, to_db / 10.0),
+    );
+    match open {
+        Some([half, triple]) => {
+            let p99 = ms(percentile(&half.admitted, 0.99));
+            row(
+                &format!("open loop at 0.5× capacity ({:.0}/s): p99", half.rate),
+                format!("{p99:.1} ms"),
+                "≤ 25 ms",
+                verdict(p99 <= 25.0, 25.0 / p99),
+            );
+            let admitted = ms(percentile(&triple.admitted, 0.99));
+            let rejected = ms(percentile(&triple.rejected, 0.99));
+            row(
+                &format!("open loop at 3× capacity ({:.0}/s): admitted p99", triple.rate),
+                format!("{admitted:.1} ms ({})", triple.admitted.len()),
+                "≤ 100 ms",
+                verdict(admitted <= 100.0, 100.0 / admitted),
+            );
+            row(
+                "  rejected by the token bucket (429) p99",
+                format!("{rejected:.1} ms ({})", triple.rejected.len()),
+                "≤ 5 ms",
+                verdict(rejected <= 5.0 && !triple.rejected.is_empty(), 5.0 / rejected),
+            );
+            row(
+                "  generator lag at worst (0.5× / 3×)",
+                format!("{:.1} / {:.1} ms", ms(half.worst_send_lag), ms(triple.worst_send_lag)),
+                "",
+                "(latencies count from when a request was due)".into(),
+            );
+        }
+        None => row("open loop", "not run".into(), "", "(`bench-seckill open`)".into()),
+    }
+    row(
+        "Redis commands sent by clients per grab",
+        format!("{:.2}", c.client_commands_per_grab),
+        "≤ 1.2",
+        verdict(c.client_commands_per_grab <= 1.2, 1.2 / c.client_commands_per_grab),
+    );
+    row("  of which EVALSHA (the sale script)", format!("{:.2}", c.evalsha_per_grab), "", String::new());
+    row("  of which session reads (GET)", format!("{:.2}", c.session_reads_per_grab), "", String::new());
+    row(
+        "  all commands incl. those inside scripts",
+        format!("{:.2}", c.all_commands_per_grab),
+        "",
+        "(total_commands_processed counts both)".into(),
+    );
+    row(
+        "server CPU per grab (utime + stime)",
+        c.cpu_us_per_grab.map_or("no BENCH_SERVER_PID".into(), |us| format!("{us:.0} µs")),
+        "",
+        String::new(),
+    );
+    match c.peak_rss_mb {
+        Some(mb) => row(
+            &format!("server peak RSS (VmHWM) after the {}-user sale", c.users),
+            format!("{mb:.0} MB"),
+            "≤ 256 MB",
+            verdict(mb <= 256.0, 256.0 / mb),
+        ),
+        None => row("server peak RSS", "no BENCH_SERVER_PID".into(), "≤ 256 MB", String::new()),
+    }
+    let gz: u64 = c.bundle.iter().map(|(_, _, gz)| gz).sum();
+    let files: Vec<String> = c
+        .bundle
+        .iter()
+        .map(|(name, raw, gz)| format!("{name} {:.0}→{:.0} KB", *raw as f64 / 1024.0, *gz as f64 / 1024.0))
+        .collect();
+    if c.bundle.is_empty() {
+        row("hydrate bundle, gzip -9", "not found".into(), "≤ 250 KB", String::new());
+    } else {
+        let kb = gz as f64 / 1024.0;
+        row(
+            "hydrate bundle (.wasm + .js), gzip -9",
+            format!("{kb:.0} KB"),
+            "≤ 250 KB",
+            verdict(kb <= 250.0, 250.0 / kb),
+        );
+        row("", files.join(", "), "", String::new());
+    }
+    row(
+        "invariants (no oversell, one per user, all persisted)",
+        if c.invariants_hold { "hold".into() } else { "BROKEN".into() },
+        "hold",
+        if c.invariants_hold { "ok".into() } else { "MISS".into() },
+    );
+    row(
+        "drain of the acknowledged orders",
+        format!("{:.0} ms", c.drain_ms),
+        "≤ 5 s",
+        verdict(c.drain_ms <= 5000.0, 5000.0 / c.drain_ms),
+    );
+    row(
+        "acks=all produce alone, same C",
+        format!("{:.0} msg/s", c.produce_per_sec),
+        "",
+        format!("p99 {:.0} ms", c.produce_p99_ms),
+    );
 }

@@ -1,0 +1,83 @@
+//! Open-loop load: grabs arrive at a fixed rate whatever the answers do (closed-loop users wait for their
+//! answer before the next request, so a slow server slows its own load down and hides its queue). Each
+//! shopper grabs once; a request's latency counts from when it was due, not from when it was sent, so a
+//! load generator falling behind shows up in the figures instead of hiding them.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use crate::{HttpClient, grab, outcome};
+
+/// What one open-loop run saw.
+#[derive(Debug, Default)]
+pub struct OpenLoop {
+    /// The arrival rate asked for, per second.
+    pub rate: f64,
+    /// Requests sent.
+    pub sent: usize,
+    /// Seconds from the first arrival to the last answer.
+    pub secs: f64,
+    /// Latencies of the grabs the token bucket let in (every answer but a 429), sorted.
+    pub admitted: Vec<Duration>,
+    /// Latencies of the 429s (the bucket shedding), sorted.
+    pub rejected: Vec<Duration>,
+    /// Count per answer (`outcome` labels; transport errors apart).
+    pub outcomes: BTreeMap<String, usize>,
+    /// How late the generator sent its requests at worst (its own lag; large means the figures are the
+    /// generator's, not the server's).
+    pub worst_send_lag: Duration,
+}
+
+/// Grabs for each of `shoppers` once, one arrival every `1 / rate` s.
+pub async fn run(client: &HttpClient, url: &str, shoppers: &[(i64, String)], voucher: i64, rate: f64) -> OpenLoop {
+    let n = shoppers.len();
+    let started = Instant::now();
+    let mut tasks = Vec::with_capacity(n);
+    let mut worst_send_lag = Duration::ZERO;
+    let mut i = 0;
+    while i < n {
+        let due = ((started.elapsed().as_secs_f64() * rate) as usize + 1).min(n);
+        while i < due {
+            let scheduled = started + Duration::from_secs_f64(i as f64 / rate);
+            worst_send_lag = worst_send_lag.max(scheduled.elapsed());
+            let (client, url, cookie) = (client.clone(), url.to_string(), shoppers[i].1.clone());
+            tasks.push(tokio::spawn(async move {
+                let answer = grab(&client, &url, &cookie, voucher).await;
+                (answer, scheduled.elapsed())
+            }));
+            i += 1;
+        }
+        if i < n {
+            let next = started + Duration::from_secs_f64(i as f64 / rate);
+            tokio::time::sleep_until(next.into()).await;
+        }
+    }
+    let mut out = OpenLoop { rate, sent: n, worst_send_lag, ..OpenLoop::default() };
+    for task in tasks {
+        match task.await {
+            Ok((Ok((status, body, _)), latency)) => {
+                if status == 429 { &mut out.rejected } else { &mut out.admitted }.push(latency);
+                *out.outcomes.entry(outcome(status, &body)).or_default() += 1;
+            }
+            Ok((Err(e), _)) => *out.outcomes.entry(format!("transport error: {e}")).or_default() += 1,
+            Err(e) => *out.outcomes.entry(format!("task failed: {e}")).or_default() += 1,
+        }
+    }
+    out.secs = started.elapsed().as_secs_f64();
+    out.admitted.sort_unstable();
+    out.rejected.sort_unstable();
+    out
+}
+
+/// The `p` quantile of sorted latencies (zero for none).
+pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// Milliseconds, for printing.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
