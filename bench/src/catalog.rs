@@ -2,7 +2,8 @@
 //! (a) throughput of the cached shop read (an L1 hit) vs (b) a trivial route of the same server at the
 //! same concurrency, and their ratio; (c) Postgres loads when 1,000 readers hit a logically-expired key.
 //!
-//! `BENCH_URL` (default http://127.0.0.1:3000), `BENCH_CONCURRENCY` (64), `BENCH_SECONDS` (5),
+//! `BENCH_URL` (default http://127.0.0.1:3000), `BENCH_ADMIN_URL` (http://127.0.0.1:3101, for `/metrics`),
+//! `BENCH_CONCURRENCY` (64), `BENCH_SECONDS` (5),
 //! `REDIS_URL` / `REDIS_KEY_PREFIX` as the server uses them.
 
 use std::sync::Arc;
@@ -56,8 +57,9 @@ async fn throughput(client: &HttpClient, url: &str, concurrency: usize, seconds:
     (ok.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64(), failed.load(Ordering::Relaxed))
 }
 
-async fn db_loads(client: &HttpClient, base: &str) -> Result<u64, String> {
-    let (_, body) = get(client, &format!("{base}/metrics")).await?;
+/// The shop cache's Postgres loads so far, from `/metrics` on the operators' port (`BENCH_ADMIN_URL`).
+async fn db_loads(client: &HttpClient, admin: &str) -> Result<u64, String> {
+    let (_, body) = get(client, &format!("{admin}/metrics")).await?;
     let text = String::from_utf8_lossy(&body);
     text.lines()
         .find(|l| l.starts_with("haodian_cache_events_total{cache=\"shop\",event=\"db_loads\"}"))
@@ -104,7 +106,8 @@ async fn main() -> Result<(), String> {
     let entry = serde_json::to_string(&L2Entry { data: Some(stale), expires_at: 0 }).map_err(|e| e.to_string())?;
     let _: () =
         redis::cmd("SET").arg(keys.shop(id)).arg(entry).query_async(&mut con).await.map_err(|e| e.to_string())?;
-    let before = db_loads(&client, &base).await?;
+    let admin = env("BENCH_ADMIN_URL", "http://127.0.0.1:3101");
+    let before = db_loads(&client, &admin).await?;
     let started = Instant::now();
     let readers: Vec<_> = (0..1_000)
         .map(|_| {
@@ -118,7 +121,7 @@ async fn main() -> Result<(), String> {
     }
     let elapsed = started.elapsed();
     tokio::time::sleep(Duration::from_millis(500)).await; // let the background rebuild finish
-    let after = db_loads(&client, &base).await?;
+    let after = db_loads(&client, &admin).await?;
     println!(
         "(c) 1,000 readers of expired shop {id}: {served} served in {:.0} ms, Postgres loads = {} (target exactly 1)",
         elapsed.as_secs_f64() * 1000.0,
