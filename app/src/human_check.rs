@@ -49,7 +49,7 @@ mod judge {
     use rand::Rng;
     use sha2::Sha256;
 
-    use super::{HEIGHT, PIECE, Puzzle, WIDTH, piece_path};
+    use crate::human_check::{HEIGHT, PIECE, Puzzle, WIDTH, piece_path};
 
     type HmacSha256 = Hmac<Sha256>;
 
@@ -244,6 +244,7 @@ mod judge {
     #[cfg(test)]
     mod tests {
         use super::*;
+        use crate::human_check::STEP;
 
         fn gap_of(p: &Puzzle) -> u16 {
             let d = p.picture.split("class=\"puzzle-gap\" d=\"M").nth(1).unwrap();
@@ -313,7 +314,5 @@ mod judge {
                 assert!(nearest_step.abs_diff(gap) <= s.tolerance_px && nearest_step <= WIDTH - PIECE);
             }
         }
-
-        use super::super::STEP;
     }
 }
