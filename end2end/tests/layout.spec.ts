@@ -43,3 +43,23 @@ test("a merchant's pages fit a phone", async ({ page }) => {
   await logInDemo(page, '13800000001');
   for (const path of MERCHANT) await check(page, path);
 });
+
+test('the slider puzzle fits a phone, its handle under the piece', async ({ page }) => {
+  await logInDemo(page, '13800000001');
+  for (const [label, width] of [['phone', 390], ['desktop', 1280]] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto('/shops/1');
+    await waitForHydration(page);
+    const card = page.locator('li.flash[data-voucher-id="1"]');
+    await card.locator('.grab-button').click();
+    await expect(card.locator('.puzzle')).toBeVisible();
+    await card.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `test-results/screens/puzzle-${label}.png` });
+    const picture = (await card.locator('.puzzle-picture').boundingBox())!;
+    const slider = (await card.locator('.puzzle-slider').boundingBox())!;
+    expect(Math.abs(picture.width - slider.width), 'slider as wide as the picture').toBeLessThanOrEqual(1);
+    expect(Math.abs(picture.x - slider.x)).toBeLessThanOrEqual(1);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, `the puzzle at ${width} px scrolls sideways by ${overflow} px`).toBeLessThanOrEqual(0);
+  }
+});
