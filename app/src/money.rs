@@ -20,12 +20,7 @@ pub struct CouponTerms {
 impl CouponTerms {
     /// Checks the `title`, `rules`, `pay` and `actual` fields, the first problem against its field.
     pub fn parse(title: &str, rules: &str, pay: &str, actual: &str) -> Result<Self, AppError> {
-        let title = FreeText::parse(
-            "title",
-            title,
-            TextRule { min: 1, max: 64, multiline: false },
-            "A title of 1 to 64 characters.",
-        )?;
+        let title = FreeText::title(title)?;
         let rules = FreeText::parse(
             "rules",
             rules,

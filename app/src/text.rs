@@ -41,6 +41,11 @@ impl FreeText {
         Ok(Self(text.replace("\r\n", "\n").replace('\r', "\n")))
     }
 
+    /// A one-line title of 1 to 64 characters in the `title` field (notes, coupons, flash sales).
+    pub fn title(raw: &str) -> Result<Self, AppError> {
+        Self::parse("title", raw, TextRule { min: 1, max: 64, multiline: false }, "A title of 1 to 64 characters.")
+    }
+
     /// The text.
     pub fn as_str(&self) -> &str {
         &self.0

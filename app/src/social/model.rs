@@ -19,12 +19,7 @@ pub struct NewNote {
 impl NewNote {
     /// Checks a note; `images` holds one address per line.
     pub fn parse(title: &str, body: &str, images: &str) -> Result<Self, AppError> {
-        let title = FreeText::parse(
-            "title",
-            title,
-            TextRule { min: 1, max: 64, multiline: false },
-            "A title of 1 to 64 characters.",
-        )?;
+        let title = FreeText::title(title)?;
         let body = FreeText::parse(
             "body",
             body,
