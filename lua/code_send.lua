@@ -1,7 +1,7 @@
 -- Issues a log-in code for one phone, if the phone may have one now: one per cooldown, so many a day.
--- KEYS[1] = login:{phone}:code           hash: code, tries (lives as long as the code is valid)
--- KEYS[2] = login:{phone}:code:cooldown  exists while the next send must wait
--- KEYS[3] = login:{phone}:code:day       sends today (expires a day after the first)
+-- KEYS[1] = login:{p:phone}:code           hash: code, tries (lives as long as the code is valid)
+-- KEYS[2] = login:{p:phone}:code:cooldown  exists while the next send must wait
+-- KEYS[3] = login:{p:phone}:code:day       sends today (expires a day after the first)
 -- ARGV[1] = the new code   ARGV[2] = code lifetime, ms   ARGV[3] = cooldown, ms   ARGV[4] = sends a day
 -- Returns {0, 0} when issued (replacing any earlier code), {1, ms to wait} during the cooldown,
 -- {2, ms until the day's count resets} past the daily limit.

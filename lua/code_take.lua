@@ -1,7 +1,7 @@
 -- One attempt at a phone's log-in code: counted before the caller compares (so parallel guesses cannot
 -- exceed the limit); the code is burned at the last allowed attempt's failure by the caller, or here once
 -- the tries are used up.
--- KEYS[1] = login:{phone}:code   ARGV[1] = attempts allowed
+-- KEYS[1] = login:{p:phone}:code   ARGV[1] = attempts allowed
 -- Returns {code, attempts used so far including this one}, or {false, 0} when there is no live code.
 local code = redis.call('HGET', KEYS[1], 'code')
 if not code then

@@ -1,7 +1,7 @@
 -- One log-in attempt asks to be let through, atomically: checked and counted in one step, so N guesses
 -- sent at once cannot slip past the limit together. Both keys carry the account's hash tag.
--- KEYS[1] = login:{account}:from:{address}  attempts on this account from this address
--- KEYS[2] = login:{account}:all             attempts on this account from anywhere (n, last)
+-- KEYS[1] = login:{a:account}:from:{address}  attempts on this account from this address
+-- KEYS[2] = login:{a:account}:all             attempts on this account from anywhere (n, last)
 -- ARGV[1] = attempts allowed per account and address in the window
 -- ARGV[2] = window, ms
 -- ARGV[3] = attempts on the account before each further one must wait

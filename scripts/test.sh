@@ -24,6 +24,15 @@ timed "clippy (hydrate)" cargo clippy -p app -p frontend --features app/hydrate 
 timed "cargo test -p app" cargo test -p app --features ssr
 timed "cargo test -p server" cargo test -p server
 
+# The same suites against a local Redis Cluster (6 nodes, scripts/cluster.sh): every script and pipeline
+# must keep to one hash slot, SCAN must visit every primary, pub/sub must reach every instance.
+CLUSTER_URL="$(bash scripts/cluster.sh redis)"
+trap 'bash scripts/cluster.sh stop' EXIT
+REDIS_URL="$CLUSTER_URL" timed "cargo test -p app (Redis Cluster)" cargo test -p app --features ssr
+REDIS_URL="$CLUSTER_URL" timed "cargo test -p server (Redis Cluster)" cargo test -p server
+bash scripts/cluster.sh stop
+trap - EXIT
+
 timed "cargo leptos build" cargo leptos build
 
 # End-to-end: a dedicated database and key/topic namespace, reset to the demo state.

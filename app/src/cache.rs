@@ -12,6 +12,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::redis_conn::Redis;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use moka::Expiry;
@@ -19,7 +20,6 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::registry::Registry;
 use rand::Rng;
-use redis::aio::ConnectionManager;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
@@ -189,7 +189,7 @@ const MAX_WAITS: u32 = 150;
 pub struct TieredCache<V> {
     l1: moka::future::Cache<i64, L1Value<V>>,
     db: PgPool,
-    redis: ConnectionManager,
+    redis: Redis,
     /// Redis' circuit breaker: while open, misses go straight to Postgres instead of waiting on Redis.
     redis_breaker: Arc<Breaker>,
     keys: Keys,
@@ -206,7 +206,7 @@ where
     /// An empty cache over these handles.
     pub fn new(
         db: PgPool,
-        redis: ConnectionManager,
+        redis: Redis,
         redis_breaker: Arc<Breaker>,
         keys: Keys,
         names: CacheKeys,
@@ -230,16 +230,11 @@ where
     /// After `id` changed in Postgres: drops the L2 entry and tells every instance (this one included) to
     /// drop its L1 copy, so the next read anywhere loads the new row.
     pub async fn invalidate(&self, id: i64) -> Result<(), BackendError> {
-        let _: () = redis::pipe()
-            .cmd("DEL")
-            .arg((self.names.entry)(&self.keys, id))
-            .ignore()
-            .cmd("PUBLISH")
-            .arg((self.names.channel)(&self.keys))
-            .arg(id)
-            .ignore()
-            .query_async(&mut self.redis.clone())
-            .await?;
+        let cmds = vec![
+            redis::cmd("DEL").arg((self.names.entry)(&self.keys, id)).to_owned(),
+            redis::cmd("PUBLISH").arg((self.names.channel)(&self.keys)).arg(id).to_owned(),
+        ];
+        crate::redis_conn::per_slot(&self.redis, cmds, false).await?;
         self.l1.invalidate(&id).await;
         Ok(())
     }
@@ -261,8 +256,10 @@ where
         tokio::spawn(async move {
             let channel = (cache.names.channel)(&cache.keys);
             let mut backoff = Duration::from_millis(100);
+            let mut attempt = 0;
             loop {
-                match subscribe(&redis_url, &channel).await {
+                attempt += 1;
+                match subscribe(&redis_url, &channel, attempt - 1).await {
                     Ok(mut pubsub) => {
                         backoff = Duration::from_millis(100);
                         cache.l1.invalidate_all();
@@ -439,8 +436,8 @@ enum LockPurpose {
     Rebuild,
 }
 
-async fn subscribe(url: &str, channel: &str) -> Result<redis::aio::PubSub, redis::RedisError> {
-    let mut pubsub = redis::Client::open(url)?.get_async_pubsub().await?;
+async fn subscribe(url: &str, channel: &str, attempt: usize) -> Result<redis::aio::PubSub, redis::RedisError> {
+    let mut pubsub = crate::redis_conn::pubsub(url, attempt).await?;
     pubsub.subscribe(channel).await?;
     Ok(pubsub)
 }

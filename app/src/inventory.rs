@@ -96,8 +96,8 @@ mod redis_state {
     use std::sync::LazyLock;
     use std::time::Duration;
 
+    use crate::redis_conn::Redis;
     use redis::Script;
-    use redis::aio::ConnectionManager;
 
     use super::GrabCode;
     use crate::keys::Keys;
@@ -143,7 +143,7 @@ mod redis_state {
     /// Redis forgets all of it at `forget_at_ms` (unix ms); the scripts carry that lifetime to the sets they
     /// create later, so an old sale leaves nothing behind.
     pub async fn load_sale(
-        redis: &ConnectionManager,
+        redis: &Redis,
         keys: &Keys,
         voucher_id: i64,
         stock: i64,
@@ -194,7 +194,7 @@ mod redis_state {
 
     /// Runs `lua/seckill.lua` for one user with no attempt limit (tools, tests); see [`try_grab_limited`].
     pub async fn try_grab(
-        redis: &ConnectionManager,
+        redis: &Redis,
         keys: &Keys,
         voucher_id: i64,
         user_id: i64,
@@ -210,7 +210,7 @@ mod redis_state {
     /// buyer's puzzle `pass` in the same call. Answers the code and, for [`GrabCode::RateLimited`], the ms
     /// until another attempt is allowed.
     pub async fn try_grab_limited(
-        redis: &ConnectionManager,
+        redis: &Redis,
         keys: &Keys,
         voucher_id: i64,
         user_id: i64,
@@ -221,12 +221,7 @@ mod redis_state {
         // Only what [`record_solution`] mints can name a pass; anything else names none.
         let pass = pass.filter(|p| p.len() == 32 && p.bytes().all(|b| b.is_ascii_hexdigit())).unwrap_or("-");
         let (code, wait): (i64, i64) = SECKILL
-            .key(keys.seckill_stock(voucher_id))
-            .key(keys.seckill_buyers(voucher_id))
-            .key(keys.seckill_window(voucher_id))
-            .key(keys.seckill_grabs(voucher_id))
-            .key(keys.seckill_tries(voucher_id, user_id))
-            .key(keys.seckill_pass(voucher_id, pass))
+            .key(&keys.grab_script(voucher_id, user_id, pass))
             .arg(user_id)
             .arg(order_id)
             .arg(attempts.window_ms)
@@ -251,7 +246,7 @@ mod redis_state {
     /// Spends puzzle `nonce` of sale `voucher_id` and, if it was solved (`hit`), leaves a pass for one grab
     /// by `user_id` (`lua/human_pass.lua`, one round trip); both last `lifetime`.
     pub async fn record_solution(
-        redis: &ConnectionManager,
+        redis: &Redis,
         keys: &Keys,
         voucher_id: i64,
         user_id: i64,
@@ -261,8 +256,7 @@ mod redis_state {
     ) -> Result<Solution, redis::RedisError> {
         let token = hex_token();
         let answer: i64 = HUMAN_PASS
-            .key(keys.seckill_puzzle(voucher_id, nonce))
-            .key(keys.seckill_pass(voucher_id, &token))
+            .key(&keys.pass_script(voucher_id, nonce, &token))
             .arg(user_id)
             .arg(lifetime.as_millis() as u64)
             .arg(u8::from(hit))
@@ -283,7 +277,7 @@ mod redis_state {
     /// Whether the grab that would produce `order_id` happened (for a caller whose script call timed out:
     /// it checks rather than guesses).
     pub async fn grab_recorded(
-        redis: &ConnectionManager,
+        redis: &Redis,
         keys: &Keys,
         voucher_id: i64,
         user_id: i64,
@@ -305,7 +299,7 @@ mod redis_state {
     /// Every buyer of a sale with the order id of the grab that recorded them (buyers restored from
     /// Postgres after Redis lost its data have none: their orders exist).
     pub async fn recorded_grabs(
-        redis: &ConnectionManager,
+        redis: &Redis,
         keys: &Keys,
         voucher_id: i64,
     ) -> Result<Vec<(i64, i64)>, redis::RedisError> {
@@ -321,16 +315,14 @@ mod redis_state {
 
     /// Gives a grab back once per order (`lua/release.lua`); true if stock was returned now.
     pub async fn release(
-        redis: &ConnectionManager,
+        redis: &Redis,
         keys: &Keys,
         voucher_id: i64,
         user_id: i64,
         order_id: i64,
     ) -> Result<bool, redis::RedisError> {
         let released: i64 = RELEASE
-            .key(keys.seckill_stock(voucher_id))
-            .key(keys.seckill_buyers(voucher_id))
-            .key(keys.seckill_released(voucher_id))
+            .key(&keys.release_script(voucher_id))
             .arg(user_id)
             .arg(order_id)
             .invoke_async(&mut redis.clone())
@@ -340,7 +332,7 @@ mod redis_state {
 
     /// Remaining stock and buyer count of a sale (for reconciliation and tests).
     pub async fn sale_state(
-        redis: &ConnectionManager,
+        redis: &Redis,
         keys: &Keys,
         voucher_id: i64,
     ) -> Result<(Option<i64>, u64), redis::RedisError> {
@@ -357,16 +349,13 @@ mod redis_state {
     /// `forget_at_ms`; true if written now. A sale Redis has without a lifetime (loaded by an older version)
     /// only gets the lifetime.
     pub async fn restore_sale(
-        redis: &ConnectionManager,
+        redis: &Redis,
         keys: &Keys,
         sale: &SaleSnapshot,
         forget_at_ms: i64,
     ) -> Result<bool, redis::RedisError> {
         let mut inv = RESTORE.prepare_invoke();
-        inv.key(keys.seckill_stock(sale.voucher_id))
-            .key(keys.seckill_buyers(sale.voucher_id))
-            .key(keys.seckill_window(sale.voucher_id))
-            .key(keys.seckill_released(sale.voucher_id))
+        inv.key(&keys.restore_script(sale.voucher_id))
             .arg(sale.stock)
             .arg(sale.begin_ms)
             .arg(sale.end_ms)
@@ -380,12 +369,7 @@ mod redis_state {
     }
 
     /// Sets the stock of a sale that has not started (no buyers can exist yet), keeping its lifetime.
-    pub async fn set_stock(
-        redis: &ConnectionManager,
-        keys: &Keys,
-        voucher_id: i64,
-        stock: i32,
-    ) -> Result<(), redis::RedisError> {
+    pub async fn set_stock(redis: &Redis, keys: &Keys, voucher_id: i64, stock: i32) -> Result<(), redis::RedisError> {
         redis::cmd("SET")
             .arg(keys.seckill_stock(voucher_id))
             .arg(stock)
@@ -395,29 +379,19 @@ mod redis_state {
     }
 
     /// Removes a sale's state (undoing a creation whose database commit failed).
-    pub async fn forget_sale(redis: &ConnectionManager, keys: &Keys, voucher_id: i64) -> Result<(), redis::RedisError> {
-        redis::cmd("DEL")
-            .arg(keys.seckill_stock(voucher_id))
-            .arg(keys.seckill_buyers(voucher_id))
-            .arg(keys.seckill_window(voucher_id))
-            .arg(keys.seckill_released(voucher_id))
-            .arg(keys.seckill_grabs(voucher_id))
-            .query_async(&mut redis.clone())
-            .await
+    pub async fn forget_sale(redis: &Redis, keys: &Keys, voucher_id: i64) -> Result<(), redis::RedisError> {
+        redis::cmd("DEL").arg(&keys.sale(voucher_id)).query_async(&mut redis.clone()).await
     }
 
     /// Redis' clock (unix ms) and the remaining stock of each sale in `voucher_ids`, in one round trip.
     pub async fn live_stocks(
-        redis: &ConnectionManager,
+        redis: &Redis,
         keys: &Keys,
         voucher_ids: &[i64],
     ) -> Result<(i64, Vec<(i64, Option<i64>)>), redis::RedisError> {
-        let mut pipe = redis::pipe();
-        pipe.cmd("TIME");
-        for id in voucher_ids {
-            pipe.cmd("GET").arg(keys.seckill_stock(*id));
-        }
-        let mut values: Vec<redis::Value> = pipe.query_async(&mut redis.clone()).await?;
+        let mut cmds = vec![redis::cmd("TIME")];
+        cmds.extend(voucher_ids.iter().map(|id| redis::cmd("GET").arg(keys.seckill_stock(*id)).to_owned()));
+        let mut values = crate::redis_conn::per_slot(redis, cmds, false).await?;
         let stocks =
             values.split_off(1).into_iter().map(redis::from_redis_value).collect::<Result<Vec<Option<i64>>, _>>()?;
         let time: (i64, i64) = redis::from_redis_value(values.pop().unwrap_or(redis::Value::Nil))?;

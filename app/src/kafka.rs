@@ -197,7 +197,20 @@ impl ClientContext for LagContext {
     }
 }
 
-impl rdkafka::consumer::ConsumerContext for LagContext {}
+impl rdkafka::consumer::ConsumerContext for LagContext {
+    /// Notes which partitions this instance now reads (`haodian_consumer_assigned`), so operators — and
+    /// the scale-out test — see how a group spreads over the instances.
+    fn post_rebalance(&self, _: &rdkafka::consumer::BaseConsumer<Self>, rebalance: &rdkafka::consumer::Rebalance<'_>) {
+        let (list, assigned) = match rebalance {
+            rdkafka::consumer::Rebalance::Assign(list) => (list, true),
+            rdkafka::consumer::Rebalance::Revoke(list) => (list, false),
+            rdkafka::consumer::Rebalance::Error(_) => return,
+        };
+        for e in list.elements() {
+            self.metrics.note_assignment(&self.group, e.topic(), e.partition(), assigned);
+        }
+    }
+}
 
 /// Like [`consumer`], reporting its lag into `context` every few seconds (for `/metrics`).
 pub fn consumer_with_lag(

@@ -25,31 +25,31 @@ impl Keys {
         format!("{}session:changed", self.prefix)
     }
 
-    /// `login:{account}:from:{ip}`: log-in attempts on one account from one address (the account's hash
-    /// tag: its gate script touches this key and the next one).
+    /// `login:{a:account}:from:{ip}`: log-in attempts on one account from one address (the account's hash
+    /// tag, never empty whatever the account: its gate script touches this key and the next one).
     pub fn login_pair(&self, account: &str, ip: &str) -> String {
-        format!("{}login:{{{account}}}:from:{ip}", self.prefix)
+        format!("{}login:{{a:{account}}}:from:{ip}", self.prefix)
     }
 
-    /// `login:{account}:all`: log-in attempts on one account from anywhere, and when the last one was.
+    /// `login:{a:account}:all`: log-in attempts on one account from anywhere, and when the last one was.
     pub fn login_account(&self, account: &str) -> String {
-        format!("{}login:{{{account}}}:all", self.prefix)
+        format!("{}login:{{a:{account}}}:all", self.prefix)
     }
 
-    /// `login:{phone}:code`: the phone's live log-in code and the attempts at it (the phone's hash tag, as
+    /// `login:{p:phone}:code`: the phone's live log-in code and the attempts at it (the phone's hash tag, as
     /// the two keys below).
     pub fn login_code(&self, phone: &str) -> String {
-        format!("{}login:{{{phone}}}:code", self.prefix)
+        format!("{}login:{{p:{phone}}}:code", self.prefix)
     }
 
-    /// `login:{phone}:code:cooldown`: exists while the phone must wait for another code.
+    /// `login:{p:phone}:code:cooldown`: exists while the phone must wait for another code.
     pub fn login_code_cooldown(&self, phone: &str) -> String {
-        format!("{}login:{{{phone}}}:code:cooldown", self.prefix)
+        format!("{}login:{{p:{phone}}}:code:cooldown", self.prefix)
     }
 
-    /// `login:{phone}:code:day`: codes sent to the phone in the last day.
+    /// `login:{p:phone}:code:day`: codes sent to the phone in the last day.
     pub fn login_code_day(&self, phone: &str) -> String {
-        format!("{}login:{{{phone}}}:code:day", self.prefix)
+        format!("{}login:{{p:{phone}}}:code:day", self.prefix)
     }
 
     /// `sms:outbox`: the local text-message outbox (newest first).
@@ -203,25 +203,100 @@ impl Keys {
     }
 }
 
-/// Unlinks every key matching `pattern`, SCANning in batches (never KEYS, which blocks Redis).
-pub async fn unlink_matching(redis: &redis::aio::ConnectionManager, pattern: &str) -> Result<(), redis::RedisError> {
-    let mut con = redis.clone();
-    let mut cursor: u64 = 0;
-    loop {
-        let (next, batch): (u64, Vec<String>) = redis::cmd("SCAN")
-            .arg(cursor)
-            .arg("MATCH")
-            .arg(pattern)
-            .arg("COUNT")
-            .arg(1000)
-            .query_async(&mut con)
-            .await?;
-        if !batch.is_empty() {
-            let _: () = redis::cmd("UNLINK").arg(&batch).query_async(&mut con).await?;
+/// The keys each Lua script receives, in its `KEYS` order. A script's keys share one hash tag, so the
+/// script runs on one Redis Cluster slot (`tests::every_script_stays_in_one_slot` checks each).
+impl Keys {
+    /// `lua/seckill.lua`: stock, buyers, window, grabs, this buyer's tries, the human-check pass.
+    pub fn grab_script(&self, voucher_id: i64, user_id: i64, pass: &str) -> [String; 6] {
+        [
+            self.seckill_stock(voucher_id),
+            self.seckill_buyers(voucher_id),
+            self.seckill_window(voucher_id),
+            self.seckill_grabs(voucher_id),
+            self.seckill_tries(voucher_id, user_id),
+            self.seckill_pass(voucher_id, pass),
+        ]
+    }
+
+    /// `lua/human_pass.lua`: the puzzle's spent marker, the pass it may mint.
+    pub fn pass_script(&self, voucher_id: i64, nonce: &str, token: &str) -> [String; 2] {
+        [self.seckill_puzzle(voucher_id, nonce), self.seckill_pass(voucher_id, token)]
+    }
+
+    /// `lua/release.lua`: stock, buyers, released orders.
+    pub fn release_script(&self, voucher_id: i64) -> [String; 3] {
+        [self.seckill_stock(voucher_id), self.seckill_buyers(voucher_id), self.seckill_released(voucher_id)]
+    }
+
+    /// `lua/restore_sale.lua`: stock, buyers, window, released orders.
+    pub fn restore_script(&self, voucher_id: i64) -> [String; 4] {
+        [
+            self.seckill_stock(voucher_id),
+            self.seckill_buyers(voucher_id),
+            self.seckill_window(voucher_id),
+            self.seckill_released(voucher_id),
+        ]
+    }
+
+    /// Every key of one sale (its load and removal, and the grab audit's reads).
+    pub fn sale(&self, voucher_id: i64) -> [String; 5] {
+        [
+            self.seckill_stock(voucher_id),
+            self.seckill_buyers(voucher_id),
+            self.seckill_window(voucher_id),
+            self.seckill_released(voucher_id),
+            self.seckill_grabs(voucher_id),
+        ]
+    }
+
+    /// `lua/login_gate.lua`: the account's attempts from this address, and from anywhere.
+    pub fn login_gate_script(&self, account: &str, ip: &str) -> [String; 2] {
+        [self.login_pair(account, ip), self.login_account(account)]
+    }
+
+    /// `lua/code_send.lua`: the phone's code, its cool-down, its day's count.
+    pub fn code_send_script(&self, phone: &str) -> [String; 3] {
+        [self.login_code(phone), self.login_code_cooldown(phone), self.login_code_day(phone)]
+    }
+}
+
+/// Unlinks every key matching `pattern` (on every primary of a cluster), a SCAN batch at a time.
+pub async fn unlink_matching(redis: &crate::redis_conn::Redis, pattern: &str) -> Result<(), redis::RedisError> {
+    redis
+        .scan_match(pattern, |batch| async move {
+            let unlinks = batch.iter().map(|k| redis::cmd("UNLINK").arg(k).to_owned()).collect();
+            crate::redis_conn::per_slot(redis, unlinks, false).await.map(drop)
+        })
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::redis_conn::slot;
+
+    fn one_slot(keys: &[String]) -> bool {
+        keys.windows(2).all(|w| slot(w[0].as_bytes()) == slot(w[1].as_bytes()))
+    }
+
+    #[test]
+    fn every_script_stays_in_one_slot() {
+        for prefix in ["", "test:8f2c:", "e2e:"] {
+            let k = Keys::new(prefix);
+            for id in [1, 42, 9_007_199_254_740_993] {
+                assert!(one_slot(&k.grab_script(id, 7, "-")), "grab {prefix}{id}");
+                assert!(one_slot(&k.grab_script(id, 8, "0123456789abcdef0123456789abcdef")), "grab {id}");
+                assert!(one_slot(&k.pass_script(id, "n0nce", "t0ken")), "pass {id}");
+                assert!(one_slot(&k.release_script(id)), "release {id}");
+                assert!(one_slot(&k.restore_script(id)), "restore {id}");
+                assert!(one_slot(&k.sale(id)), "sale {id}");
+            }
+            // Accounts and phones are user input: odd characters must not split a script's keys.
+            for who in ["alice", "13800138000", "a}b", "{x", "}{", ""] {
+                assert!(one_slot(&k.login_gate_script(who, "203.0.113.9")), "login gate {who:?}");
+                assert!(one_slot(&k.login_gate_script(who, "2001:db8::1")), "login gate {who:?}");
+                assert!(one_slot(&k.code_send_script(who)), "code {who:?}");
+            }
         }
-        if next == 0 {
-            return Ok(());
-        }
-        cursor = next;
     }
 }

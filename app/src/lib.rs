@@ -54,6 +54,8 @@ pub mod marker;
 #[cfg(feature = "ssr")]
 pub mod metrics;
 #[cfg(feature = "ssr")]
+pub mod redis_conn;
+#[cfg(feature = "ssr")]
 pub mod session;
 #[cfg(feature = "ssr")]
 pub mod sms;

@@ -57,8 +57,10 @@ impl LiveStock {
         tokio::spawn(async move {
             let pattern = format!("{prefix}seckill:*:stock:live");
             let mut backoff = Duration::from_millis(100);
+            let mut attempt = 0;
             loop {
-                match subscribe(&redis_url, &pattern).await {
+                attempt += 1;
+                match subscribe(&redis_url, &pattern, attempt - 1).await {
                     Ok(mut pubsub) => {
                         backoff = Duration::from_millis(100);
                         live.forget();
@@ -88,8 +90,8 @@ fn sale_of_channel(channel: &str) -> Option<i64> {
     channel[start..end].parse().ok()
 }
 
-async fn subscribe(url: &str, pattern: &str) -> Result<redis::aio::PubSub, redis::RedisError> {
-    let mut pubsub = redis::Client::open(url)?.get_async_pubsub().await?;
+async fn subscribe(url: &str, pattern: &str, attempt: usize) -> Result<redis::aio::PubSub, redis::RedisError> {
+    let mut pubsub = crate::redis_conn::pubsub(url, attempt).await?;
     pubsub.psubscribe(pattern).await?;
     Ok(pubsub)
 }

@@ -4,8 +4,8 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
+use crate::redis_conn::Redis;
 use redis::Script;
-use redis::aio::ConnectionManager;
 
 static UNLOCK: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/unlock.lua")));
 
@@ -15,12 +15,7 @@ pub fn token() -> String {
 }
 
 /// Takes the lock at `key` for `ttl` if nobody holds it; true if `token` now owns it.
-pub async fn try_lock(
-    redis: &ConnectionManager,
-    key: &str,
-    token: &str,
-    ttl: Duration,
-) -> Result<bool, redis::RedisError> {
+pub async fn try_lock(redis: &Redis, key: &str, token: &str, ttl: Duration) -> Result<bool, redis::RedisError> {
     let reply: Option<String> = redis::cmd("SET")
         .arg(key)
         .arg(token)
@@ -33,7 +28,7 @@ pub async fn try_lock(
 }
 
 /// Releases the lock if `token` still owns it; true if it did.
-pub async fn unlock(redis: &ConnectionManager, key: &str, token: &str) -> Result<bool, redis::RedisError> {
+pub async fn unlock(redis: &Redis, key: &str, token: &str) -> Result<bool, redis::RedisError> {
     let released: i64 = UNLOCK.key(key).arg(token).invoke_async(&mut redis.clone()).await?;
     Ok(released == 1)
 }

@@ -216,6 +216,10 @@ pub struct Metrics {
     pub http_seconds: LatencyFamily<RouteLabels>,
     /// Messages behind the partition's end, per consumer group and partition (from librdkafka statistics).
     pub consumer_lag: Family<PartitionLabels, Gauge>,
+    /// 1 for each partition this instance's consumer of the group reads now, 0 once taken away.
+    pub consumer_assigned: Family<PartitionLabels, Gauge>,
+    /// The same, readable: group → (topic, partition) this instance reads.
+    assignments: std::sync::Mutex<std::collections::BTreeMap<String, std::collections::BTreeSet<(String, i32)>>>,
     /// Circuit-breaker states: 0 closed, 1 half-open, 2 open.
     pub breaker_state: Family<BreakerLabels, Gauge>,
     /// Round-trip gauges.
@@ -224,6 +228,28 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    /// A rebalance gave this instance's consumer of `group` the partition (`assigned`) or took it away.
+    pub fn note_assignment(&self, group: &str, topic: &str, partition: i32, assigned: bool) {
+        let labels = PartitionLabels { group: group.to_string(), topic: topic.to_string(), partition };
+        self.consumer_assigned.get_or_create(&labels).set(i64::from(assigned));
+        if let Ok(mut all) = self.assignments.lock() {
+            let mine = all.entry(group.to_string()).or_default();
+            if assigned {
+                mine.insert((topic.to_string(), partition));
+            } else {
+                mine.remove(&(topic.to_string(), partition));
+            }
+        }
+    }
+
+    /// The partitions (topic, number) this instance's consumer of `group` reads now.
+    pub fn assigned_partitions(&self, group: &str) -> Vec<(String, i32)> {
+        self.assignments
+            .lock()
+            .map(|all| all.get(group).map(|s| s.iter().cloned().collect()).unwrap_or_default())
+            .unwrap_or_default()
+    }
+
     /// Every metric registered under `haodian_`; `more` registers what lives elsewhere (the caches).
     pub fn new(more: impl FnOnce(&mut Registry)) -> Self {
         let mut registry = Registry::with_prefix("haodian");
@@ -233,6 +259,8 @@ impl Metrics {
             state: StateMetrics::default(),
             http_seconds: latency_family(),
             consumer_lag: Family::default(),
+            consumer_assigned: Family::default(),
+            assignments: Default::default(),
             breaker_state: Family::default(),
             scrape: ScrapeGauges::default(),
             registry: Registry::default(),
@@ -253,6 +281,11 @@ impl Metrics {
             "consumer_lag",
             "Messages not yet consumed, per consumer group, topic and partition.",
             m.consumer_lag.clone(),
+        );
+        registry.register(
+            "consumer_assigned",
+            "1 for each partition this instance reads, per consumer group and topic (0 once taken away).",
+            m.consumer_assigned.clone(),
         );
         registry.register(
             "circuit_breaker_state",

@@ -5,10 +5,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::redis_conn::Redis;
 use async_trait::async_trait;
 use futures::StreamExt;
 use redis::AsyncCommands;
-use redis::aio::ConnectionManager;
 use time::OffsetDateTime;
 use tower_sessions::Session;
 use tower_sessions::session::{Id, Record};
@@ -60,9 +60,11 @@ impl SessionCache {
         tokio::spawn(async move {
             let channel = keys.session_changed();
             let mut backoff = Duration::from_millis(100);
+            let mut attempt = 0;
             loop {
+                attempt += 1;
                 let subscribed = async {
-                    let mut pubsub = redis::Client::open(redis_url.as_str())?.get_async_pubsub().await?;
+                    let mut pubsub = crate::redis_conn::pubsub(&redis_url, attempt - 1).await?;
                     pubsub.subscribe(&channel).await?;
                     Ok::<_, redis::RedisError>(pubsub)
                 };
@@ -94,7 +96,7 @@ impl SessionCache {
 /// Stores each session as JSON at `session:{id}` with a Redis TTL equal to its expiry.
 #[derive(Clone)]
 pub struct RedisSessionStore {
-    redis: ConnectionManager,
+    redis: Redis,
     keys: Keys,
     cache: Option<Arc<SessionCache>>,
 }
@@ -107,27 +109,22 @@ impl std::fmt::Debug for RedisSessionStore {
 
 impl RedisSessionStore {
     /// A store writing under `keys`' namespace, reading Redis every time (tools and tests).
-    pub fn new(redis: ConnectionManager, keys: Keys) -> Self {
+    pub fn new(redis: Redis, keys: Keys) -> Self {
         Self { redis, keys, cache: None }
     }
 
     /// A store that answers reads from `cache` while it can (the server's).
-    pub fn cached(redis: ConnectionManager, keys: Keys, cache: Arc<SessionCache>) -> Self {
+    pub fn cached(redis: Redis, keys: Keys, cache: Arc<SessionCache>) -> Self {
         Self { redis, keys, cache: Some(cache) }
     }
 
     /// Runs `cmd` on session `id` and announces the change on `session:changed` in the same round trip, so
     /// every instance drops its copy; answers `cmd`'s reply.
     async fn announced<T: redis::FromRedisValue>(&self, cmd: redis::Cmd, id: &str) -> session_store::Result<T> {
-        let (reply, _): (T, i64) = redis::pipe()
-            .add_command(cmd)
-            .cmd("PUBLISH")
-            .arg(self.keys.session_changed())
-            .arg(id)
-            .query_async(&mut self.redis.clone())
-            .await
-            .map_err(backend)?;
-        Ok(reply)
+        let publish = redis::cmd("PUBLISH").arg(self.keys.session_changed()).arg(id).to_owned();
+        let mut replies = crate::redis_conn::per_slot(&self.redis, vec![cmd, publish], false).await.map_err(backend)?;
+        replies.truncate(1);
+        redis::from_redis_value(replies.pop().unwrap_or(redis::Value::Nil)).map_err(|e| backend(e.into()))
     }
 
     async fn write(&self, record: &Record, only_if_new: bool) -> session_store::Result<bool> {

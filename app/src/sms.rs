@@ -2,7 +2,7 @@
 //! writes each message to the log and to a short outbox in Redis, which the developer can read (the
 //! `/dev/outbox` page, shown only with `DEV_OUTBOX=true`).
 
-use redis::aio::ConnectionManager;
+use crate::redis_conn::Redis;
 
 pub use crate::auth::model::SentSms;
 use crate::keys::Keys;
@@ -21,13 +21,13 @@ pub trait SmsSender: Send + Sync {
 
 /// The local sender: the log, and the newest 50 messages at `sms:outbox`.
 pub struct OutboxSms {
-    redis: ConnectionManager,
+    redis: Redis,
     keys: Keys,
 }
 
 impl OutboxSms {
     /// An outbox under `keys`' namespace.
-    pub fn new(redis: ConnectionManager, keys: Keys) -> Self {
+    pub fn new(redis: Redis, keys: Keys) -> Self {
         Self { redis, keys }
     }
 }
@@ -55,7 +55,7 @@ impl SmsSender for OutboxSms {
 }
 
 /// The newest messages in the local outbox, newest first.
-pub async fn outbox(redis: &ConnectionManager, keys: &Keys) -> Result<Vec<SentSms>, redis::RedisError> {
+pub async fn outbox(redis: &Redis, keys: &Keys) -> Result<Vec<SentSms>, redis::RedisError> {
     let raw: Vec<String> =
         redis::cmd("LRANGE").arg(keys.sms_outbox()).arg(0).arg(49).query_async(&mut redis.clone()).await?;
     Ok(raw.iter().filter_map(|s| serde_json::from_str(s).ok()).collect())

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
+use crate::redis_conn::Redis;
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
 use rdkafka::producer::FutureProducer;
-use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
 use crate::abuse::{AbuseLimits, GrabGate};
@@ -53,7 +53,7 @@ pub struct Handles {
     /// Postgres pool.
     pub db: PgPool,
     /// Self-reconnecting multiplexed Redis connection (clone per use; never held across unrelated awaits).
-    pub redis: ConnectionManager,
+    pub redis: Redis,
     /// Idempotent Kafka producer (acks=all) for workers' sends.
     pub kafka: FutureProducer,
     /// The `orders.created` producer that reports whether a message was persisted.
@@ -216,14 +216,7 @@ pub fn pg_options(config: &Config) -> Result<sqlx::postgres::PgConnectOptions, s
 const SHOP_KEYS: CacheKeys =
     CacheKeys { name: "shop", entry: Keys::shop, lock: Keys::shop_lock, channel: Keys::shop_invalidation_channel };
 
-/// Opens a self-reconnecting Redis connection that fails fast while Redis is away: one reconnect attempt,
-/// a second to connect and five to answer, so callers fall back (the shop page to Postgres) or answer
-/// "try again" within seconds instead of queueing behind a dead server (the default waits ~15 s).
-pub async fn redis_connection(url: &str) -> Result<ConnectionManager, redis::RedisError> {
-    let client = redis::Client::open(url)?;
-    let config = redis::aio::ConnectionManagerConfig::new()
-        .set_number_of_retries(1)
-        .set_connection_timeout(Some(std::time::Duration::from_secs(1)))
-        .set_response_timeout(Some(std::time::Duration::from_secs(5)));
-    ConnectionManager::new_with_config(client, config).await
+/// Opens the instance's Redis connection: one node or a cluster, as `REDIS_URL` says (`redis_conn`).
+pub async fn redis_connection(url: &str) -> Result<Redis, redis::RedisError> {
+    Redis::connect(&crate::redis_conn::RedisTarget::parse(url)).await
 }

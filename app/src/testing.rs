@@ -114,7 +114,7 @@ pub async fn sale_end_ms(db: &PgPool, voucher_id: i64) -> Result<i64, sqlx::Erro
 }
 
 /// When Redis will drop `key`, unix ms (-1: never, -2: no such key).
-pub async fn expires_at(redis: &redis::aio::ConnectionManager, key: &str) -> Result<i64, redis::RedisError> {
+pub async fn expires_at(redis: &crate::redis_conn::Redis, key: &str) -> Result<i64, redis::RedisError> {
     redis::cmd("PEXPIRETIME").arg(key).query_async(&mut redis.clone()).await
 }
 

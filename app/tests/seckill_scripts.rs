@@ -5,12 +5,12 @@ use std::time::Duration;
 use app::clock::now_ms;
 use app::inventory::{self, GrabCode};
 use app::keys::Keys;
+use app::redis_conn::Redis;
 use app::state::redis_connection;
 use app::testing::{expires_at, unique_token};
 use futures::future::join_all;
-use redis::aio::ConnectionManager;
 
-async fn setup() -> (ConnectionManager, Keys) {
+async fn setup() -> (Redis, Keys) {
     let url = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379/0".into());
     (redis_connection(&url).await.expect("redis"), Keys::new(format!("test:{}:", unique_token())))
 }

@@ -1,7 +1,7 @@
 //! Deterministic, idempotent demo data: shop types, 2,400 shops over Hangzhou, demo accounts, vouchers
 //! and three flash sales (live, starting soon, ended). `--reset` wipes everything back to this state.
 
-use redis::aio::ConnectionManager;
+use app::redis_conn::Redis;
 use sqlx::{PgPool, Postgres, QueryBuilder};
 use time::{Duration, OffsetDateTime};
 
@@ -291,7 +291,7 @@ fn generate_shops() -> Vec<ShopSeed> {
 
 /// Seeds the demo data. Without `reset` it only adds what is missing (user changes survive);
 /// with `reset` it first empties every table and every project key in Redis.
-pub async fn run(db: &PgPool, redis: &ConnectionManager, keys: &Keys, reset: bool) -> Result<SeedReport, SeedError> {
+pub async fn run(db: &PgPool, redis: &Redis, keys: &Keys, reset: bool) -> Result<SeedReport, SeedError> {
     if reset {
         sqlx::query("TRUNCATE refunds, orders, vouchers, shops, shop_types, users RESTART IDENTITY CASCADE")
             .execute(db)
@@ -326,7 +326,7 @@ pub async fn report(db: &PgPool) -> Result<SeedReport, SeedError> {
     Ok(SeedReport { shop_types, shops, users, vouchers })
 }
 
-async fn clear_redis(redis: &ConnectionManager, keys: &Keys) -> Result<(), SeedError> {
+async fn clear_redis(redis: &Redis, keys: &Keys) -> Result<(), SeedError> {
     for pattern in keys.families() {
         app::keys::unlink_matching(redis, &pattern).await?;
     }

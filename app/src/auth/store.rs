@@ -3,8 +3,8 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
+use crate::redis_conn::Redis;
 use redis::Script;
-use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
 use super::model::{Account, CurrentUser, Role};
@@ -127,7 +127,7 @@ fn ms(d: Duration) -> u64 {
 /// Asks the gate to let one attempt on `account` from `ip` through: checked and counted atomically, per
 /// address (any account) and then per account (per address, and the account's slow-down).
 pub async fn pass_gate(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     account: &str,
     ip: &str,
@@ -146,8 +146,7 @@ pub async fn pass_gate(
     }
     let from_address = value as u32;
     let (code, value): (i64, i64) = LOGIN_GATE
-        .key(keys.login_pair(account, ip))
-        .key(keys.login_account(account))
+        .key(&keys.login_gate_script(account, ip))
         .arg(l.per_pair)
         .arg(ms(l.window))
         .arg(l.free)
@@ -167,7 +166,7 @@ pub async fn pass_gate(
     })
 }
 
-async fn give_back_address(redis: &ConnectionManager, addr_key: &str, l: &GateLimits) -> Result<(), redis::RedisError> {
+async fn give_back_address(redis: &Redis, addr_key: &str, l: &GateLimits) -> Result<(), redis::RedisError> {
     let _: (i64, i64) = ADDR_GATE
         .key(addr_key)
         .arg(l.per_address)
@@ -181,18 +180,14 @@ async fn give_back_address(redis: &ConnectionManager, addr_key: &str, l: &GateLi
 /// After a successful log-in: the attempt does not count against the address, and the account's
 /// counters start over (its owner proved who they are).
 pub async fn gate_success(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     account: &str,
     ip: &str,
     l: &GateLimits,
 ) -> Result<(), redis::RedisError> {
     give_back_address(redis, &keys.login_addr(ip), l).await?;
-    redis::cmd("DEL")
-        .arg(keys.login_pair(account, ip))
-        .arg(keys.login_account(account))
-        .query_async(&mut redis.clone())
-        .await
+    redis::cmd("DEL").arg(&keys.login_gate_script(account, ip)).query_async(&mut redis.clone()).await
 }
 
 /// What issuing a log-in code came to.
@@ -211,7 +206,7 @@ static CODE_TAKE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("
 
 /// Stores `code` for `phone` if it may have one now (`lua/code_send.lua`).
 pub async fn issue_code(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     phone: &str,
     code: &str,
@@ -220,9 +215,7 @@ pub async fn issue_code(
     per_day: u32,
 ) -> Result<CodeIssue, redis::RedisError> {
     let (status, wait): (i64, i64) = CODE_SEND
-        .key(keys.login_code(phone))
-        .key(keys.login_code_cooldown(phone))
-        .key(keys.login_code_day(phone))
+        .key(&keys.code_send_script(phone))
         .arg(code)
         .arg(ms(valid))
         .arg(ms(cooldown))
@@ -240,7 +233,7 @@ pub async fn issue_code(
 /// Counts one attempt at `phone`'s code and hands it over for comparing: `(code, attempts used)`, or
 /// `None` when no code is live (never sent, expired, or burned).
 pub async fn take_code_attempt(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     phone: &str,
     attempts: u32,
@@ -251,6 +244,6 @@ pub async fn take_code_attempt(
 }
 
 /// Burns `phone`'s code (used, or out of attempts).
-pub async fn burn_code(redis: &ConnectionManager, keys: &Keys, phone: &str) -> Result<(), redis::RedisError> {
+pub async fn burn_code(redis: &Redis, keys: &Keys, phone: &str) -> Result<(), redis::RedisError> {
     redis::cmd("DEL").arg(keys.login_code(phone)).query_async(&mut redis.clone()).await
 }

@@ -1,7 +1,7 @@
 //! All SQL and Redis commands of the catalog capability.
 
+use crate::redis_conn::Redis;
 use futures::future::BoxFuture;
-use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
 use super::model::{Coupon, NewCoupon, PAGE_SIZE, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView};
@@ -139,43 +139,28 @@ pub async fn shop_owner(db: &PgPool, id: i64) -> Result<Option<Option<i64>>, sql
 
 /// Records a visitor in the shop's and the site's daily HyperLogLogs (kept 35 days), returns today's count.
 pub async fn record_visit(
-    redis: &ConnectionManager,
+    redis: &Redis,
     shop_key: &str,
     site_key: &str,
     visitor: &str,
 ) -> Result<u64, redis::RedisError> {
     const KEEP_SECS: u64 = 35 * 24 * 3600;
-    let (count,): (u64,) = redis::pipe()
-        .cmd("PFADD")
-        .arg(shop_key)
-        .arg(visitor)
-        .ignore()
-        .cmd("EXPIRE")
-        .arg(shop_key)
-        .arg(KEEP_SECS)
-        .ignore()
-        .cmd("PFADD")
-        .arg(site_key)
-        .arg(visitor)
-        .ignore()
-        .cmd("EXPIRE")
-        .arg(site_key)
-        .arg(KEEP_SECS)
-        .ignore()
-        .cmd("PFCOUNT")
-        .arg(shop_key)
-        .query_async(&mut redis.clone())
-        .await?;
-    Ok(count)
+    let cmds = vec![
+        redis::cmd("PFADD").arg(shop_key).arg(visitor).to_owned(),
+        redis::cmd("EXPIRE").arg(shop_key).arg(KEEP_SECS).to_owned(),
+        redis::cmd("PFADD").arg(site_key).arg(visitor).to_owned(),
+        redis::cmd("EXPIRE").arg(site_key).arg(KEEP_SECS).to_owned(),
+        redis::cmd("PFCOUNT").arg(shop_key).to_owned(),
+    ];
+    let count = crate::redis_conn::per_slot(redis, cmds, false).await?.pop().unwrap_or(redis::Value::Nil);
+    Ok(redis::from_redis_value(count)?)
 }
 
 /// PFCOUNT of each key, in order.
-pub async fn visitor_counts(redis: &ConnectionManager, keys: &[String]) -> Result<Vec<u64>, redis::RedisError> {
-    let mut pipe = redis::pipe();
-    for k in keys {
-        pipe.cmd("PFCOUNT").arg(k);
-    }
-    pipe.query_async(&mut redis.clone()).await
+pub async fn visitor_counts(redis: &Redis, keys: &[String]) -> Result<Vec<u64>, redis::RedisError> {
+    let cmds = keys.iter().map(|k| redis::cmd("PFCOUNT").arg(k).to_owned()).collect();
+    let counts = crate::redis_conn::per_slot(redis, cmds, false).await?;
+    Ok(counts.into_iter().map(redis::from_redis_value).collect::<Result<_, _>>()?)
 }
 
 /// Opens a new shop owned by `owner`; `None` if the type does not exist.

@@ -1,6 +1,6 @@
 //! All Redis GEO commands and the SQL they are loaded from.
 
-use redis::aio::ConnectionManager;
+use crate::redis_conn::Redis;
 use sqlx::PgPool;
 
 use crate::catalog::model::ShopSummary;
@@ -13,33 +13,28 @@ pub async fn positions(db: &PgPool) -> Result<Vec<(i64, i64, f64, f64)>, sqlx::E
 
 /// Replaces the GEO sets of the given types with `positions` (`(type, shop, lon, lat)`), one round trip.
 pub async fn replace_all(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     positions: &[(i64, i64, f64, f64)],
 ) -> Result<(), redis::RedisError> {
-    let mut pipe = redis::pipe();
-    pipe.atomic();
-    let mut types: Vec<i64> = positions.iter().map(|p| p.0).collect();
-    types.dedup();
-    for t in &types {
-        pipe.cmd("DEL").arg(keys.geo_shops(*t)).ignore();
-    }
+    let mut cmds = Vec::new();
     for chunk in positions.chunk_by(|a, b| a.0 == b.0) {
+        cmds.push(redis::cmd("DEL").arg(keys.geo_shops(chunk[0].0)).to_owned());
         for part in chunk.chunks(1000) {
             let mut cmd = redis::cmd("GEOADD");
             cmd.arg(keys.geo_shops(part[0].0));
             for (_, id, lon, lat) in part {
                 cmd.arg(*lon).arg(*lat).arg(*id);
             }
-            pipe.add_command(cmd).ignore();
+            cmds.push(cmd);
         }
     }
-    pipe.query_async(&mut redis.clone()).await
+    crate::redis_conn::per_slot(redis, cmds, true).await.map(drop)
 }
 
 /// Places (or moves) one shop.
 pub async fn place(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     type_id: i64,
     shop_id: i64,
@@ -57,7 +52,7 @@ pub async fn place(
 
 /// Shops of a type within `radius_m` of the point, nearest first, at most `count`: `(shop, metres)`.
 pub async fn within(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     type_id: i64,
     lon: f64,
@@ -92,11 +87,6 @@ pub async fn summaries(db: &PgPool, ids: &[i64]) -> Result<Vec<ShopSummary>, sql
 }
 
 /// Takes a removed shop out of its type's set.
-pub async fn remove(
-    redis: &ConnectionManager,
-    keys: &Keys,
-    type_id: i64,
-    shop_id: i64,
-) -> Result<(), redis::RedisError> {
+pub async fn remove(redis: &Redis, keys: &Keys, type_id: i64, shop_id: i64) -> Result<(), redis::RedisError> {
     redis::cmd("ZREM").arg(keys.geo_shops(type_id)).arg(shop_id).query_async(&mut redis.clone()).await
 }

@@ -1,7 +1,7 @@
 //! The flash-sale capability's SQL and its Redis list of unsettled order messages (the sale's own Redis
 //! state is the inventory's).
 
-use redis::aio::ConnectionManager;
+use crate::redis_conn::Redis;
 use sqlx::PgPool;
 
 use super::model::{NewFlashSale, SaleAudit};
@@ -45,20 +45,12 @@ pub async fn restorable_sales(
 }
 
 /// Queues an order message whose produce outcome is unknown (newest at the head).
-pub async fn push_compensation(
-    redis: &ConnectionManager,
-    keys: &Keys,
-    payload: &[u8],
-) -> Result<(), redis::RedisError> {
+pub async fn push_compensation(redis: &Redis, keys: &Keys, payload: &[u8]) -> Result<(), redis::RedisError> {
     redis::cmd("LPUSH").arg(keys.seckill_compensation()).arg(payload).query_async(&mut redis.clone()).await
 }
 
 /// Up to `n` of the oldest queued messages, oldest first.
-pub async fn oldest_compensation(
-    redis: &ConnectionManager,
-    keys: &Keys,
-    n: isize,
-) -> Result<Vec<Vec<u8>>, redis::RedisError> {
+pub async fn oldest_compensation(redis: &Redis, keys: &Keys, n: isize) -> Result<Vec<Vec<u8>>, redis::RedisError> {
     let mut items: Vec<Vec<u8>> =
         redis::cmd("LRANGE").arg(keys.seckill_compensation()).arg(-n).arg(-1).query_async(&mut redis.clone()).await?;
     items.reverse();
@@ -66,16 +58,12 @@ pub async fn oldest_compensation(
 }
 
 /// Drops one delivered message from the list.
-pub async fn remove_compensation(
-    redis: &ConnectionManager,
-    keys: &Keys,
-    payload: &[u8],
-) -> Result<(), redis::RedisError> {
+pub async fn remove_compensation(redis: &Redis, keys: &Keys, payload: &[u8]) -> Result<(), redis::RedisError> {
     redis::cmd("LREM").arg(keys.seckill_compensation()).arg(-1).arg(payload).query_async(&mut redis.clone()).await
 }
 
 /// The order ids of every queued message (for the stranded-grab sweeper; the list is short).
-pub async fn compensation_order_ids(redis: &ConnectionManager, keys: &Keys) -> Result<Vec<i64>, redis::RedisError> {
+pub async fn compensation_order_ids(redis: &Redis, keys: &Keys) -> Result<Vec<i64>, redis::RedisError> {
     let items: Vec<Vec<u8>> =
         redis::cmd("LRANGE").arg(keys.seckill_compensation()).arg(0).arg(-1).query_async(&mut redis.clone()).await?;
     Ok(items.iter().filter_map(|p| serde_json::from_slice::<OrderCreated>(p).ok()).map(|o| o.order_id).collect())
@@ -92,7 +80,7 @@ pub async fn recent_sale_ids(db: &PgPool, keep: std::time::Duration) -> Result<V
 }
 
 /// How many messages wait for a resend.
-pub async fn compensation_backlog(redis: &ConnectionManager, keys: &Keys) -> Result<u64, redis::RedisError> {
+pub async fn compensation_backlog(redis: &Redis, keys: &Keys) -> Result<u64, redis::RedisError> {
     redis::cmd("LLEN").arg(keys.seckill_compensation()).query_async(&mut redis.clone()).await
 }
 

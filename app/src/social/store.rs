@@ -2,8 +2,8 @@
 
 use std::sync::LazyLock;
 
+use crate::redis_conn::Redis;
 use redis::Script;
-use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
 use super::model::{NewNote, NoteSummary, Person};
@@ -91,7 +91,7 @@ pub async fn add_likes(db: &PgPool, id: i64, delta: i64) -> Result<i32, sqlx::Er
 
 /// Toggles `user_id`'s like in Redis (`lua/like_toggle.lua`); +1 liked now, −1 un-liked.
 pub async fn toggle_like(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     note_id: i64,
     user_id: i64,
@@ -102,7 +102,7 @@ pub async fn toggle_like(
 
 /// The first `n` likers in the order they liked, and whether `viewer` is among all likers.
 pub async fn likers(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     note_id: i64,
     n: isize,
@@ -165,7 +165,7 @@ pub async fn all_follows(db: &PgPool) -> Result<Vec<(i64, i64)>, sqlx::Error> {
 
 /// Adds or removes `target` in `user_id`'s follow set.
 pub async fn set_follow(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     user_id: i64,
     target: i64,
@@ -178,80 +178,62 @@ pub async fn set_follow(
         .await
 }
 
-/// People both users follow (SINTER) and whether `a` follows `b`.
-pub async fn common_follows(
-    redis: &ConnectionManager,
-    keys: &Keys,
-    a: i64,
-    b: i64,
-) -> Result<(Vec<i64>, bool), redis::RedisError> {
-    redis::pipe()
-        .cmd("SINTER")
-        .arg(keys.follows(a))
-        .arg(keys.follows(b))
-        .cmd("SISMEMBER")
-        .arg(keys.follows(a))
-        .arg(b)
-        .query_async(&mut redis.clone())
-        .await
+/// People both users follow and whether `a` follows `b`. The two sets are read and intersected here, not
+/// with `SINTER`: on a cluster two users' sets live in different slots (a follow list is short).
+pub async fn common_follows(redis: &Redis, keys: &Keys, a: i64, b: i64) -> Result<(Vec<i64>, bool), redis::RedisError> {
+    let members = |user| redis::cmd("SMEMBERS").arg(keys.follows(user)).to_owned();
+    let mut sets = crate::redis_conn::per_slot(redis, vec![members(a), members(b)], false).await?.into_iter();
+    let mut set = || -> Result<std::collections::BTreeSet<i64>, redis::RedisError> {
+        Ok(redis::from_redis_value(sets.next().unwrap_or(redis::Value::Nil))?)
+    };
+    let (of_a, of_b) = (set()?, set()?);
+    Ok((of_a.intersection(&of_b).copied().collect(), of_a.contains(&b)))
 }
 
-/// Rebuilds every follow set from Postgres (start-up), one round trip.
-pub async fn replace_follow_sets(
-    redis: &ConnectionManager,
-    keys: &Keys,
-    follows: &[(i64, i64)],
-) -> Result<(), redis::RedisError> {
+/// Rebuilds every follow set from Postgres (start-up): one round trip (one per slot on a cluster).
+pub async fn replace_follow_sets(redis: &Redis, keys: &Keys, follows: &[(i64, i64)]) -> Result<(), redis::RedisError> {
     if follows.is_empty() {
         return Ok(());
     }
-    let mut pipe = redis::pipe();
-    pipe.atomic();
+    let mut cmds = Vec::new();
     for group in follows.chunk_by(|a, b| a.0 == b.0) {
-        pipe.cmd("DEL").arg(keys.follows(group[0].0)).ignore();
-        pipe.cmd("SADD").arg(keys.follows(group[0].0)).arg(group.iter().map(|(_, t)| *t).collect::<Vec<_>>()).ignore();
+        cmds.push(redis::cmd("DEL").arg(keys.follows(group[0].0)).to_owned());
+        cmds.push(
+            redis::cmd("SADD")
+                .arg(keys.follows(group[0].0))
+                .arg(group.iter().map(|(_, t)| *t).collect::<Vec<_>>())
+                .to_owned(),
+        );
     }
-    pipe.query_async(&mut redis.clone()).await
+    crate::redis_conn::per_slot(redis, cmds, true).await.map(drop)
 }
 
 /// Puts a note into each follower's inbox, scored by its creation time.
 pub async fn push_to_feeds(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     followers: &[i64],
     note_id: i64,
     created_ms: i64,
 ) -> Result<(), redis::RedisError> {
-    if followers.is_empty() {
-        return Ok(()); // Redis refuses an empty pipeline
-    }
-    let mut pipe = redis::pipe();
-    for f in followers {
-        pipe.cmd("ZADD").arg(keys.feed(*f)).arg(created_ms).arg(note_id).ignore();
-    }
-    pipe.query_async(&mut redis.clone()).await
+    let cmds = followers.iter().map(|f| redis::cmd("ZADD").arg(keys.feed(*f)).arg(created_ms).arg(note_id).to_owned());
+    crate::redis_conn::per_slot(redis, cmds.collect(), false).await.map(drop)
 }
 
 /// Takes a note out of each follower's inbox.
 pub async fn remove_from_feeds(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     followers: &[i64],
     note_id: i64,
 ) -> Result<(), redis::RedisError> {
-    if followers.is_empty() {
-        return Ok(());
-    }
-    let mut pipe = redis::pipe();
-    for f in followers {
-        pipe.cmd("ZREM").arg(keys.feed(*f)).arg(note_id).ignore();
-    }
-    pipe.query_async(&mut redis.clone()).await
+    let cmds = followers.iter().map(|f| redis::cmd("ZREM").arg(keys.feed(*f)).arg(note_id).to_owned());
+    crate::redis_conn::per_slot(redis, cmds.collect(), false).await.map(drop)
 }
 
 /// Up to `count` inbox entries with score ≤ `max`, newest first, skipping the first `offset`: `(note, score)`.
 pub async fn feed_page(
-    redis: &ConnectionManager,
+    redis: &Redis,
     keys: &Keys,
     user_id: i64,
     max: i64,

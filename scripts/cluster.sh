@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# The scale-out shape on one machine, from real engines:
+# - a Redis Cluster from Debian's redis-server: 6 nodes on 127.0.0.1:7000-7005 (3 primaries, 3 replicas),
+#   joined by `redis-cli --cluster create`; like Redis on :6379 it keeps nothing on disk;
+# - two Nisshi brokers on one Postgres storage (9092 from services.sh, and 9093): stateless, each leads
+#   every partition, clients fail over between them;
+# - three app instances (release build) on 3401-3403, operators' ports 4401-4403;
+# - nginx on 127.0.0.1:3400 in front of them.
+#   scripts/cluster.sh redis   starts the Redis Cluster only (idempotent) and prints the REDIS_URL naming it
+#   scripts/cluster.sh up      starts everything (idempotent) and serves the demo on http://127.0.0.1:3400
+#   scripts/cluster.sh stop    stops what this script started, by PID
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+CLUSTER_DIR="$RUN_DIR/redis-cluster"
+PORTS=(7000 7001 7002 7003 7004 7005)
+# What the app reads as "a cluster": several seed nodes, comma-separated (app/src/redis_conn.rs).
+CLUSTER_URL="$(printf 'redis://127.0.0.1:%s,' "${PORTS[@]:0:3}")"
+CLUSTER_URL="${CLUSTER_URL%,}"
+
+cluster_ok() { redis-cli -p "${PORTS[0]}" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
+
+start_redis() {
+  if cluster_ok; then
+    log "redis cluster already up on :${PORTS[0]}-${PORTS[5]}"
+    echo "$CLUSTER_URL"
+    return 0
+  fi
+  mkdir -p "$CLUSTER_DIR"
+  for port in "${PORTS[@]}"; do
+    port_open "$port" && die "port $port is taken by something that is not a healthy cluster: stop it first"
+    # A node forgets its cluster on a fresh start (no nodes.conf kept), so `--cluster create` forms it anew.
+    rm -f "$CLUSTER_DIR/nodes-$port.conf"
+    setsid nohup redis-server --port "$port" --bind 127.0.0.1 --cluster-enabled yes \
+      --cluster-config-file "nodes-$port.conf" --cluster-node-timeout 2000 \
+      --save "" --appendonly no --dir "$CLUSTER_DIR" --logfile "$CLUSTER_DIR/redis-$port.log" \
+      --daemonize no >/dev/null 2>&1 &
+    echo $! >"$CLUSTER_DIR/redis-$port.pid"
+  done
+  for port in "${PORTS[@]}"; do wait_port "$port" 10 || die "redis on :$port did not start"; done
+  local nodes=()
+  for port in "${PORTS[@]}"; do nodes+=("127.0.0.1:$port"); done
+  redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >"$CLUSTER_DIR/create.log" 2>&1 \
+    || { cat "$CLUSTER_DIR/create.log" >&2; die "redis-cli --cluster create failed"; }
+  for _ in $(seq 100); do cluster_ok && break; sleep 0.1; done
+  cluster_ok || die "the cluster did not reach cluster_state:ok"
+  # Every replica attached, so a primary's failover has somewhere to go.
+  for _ in $(seq 100); do
+    [ "$(redis-cli -p "${PORTS[0]}" cluster nodes | grep -c ' slave ')" -eq 3 ] && break
+    sleep 0.1
+  done
+  log "redis cluster up: ${nodes[*]}"
+  echo "$CLUSTER_URL"
+}
+
+stop_redis() {
+  local pidfile pid
+  for pidfile in "$CLUSTER_DIR"/redis-*.pid; do
+    [ -e "$pidfile" ] || continue
+    pid="$(cat "$pidfile")"
+    kill "$pid" 2>/dev/null || true
+    rm -f "$pidfile"
+  done
+  log "redis cluster stopped"
+}
+
+APP_PORTS=(3401 3402 3403)
+LB_PORT=3400
+BROKERS="127.0.0.1:9092,127.0.0.1:9093"
+
+start_broker() {
+  port_open 9093 && return 0
+  mkdir -p "$CLUSTER_DIR/nisshi"
+  : >"$CLUSTER_DIR/nisshi/.env"
+  (
+    cd "$CLUSTER_DIR/nisshi"
+    # The same storage as the broker services.sh starts on 9092: two stateless brokers, one log.
+    setsid nohup nisshi broker --group-initial-rebalance-delay 250ms \
+      --listener-url tcp://127.0.0.1:9093 --advertised-listener-url tcp://127.0.0.1:9093 \
+      --storage-engine "postgres://postgres:postgres@127.0.0.1/nisshi?sslmode=disable" \
+      >"$CLUSTER_DIR/nisshi-9093.log" 2>&1 &
+    echo $! >"$CLUSTER_DIR/nisshi-9093.pid"
+  )
+  wait_port 9093 30 || { tail -n 20 "$CLUSTER_DIR/nisshi-9093.log" >&2; die "the second broker did not start"; }
+}
+
+# The cluster's own database, key and topic namespace; every instance behind nginx, which it trusts for
+# X-Forwarded-For.
+cluster_env() {
+  export DATABASE_URL="postgres://postgres@127.0.0.1:5432/haodian_cluster" REDIS_URL="$CLUSTER_URL"
+  export KAFKA_BROKERS="$BROKERS" REDIS_KEY_PREFIX="cluster:" KAFKA_TOPIC_PREFIX="cluster."
+  export TRUSTED_PROXIES="127.0.0.1/32" LEPTOS_SITE_ROOT="target/site" RUST_LOG="${RUST_LOG:-warn}"
+}
+
+start_app() {
+  local i="$1" port="${APP_PORTS[$1]}"
+  port_open "$port" && return 0
+  LISTEN_ADDR="127.0.0.1:$port" ADMIN_ADDR="127.0.0.1:$((port + 1000))" \
+    setsid nohup target/release/server serve >>"$CLUSTER_DIR/app-$i.log" 2>&1 &
+  echo $! >"$CLUSTER_DIR/app-$i.pid"
+}
+
+start_lb() {
+  port_open "$LB_PORT" && return 0
+  if ! command -v nginx >/dev/null; then
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    timed "nginx install" bash -c "$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light >/dev/null"
+  fi
+  mkdir -p "$CLUSTER_DIR/nginx/logs"
+  local upstreams=""
+  for port in "${APP_PORTS[@]}"; do upstreams+="    server 127.0.0.1:$port max_fails=1 fail_timeout=2s;"$'\n'; done
+  # A request nginx could not hand to one instance (refused, reset before an answer) goes to the next;
+  # a POST that reached an instance is never sent twice (nginx's default for non-idempotent methods).
+  cat >"$CLUSTER_DIR/nginx/nginx.conf" <<CONF
+worker_processes 1;
+pid $CLUSTER_DIR/nginx/nginx.pid;
+error_log $CLUSTER_DIR/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  upstream haodian {
+$upstreams    keepalive 64;
+  }
+  server {
+    listen 127.0.0.1:$LB_PORT;
+    location / {
+      proxy_pass http://haodian;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host \$host;
+      proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+      proxy_buffering off;
+      proxy_read_timeout 1h;
+      proxy_next_upstream error timeout;
+    }
+  }
+}
+CONF
+  nginx -p "$CLUSTER_DIR/nginx" -c "$CLUSTER_DIR/nginx/nginx.conf"
+  wait_port "$LB_PORT" 10 || die "nginx did not start"
+}
+
+up() {
+  bash scripts/setup.sh build broker
+  bash scripts/services.sh
+  start_redis >/dev/null
+  start_broker
+  timed "release build" cargo leptos build --release
+  psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='haodian_cluster'" | grep -q 1 \
+    || psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE haodian_cluster"
+  cluster_env
+  target/release/server seed
+  for i in "${!APP_PORTS[@]}"; do start_app "$i"; done
+  for port in "${APP_PORTS[@]}"; do wait_port "$port" 60 || die "app on :$port did not start (see $CLUSTER_DIR)"; done
+  start_lb
+  log "cluster up: http://127.0.0.1:$LB_PORT (nginx) → apps ${APP_PORTS[*]} → Redis Cluster 7000-7005, brokers $BROKERS"
+}
+
+stop_all() {
+  [ -e "$CLUSTER_DIR/nginx/nginx.pid" ] && kill "$(cat "$CLUSTER_DIR/nginx/nginx.pid")" 2>/dev/null || true
+  local pidfile
+  for pidfile in "$CLUSTER_DIR"/app-*.pid "$CLUSTER_DIR"/nisshi-*.pid; do
+    [ -e "$pidfile" ] || continue
+    kill "$(cat "$pidfile")" 2>/dev/null || true
+    rm -f "$pidfile"
+  done
+  stop_redis
+}
+
+case "${1:-}" in
+  redis) start_redis ;;
+  up) up ;;
+  stop) stop_all ;;
+  *) die "usage: scripts/cluster.sh redis|up|stop" ;;
+esac
