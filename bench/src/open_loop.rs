@@ -17,9 +17,10 @@ pub struct OpenLoop {
     pub sent: usize,
     /// Seconds from the first arrival to the last answer.
     pub secs: f64,
-    /// Latencies of the grabs the token bucket let in (every answer but a 429), sorted.
+    /// Latencies of the grabs the server took on (every answer but a shedding one), sorted.
     pub admitted: Vec<Duration>,
-    /// Latencies of the 429s (the bucket shedding), sorted.
+    /// Latencies of the shedding answers, sorted: 429 from the grab's token bucket, 503 from the
+    /// instance's in-flight cap (`HTTP_MAX_IN_FLIGHT`), which sheds whatever the bucket let through beyond it.
     pub rejected: Vec<Duration>,
     /// Count per answer (`outcome` labels; transport errors apart).
     pub outcomes: BTreeMap<String, usize>,
@@ -56,7 +57,8 @@ pub async fn run(client: &HttpClient, url: &str, shoppers: &[(i64, String)], vou
     for task in tasks {
         match task.await {
             Ok((Ok((status, body, _)), latency)) => {
-                if status == 429 { &mut out.rejected } else { &mut out.admitted }.push(latency);
+                let shed = status == 429 || status == 503;
+                if shed { &mut out.rejected } else { &mut out.admitted }.push(latency);
                 *out.outcomes.entry(outcome(status, &body)).or_default() += 1;
             }
             Ok((Err(e), _)) => *out.outcomes.entry(format!("transport error: {e}")).or_default() += 1,

@@ -557,7 +557,7 @@ fn report(c: &Closed, open: Option<&[OpenLoop; 2]>) {
                 verdict(admitted <= 100.0, 100.0 / admitted),
             );
             row(
-                "  rejected by the token bucket (429) p99",
+                "  shed (429 token bucket, 503 in-flight cap) p99",
                 format!("{rejected:.1} ms ({})", triple.rejected.len()),
                 "≤ 5 ms",
                 verdict(rejected <= 5.0 && !triple.rejected.is_empty(), 5.0 / rejected),

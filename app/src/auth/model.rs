@@ -175,17 +175,37 @@ impl Nickname {
 /// URL (so `/\t/evil.example`, `/\\evil.example` and `//evil.example` — which browsers treat as another
 /// host — are refused), as path, query and fragment. Anything else: `None`.
 pub fn same_site_path(raw: &str) -> Option<String> {
-    const BASE: &str = "http://haodian.invalid/";
     if !raw.starts_with('/') {
         return None;
     }
-    let base = url::Url::parse(BASE).ok()?;
+    resolve_on_site(raw)
+}
+
+/// The server reads the path with the `url` crate (WHATWG URL parsing, as browsers do).
+#[cfg(feature = "ssr")]
+fn resolve_on_site(raw: &str) -> Option<String> {
+    let base = url::Url::parse(SITE).ok()?;
     let url = base.join(raw).ok()?;
     if url.origin() != base.origin() {
         return None;
     }
     Some(url[url::Position::BeforePath..].to_string())
 }
+
+/// The browser reads it with its own URL parser: the same WHATWG rules, without shipping the `url` crate
+/// (and its Unicode host tables) in the page's WebAssembly.
+#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+fn resolve_on_site(raw: &str) -> Option<String> {
+    let base = web_sys::Url::new(SITE).ok()?;
+    let url = web_sys::Url::new_with_base(raw, SITE).ok()?;
+    if url.origin() != base.origin() {
+        return None;
+    }
+    Some(format!("{}{}{}", url.pathname(), url.search(), url.hash()))
+}
+
+/// A stand-in origin that relative paths resolve against (never requested).
+const SITE: &str = "http://haodian.invalid/";
 
 #[cfg(test)]
 mod tests {

@@ -405,7 +405,7 @@ pub fn OrdersConsolePage() -> impl IntoView {
 
 /// The query string of a filter (and, optionally, a page start).
 fn filter_query(f: &OrderFilter, before: Option<i64>) -> String {
-    let mut url = url::form_urlencoded::Serializer::new(String::new());
+    let mut url = form_urlencoded::Serializer::new(String::new());
     for (k, v) in [("status", &f.status), ("coupon", &f.coupon), ("from", &f.from), ("to", &f.to)] {
         if !v.is_empty() {
             url.append_pair(k, v);
