@@ -18,6 +18,16 @@ PORTS=(7000 7001 7002 7003 7004 7005)
 CLUSTER_URL="$(printf 'redis://127.0.0.1:%s,' "${PORTS[@]:0:3}")"
 CLUSTER_URL="${CLUSTER_URL%,}"
 
+# Starts "$@" in a session of its own (a Ctrl-C in the caller's terminal does not reach it), logging to $2;
+# the process itself writes its PID to $1 before it becomes the command, so the file names the right
+# process even where setsid has to fork.
+spawn_detached() {
+  local pidfile="$1" logfile="$2"; shift 2
+  setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$pidfile" "$@" >>"$logfile" 2>&1 </dev/null &
+  for _ in $(seq 50); do [ -s "$pidfile" ] && return 0; sleep 0.1; done
+  die "no pid file from $*"
+}
+
 cluster_ok() { redis-cli -p "${PORTS[0]}" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
 
 start_redis() {
@@ -31,11 +41,11 @@ start_redis() {
     port_open "$port" && die "port $port is taken by something that is not a healthy cluster: stop it first"
     # A node forgets its cluster on a fresh start (no nodes.conf kept), so `--cluster create` forms it anew.
     rm -f "$CLUSTER_DIR/nodes-$port.conf"
-    setsid nohup redis-server --port "$port" --bind 127.0.0.1 --cluster-enabled yes \
+    rm -f "$CLUSTER_DIR/redis-$port.pid"
+    spawn_detached "$CLUSTER_DIR/redis-$port.pid" "$CLUSTER_DIR/redis-$port.log" \
+      redis-server --port "$port" --bind 127.0.0.1 --cluster-enabled yes \
       --cluster-config-file "nodes-$port.conf" --cluster-node-timeout 2000 \
-      --save "" --appendonly no --dir "$CLUSTER_DIR" --logfile "$CLUSTER_DIR/redis-$port.log" \
-      --daemonize no >/dev/null 2>&1 &
-    echo $! >"$CLUSTER_DIR/redis-$port.pid"
+      --save "" --appendonly no --dir "$CLUSTER_DIR"
   done
   for port in "${PORTS[@]}"; do wait_port "$port" 10 || die "redis on :$port did not start"; done
   local nodes=()
@@ -73,13 +83,14 @@ start_broker() {
   mkdir -p "$CLUSTER_DIR/nisshi"
   : >"$CLUSTER_DIR/nisshi/.env"
   (
+    # The broker reads .env from its working directory: one whose .env we write.
     cd "$CLUSTER_DIR/nisshi"
     # The same storage as the broker services.sh starts on 9092: two stateless brokers, one log.
-    setsid nohup nisshi broker --group-initial-rebalance-delay 250ms \
+    rm -f "$CLUSTER_DIR/nisshi-9093.pid"
+    spawn_detached "$CLUSTER_DIR/nisshi-9093.pid" "$CLUSTER_DIR/nisshi-9093.log" \
+      nisshi broker --group-initial-rebalance-delay 250ms \
       --listener-url tcp://127.0.0.1:9093 --advertised-listener-url tcp://127.0.0.1:9093 \
-      --storage-engine "postgres://postgres:postgres@127.0.0.1/nisshi?sslmode=disable" \
-      >"$CLUSTER_DIR/nisshi-9093.log" 2>&1 &
-    echo $! >"$CLUSTER_DIR/nisshi-9093.pid"
+      --storage-engine "postgres://postgres:postgres@127.0.0.1/nisshi?sslmode=disable"
   )
   wait_port 9093 30 || { tail -n 20 "$CLUSTER_DIR/nisshi-9093.log" >&2; die "the second broker did not start"; }
 }
@@ -90,14 +101,18 @@ cluster_env() {
   export DATABASE_URL="postgres://postgres@127.0.0.1:5432/haodian_cluster" REDIS_URL="$CLUSTER_URL"
   export KAFKA_BROKERS="$BROKERS" REDIS_KEY_PREFIX="cluster:" KAFKA_TOPIC_PREFIX="cluster."
   export TRUSTED_PROXIES="127.0.0.1/32" LEPTOS_SITE_ROOT="target/site" RUST_LOG="${RUST_LOG:-warn}"
+  # One puzzle key for all instances: a puzzle drawn by one is answered through whichever nginx picks.
+  [ -s "$CLUSTER_DIR/human-check-secret" ] || od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$CLUSTER_DIR/human-check-secret"
+  HUMAN_CHECK_SECRET="$(cat "$CLUSTER_DIR/human-check-secret")"
+  export HUMAN_CHECK_SECRET
 }
 
 start_app() {
   local i="$1" port="${APP_PORTS[$1]}"
   port_open "$port" && return 0
+  rm -f "$CLUSTER_DIR/app-$i.pid"
   LISTEN_ADDR="127.0.0.1:$port" ADMIN_ADDR="127.0.0.1:$((port + 1000))" \
-    setsid nohup target/release/server serve >>"$CLUSTER_DIR/app-$i.log" 2>&1 &
-  echo $! >"$CLUSTER_DIR/app-$i.pid"
+    spawn_detached "$CLUSTER_DIR/app-$i.pid" "$CLUSTER_DIR/app-$i.log" target/release/server serve
 }
 
 start_lb() {
