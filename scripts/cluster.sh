@@ -39,13 +39,14 @@ start_redis() {
   mkdir -p "$CLUSTER_DIR"
   for port in "${PORTS[@]}"; do
     port_open "$port" && die "port $port is taken by something that is not a healthy cluster: stop it first"
-    # A node forgets its cluster on a fresh start (no nodes.conf kept), so `--cluster create` forms it anew.
-    rm -f "$CLUSTER_DIR/nodes-$port.conf"
-    rm -f "$CLUSTER_DIR/redis-$port.pid"
+    # Each node starts from an empty directory of its own: no nodes.conf (so `--cluster create` forms the
+    # cluster anew) and no RDB a replica's full sync left behind (a node that loads keys is "not empty").
+    rm -rf "$CLUSTER_DIR/node-$port" "$CLUSTER_DIR/redis-$port.pid"
+    mkdir -p "$CLUSTER_DIR/node-$port"
     spawn_detached "$CLUSTER_DIR/redis-$port.pid" "$CLUSTER_DIR/redis-$port.log" \
       redis-server --port "$port" --bind 127.0.0.1 --cluster-enabled yes \
-      --cluster-config-file "nodes-$port.conf" --cluster-node-timeout 2000 \
-      --save "" --appendonly no --dir "$CLUSTER_DIR"
+      --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
+      --save "" --appendonly no --dir "$CLUSTER_DIR/node-$port"
   done
   for port in "${PORTS[@]}"; do wait_port "$port" 10 || die "redis on :$port did not start"; done
   local nodes=()
@@ -63,14 +64,23 @@ start_redis() {
   echo "$CLUSTER_URL"
 }
 
-stop_redis() {
-  local pidfile pid
-  for pidfile in "$CLUSTER_DIR"/redis-*.pid; do
+# Ends the processes named by the PID files and waits for them to exit: a node still shutting down writes
+# its nodes.conf after we removed it, and a cluster started next would load the old one.
+stop_pids() {
+  local pidfile pid pids=()
+  for pidfile in "$@"; do
     [ -e "$pidfile" ] || continue
     pid="$(cat "$pidfile")"
-    kill "$pid" 2>/dev/null || true
+    kill "$pid" 2>/dev/null && pids+=("$pid")
     rm -f "$pidfile"
   done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  done
+}
+
+stop_redis() {
+  stop_pids "$CLUSTER_DIR"/redis-*.pid
   log "redis cluster stopped"
 }
 
@@ -173,12 +183,7 @@ up() {
 
 stop_all() {
   [ -e "$CLUSTER_DIR/nginx/nginx.pid" ] && kill "$(cat "$CLUSTER_DIR/nginx/nginx.pid")" 2>/dev/null || true
-  local pidfile
-  for pidfile in "$CLUSTER_DIR"/app-*.pid "$CLUSTER_DIR"/nisshi-*.pid; do
-    [ -e "$pidfile" ] || continue
-    kill "$(cat "$pidfile")" 2>/dev/null || true
-    rm -f "$pidfile"
-  done
+  stop_pids "$CLUSTER_DIR"/app-*.pid "$CLUSTER_DIR"/nisshi-*.pid
   stop_redis
 }
 

@@ -258,8 +258,7 @@ where
             let mut backoff = Duration::from_millis(100);
             let mut attempt = 0;
             loop {
-                attempt += 1;
-                match subscribe(&redis_url, &channel, attempt - 1).await {
+                match subscribe(&redis_url, &channel, attempt).await {
                     Ok(mut pubsub) => {
                         backoff = Duration::from_millis(100);
                         cache.l1.invalidate_all();
@@ -274,6 +273,7 @@ where
                     }
                     Err(e) => tracing::warn!("cannot subscribe to {channel}: {e}"),
                 }
+                attempt += 1; // the next try goes to the next seed node of a cluster
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(Duration::from_secs(5));
             }

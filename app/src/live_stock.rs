@@ -59,8 +59,7 @@ impl LiveStock {
             let mut backoff = Duration::from_millis(100);
             let mut attempt = 0;
             loop {
-                attempt += 1;
-                match subscribe(&redis_url, &pattern, attempt - 1).await {
+                match subscribe(&redis_url, &pattern, attempt).await {
                     Ok(mut pubsub) => {
                         backoff = Duration::from_millis(100);
                         live.forget();
@@ -76,6 +75,7 @@ impl LiveStock {
                     Err(e) => tracing::warn!("cannot subscribe to {pattern}: {e}"),
                 }
                 live.forget();
+                attempt += 1; // the next try goes to the next seed node of a cluster
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(Duration::from_secs(5));
             }

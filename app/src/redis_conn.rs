@@ -4,8 +4,8 @@
 //! cluster (`redis://127.0.0.1:7000,redis://127.0.0.1:7001,redis://127.0.0.1:7002`; any reachable one is
 //! enough, the client learns the rest). `redis+cluster://host:port` also means a cluster reached through
 //! one node. Commands, pipelines and scripts go through [`Redis`] either way, so callers never branch: a
-//! pipeline or script must keep its keys in one hash slot (`keys.rs` builds them so, `redis_conn` tests
-//! check it), or the cluster refuses it with CROSSSLOT.
+//! pipeline or script must keep its keys in one hash slot (`keys.rs` builds them so and its tests check
+//! it; multi-key pipelines go through [`per_slot`]), or the cluster refuses it with CROSSSLOT.
 
 use std::time::Duration;
 
@@ -34,11 +34,6 @@ impl RedisTarget {
             [one] => Self::Single(one.clone()),
             _ => Self::Cluster(nodes),
         }
-    }
-
-    /// True for a cluster.
-    pub fn is_cluster(&self) -> bool {
-        matches!(self, Self::Cluster(_))
     }
 
     /// The node a pub/sub listener connects to on its `attempt`-th try. On a cluster a plain `SUBSCRIBE`

@@ -62,9 +62,8 @@ impl SessionCache {
             let mut backoff = Duration::from_millis(100);
             let mut attempt = 0;
             loop {
-                attempt += 1;
                 let subscribed = async {
-                    let mut pubsub = crate::redis_conn::pubsub(&redis_url, attempt - 1).await?;
+                    let mut pubsub = crate::redis_conn::pubsub(&redis_url, attempt).await?;
                     pubsub.subscribe(&channel).await?;
                     Ok::<_, redis::RedisError>(pubsub)
                 };
@@ -86,6 +85,7 @@ impl SessionCache {
                 }
                 cache.listening.store(false, Ordering::Release);
                 cache.records.invalidate_all();
+                attempt += 1; // the next try goes to the next seed node of a cluster
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(Duration::from_secs(5));
             }
@@ -122,9 +122,9 @@ impl RedisSessionStore {
     /// every instance drops its copy; answers `cmd`'s reply.
     async fn announced<T: redis::FromRedisValue>(&self, cmd: redis::Cmd, id: &str) -> session_store::Result<T> {
         let publish = redis::cmd("PUBLISH").arg(self.keys.session_changed()).arg(id).to_owned();
-        let mut replies = crate::redis_conn::per_slot(&self.redis, vec![cmd, publish], false).await.map_err(backend)?;
-        replies.truncate(1);
-        redis::from_redis_value(replies.pop().unwrap_or(redis::Value::Nil)).map_err(|e| backend(e.into()))
+        let replies = crate::redis_conn::per_slot(&self.redis, vec![cmd, publish], false).await.map_err(backend)?;
+        let reply = replies.into_iter().next().unwrap_or(redis::Value::Nil);
+        redis::from_redis_value(reply).map_err(|e| backend(e.into()))
     }
 
     async fn write(&self, record: &Record, only_if_new: bool) -> session_store::Result<bool> {
