@@ -1,6 +1,7 @@
 -- Gives one grab back (broker refused the order, or the unpaid order was closed), at most once per order.
 -- KEYS[1] = seckill:{vid}:stock   KEYS[2] = seckill:{vid}:buyers   KEYS[3] = seckill:{vid}:released
--- ARGV[1] = user id   ARGV[2] = order id
+-- ARGV[1] = user id   ARGV[2] = order id   ARGV[3] = how to announce (SPUBLISH on a cluster, PUBLISH
+-- on one node, the default; see seckill.lua)
 -- Returns 1 if stock was returned, 0 if this order was already released (or its buyer is not recorded,
 -- or Redis has already forgotten the sale: then there is nothing to give back and nothing is written).
 local ttl = redis.call('PTTL', KEYS[1])
@@ -16,7 +17,7 @@ if ttl > 0 and redis.call('SCARD', KEYS[3]) == 1 then
 end
 if redis.call('SREM', KEYS[2], ARGV[1]) == 1 then
   -- Announced like a grab, so instances that heard "sold out" open the sale again.
-  redis.call('PUBLISH', KEYS[1] .. ':live', redis.call('INCR', KEYS[1]))
+  redis.call(ARGV[3] == 'SPUBLISH' and 'SPUBLISH' or 'PUBLISH', KEYS[1] .. ':live', redis.call('INCR', KEYS[1]))
   return 1
 end
 return 0

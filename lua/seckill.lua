@@ -8,10 +8,12 @@
 -- KEYS[6] = seckill:{vid}:pass:{token} (the buyer's solved slider puzzle; asked for only when the window
 -- hash says check = 1, and taken by the grab whatever comes of it)
 -- Every key carries the sale's {vid} hash tag, so the script stays valid on Redis Cluster. A grab announces
--- the stock left on the channel KEYS[1]:live.
+-- the stock left on the channel KEYS[1]:live (ARGV[6] says how).
 -- ARGV[1] = user id   ARGV[2] = the order id this grab will produce (lets a caller whose call timed out
 -- check whether the grab happened instead of guessing)
 -- ARGV[3] = attempt window ms   ARGV[4] = attempts allowed per window (0: no limit)   ARGV[5] = attempt id
+-- ARGV[6] = how to announce: SPUBLISH on a cluster (a shard channel: only the sale's shard carries it),
+-- PUBLISH on one node (the default)
 -- Returns {code, wait ms}: code 0 ok, 1 no such sale, 2 not started, 3 ended, 4 sold out, 5 already bought,
 -- 6 too many attempts (wait ms until the oldest one leaves the window; 0 for every other code), 7 no valid
 -- puzzle pass (missing, used, expired or another user's).
@@ -56,7 +58,7 @@ end
 local left = redis.call('DECR', KEYS[1])
 -- Every instance hears the new figure on the sale's channel: open shop pages show it, and an instance
 -- that heard 0 answers "sold out" without coming here.
-redis.call('PUBLISH', KEYS[1] .. ':live', left)
+redis.call(ARGV[6] == 'SPUBLISH' and 'SPUBLISH' or 'PUBLISH', KEYS[1] .. ':live', left)
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
 -- The buyer set and the grab record are born here: give them the sale's lifetime so Redis forgets the

@@ -2,6 +2,8 @@
 # Benchmarks: builds the server and the load generators in release mode, serves the demo data on
 # 127.0.0.1:3100 (its own database, key and topic namespace) and runs them; each prints its figures.
 # `scripts/bench.sh` runs them all; `scripts/bench.sh catalog`, `seckill` or `orders` runs one.
+# `scripts/bench.sh scale` (not part of "all") runs the server on a local Redis Cluster (scripts/cluster.sh)
+# and measures one sale against 8 (docs/scaling.md).
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
@@ -57,3 +59,14 @@ if [ "$WHICH" = all ] || [ "$WHICH" = seckill ]; then
   target/release/bench-seckill open
 fi
 if [ "$WHICH" = all ] || [ "$WHICH" = orders ]; then target/release/bench-orders; fi
+if [ "$WHICH" = scale ]; then
+  stop_server
+  # Stop the cluster afterwards only if this run started it.
+  CLUSTER_WAS_UP=no
+  redis-cli -p 7000 cluster info 2>/dev/null | grep -q '^cluster_state:ok' && CLUSTER_WAS_UP=yes
+  REDIS_URL="$(bash scripts/cluster.sh redis)"
+  export REDIS_URL
+  [ "$CLUSTER_WAS_UP" = yes ] || trap 'stop_server; bash scripts/cluster.sh stop' EXIT
+  start_server
+  BENCH_URLS="$BENCH_URL" target/release/bench-scale
+fi

@@ -8,6 +8,8 @@
 # - nginx on 127.0.0.1:3400 in front of them.
 #   scripts/cluster.sh redis   starts the Redis Cluster only (idempotent) and prints the REDIS_URL naming it
 #   scripts/cluster.sh up      starts everything (idempotent) and serves the demo on http://127.0.0.1:3400
+#   scripts/cluster.sh sale    the cluster sale test: its own 3 instances (dev build) behind nginx on :3410,
+#                              a Redis primary and an instance killed mid-sale (part of scripts/test.sh)
 #   scripts/cluster.sh stop    stops what this script started, by PID
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -28,7 +30,33 @@ spawn_detached() {
   die "no pid file from $*"
 }
 
-cluster_ok() { redis-cli -p "${PORTS[0]}" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
+# One node, in its own directory: a node restarted there reads its nodes.conf and rejoins the cluster.
+start_node() {
+  spawn_detached "$CLUSTER_DIR/redis-$1.pid" "$CLUSTER_DIR/redis-$1.log" \
+    redis-server --port "$1" --bind 127.0.0.1 --cluster-enabled yes \
+    --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
+    --save "" --appendonly no --dir "$CLUSTER_DIR/node-$1"
+}
+
+# redis-cli against the first node that answers (after a kill, node 7000 may be the one that is gone).
+cli() {
+  local port
+  for port in "${PORTS[@]}"; do
+    redis-cli -p "$port" ping >/dev/null 2>&1 && { redis-cli -p "$port" "$@"; return; }
+  done
+  return 1
+}
+
+cluster_ok() { cli cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
+
+# Waits until every primary has a replica attached, so a primary's failover has somewhere to go.
+replicas_attached() {
+  for _ in $(seq 200); do
+    [ "$(cli cluster nodes | grep -v fail | grep -c ' slave ')" -eq 3 ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
 
 start_redis() {
   if cluster_ok; then
@@ -43,10 +71,7 @@ start_redis() {
     # cluster anew) and no RDB a replica's full sync left behind (a node that loads keys is "not empty").
     rm -rf "$CLUSTER_DIR/node-$port" "$CLUSTER_DIR/redis-$port.pid"
     mkdir -p "$CLUSTER_DIR/node-$port"
-    spawn_detached "$CLUSTER_DIR/redis-$port.pid" "$CLUSTER_DIR/redis-$port.log" \
-      redis-server --port "$port" --bind 127.0.0.1 --cluster-enabled yes \
-      --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
-      --save "" --appendonly no --dir "$CLUSTER_DIR/node-$port"
+    start_node "$port"
   done
   for port in "${PORTS[@]}"; do wait_port "$port" 10 || die "redis on :$port did not start"; done
   local nodes=()
@@ -55,11 +80,7 @@ start_redis() {
     || { cat "$CLUSTER_DIR/create.log" >&2; die "redis-cli --cluster create failed"; }
   for _ in $(seq 100); do cluster_ok && break; sleep 0.1; done
   cluster_ok || die "the cluster did not reach cluster_state:ok"
-  # Every replica attached, so a primary's failover has somewhere to go.
-  for _ in $(seq 100); do
-    [ "$(redis-cli -p "${PORTS[0]}" cluster nodes | grep -c ' slave ')" -eq 3 ] && break
-    sleep 0.1
-  done
+  replicas_attached || die "the replicas did not attach"
   log "redis cluster up: ${nodes[*]}"
   echo "$CLUSTER_URL"
 }
@@ -84,8 +105,12 @@ stop_redis() {
   log "redis cluster stopped"
 }
 
+# The demo's instances and load balancer; `sale` runs its own set on other ports (below), so the test can
+# run while the demo is up. SITE_DIR holds their PID files, logs and nginx's files.
 APP_PORTS=(3401 3402 3403)
 LB_PORT=3400
+SITE_DIR="$CLUSTER_DIR/demo"
+SERVER_BIN=target/release/server
 BROKERS="127.0.0.1:9092,127.0.0.1:9093"
 
 start_broker() {
@@ -108,21 +133,24 @@ start_broker() {
 # The cluster's own database, key and topic namespace; every instance behind nginx, which it trusts for
 # X-Forwarded-For.
 cluster_env() {
-  export DATABASE_URL="postgres://postgres@127.0.0.1:5432/haodian_cluster" REDIS_URL="$CLUSTER_URL"
-  export KAFKA_BROKERS="$BROKERS" REDIS_KEY_PREFIX="cluster:" KAFKA_TOPIC_PREFIX="cluster."
+  export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$1" REDIS_URL="$CLUSTER_URL"
+  export KAFKA_BROKERS="$BROKERS" REDIS_KEY_PREFIX="$2:" KAFKA_TOPIC_PREFIX="$2."
   export TRUSTED_PROXIES="127.0.0.1/32" LEPTOS_SITE_ROOT="target/site" RUST_LOG="${RUST_LOG:-warn}"
   # One puzzle key for all instances: a puzzle drawn by one is answered through whichever nginx picks.
   [ -s "$CLUSTER_DIR/human-check-secret" ] || od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$CLUSTER_DIR/human-check-secret"
   HUMAN_CHECK_SECRET="$(cat "$CLUSTER_DIR/human-check-secret")"
   export HUMAN_CHECK_SECRET
+  psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$1'" | grep -q 1 \
+    || psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE $1"
 }
 
 start_app() {
   local i="$1" port="${APP_PORTS[$1]}"
   port_open "$port" && return 0
-  rm -f "$CLUSTER_DIR/app-$i.pid"
+  mkdir -p "$SITE_DIR"
+  rm -f "$SITE_DIR/app-$i.pid"
   LISTEN_ADDR="127.0.0.1:$port" ADMIN_ADDR="127.0.0.1:$((port + 1000))" \
-    spawn_detached "$CLUSTER_DIR/app-$i.pid" "$CLUSTER_DIR/app-$i.log" target/release/server serve
+    spawn_detached "$SITE_DIR/app-$i.pid" "$SITE_DIR/app-$i.log" "$SERVER_BIN" serve
 }
 
 start_lb() {
@@ -131,16 +159,19 @@ start_lb() {
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     timed "nginx install" bash -c "$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light >/dev/null"
   fi
-  mkdir -p "$CLUSTER_DIR/nginx/logs"
+  mkdir -p "$SITE_DIR/nginx/logs"
   local upstreams=""
   for port in "${APP_PORTS[@]}"; do upstreams+="    server 127.0.0.1:$port max_fails=1 fail_timeout=2s;"$'\n'; done
   # A request nginx could not hand to one instance (refused, reset before an answer) goes to the next;
-  # a POST that reached an instance is never sent twice (nginx's default for non-idempotent methods).
-  cat >"$CLUSTER_DIR/nginx/nginx.conf" <<CONF
+  # a POST that reached an instance is never sent twice (nginx's default for non-idempotent methods). One
+  # whose instance died mid-answer gets a 503 in the app's own error shape, which the pages show and the
+  # shoppers retry, instead of nginx's bare 502 page.
+  cat >"$SITE_DIR/nginx/nginx.conf" <<CONF
 worker_processes 1;
-pid $CLUSTER_DIR/nginx/nginx.pid;
-error_log $CLUSTER_DIR/nginx/logs/error.log warn;
-events { worker_connections 4096; }
+worker_rlimit_nofile 65536;
+pid $SITE_DIR/nginx/nginx.pid;
+error_log $SITE_DIR/nginx/logs/error.log warn;
+events { worker_connections 32768; }
 http {
   access_log off;
   upstream haodian {
@@ -157,12 +188,31 @@ $upstreams    keepalive 64;
       proxy_buffering off;
       proxy_read_timeout 1h;
       proxy_next_upstream error timeout;
+      error_page 502 504 =503 @unavailable;
+    }
+    location @unavailable {
+      default_type application/json;
+      add_header Retry-After 1 always;
+      return 503 '{"Unavailable":"The server handling your request stopped before it answered. Please try again in a moment."}';
     }
   }
 }
 CONF
-  nginx -p "$CLUSTER_DIR/nginx" -c "$CLUSTER_DIR/nginx/nginx.conf"
+  nginx -p "$SITE_DIR/nginx" -c "$SITE_DIR/nginx/nginx.conf"
   wait_port "$LB_PORT" 10 || die "nginx did not start"
+}
+
+start_site() {
+  # Thousands of shoppers' connections, each also held by nginx towards an instance.
+  ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+  for i in "${!APP_PORTS[@]}"; do start_app "$i"; done
+  for port in "${APP_PORTS[@]}"; do wait_port "$port" 60 || die "app on :$port did not start (see $SITE_DIR)"; done
+  start_lb
+}
+
+stop_site() {
+  [ -e "$1/nginx/nginx.pid" ] && kill "$(cat "$1/nginx/nginx.pid")" 2>/dev/null || true
+  stop_pids "$1"/app-*.pid
 }
 
 up() {
@@ -171,25 +221,103 @@ up() {
   start_redis >/dev/null
   start_broker
   timed "release build" cargo leptos build --release
-  psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='haodian_cluster'" | grep -q 1 \
-    || psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE haodian_cluster"
-  cluster_env
-  target/release/server seed
-  for i in "${!APP_PORTS[@]}"; do start_app "$i"; done
-  for port in "${APP_PORTS[@]}"; do wait_port "$port" 60 || die "app on :$port did not start (see $CLUSTER_DIR)"; done
-  start_lb
+  cluster_env haodian_cluster cluster
+  "$SERVER_BIN" seed
+  start_site
   log "cluster up: http://127.0.0.1:$LB_PORT (nginx) → apps ${APP_PORTS[*]} → Redis Cluster 7000-7005, brokers $BROKERS"
 }
 
+# The port of the primary that serves hash slot $1.
+primary_for_slot() {
+  cli cluster nodes | awk -v slot="$1" '$3 ~ /master/ && $3 !~ /fail/ {
+    for (i = 9; i <= NF; i++) {
+      n = split($i, r, "-"); lo = r[1] + 0; hi = (n == 2 ? r[2] : r[1]) + 0
+      if (slot >= lo && slot <= hi) { split($2, a, "[:@]"); print a[2]; exit }
+    }
+  }'
+}
+
+# The cluster sale test (README test command): 5,000 shoppers through nginx on a 500-coupon sale while the
+# Redis primary holding the sale is killed (its replica takes over) and one app instance is killed. Judged
+# by bench/src/chaos.rs: no oversell, no duplicate (user, sale), every acknowledged order persisted, stock
+# conserved, drift healed; every refusal a clear 503/429 and every refused shopper served by a retry.
+sale() {
+  bash scripts/setup.sh build broker
+  bash scripts/services.sh
+  start_redis >/dev/null
+  start_broker
+  timed "cargo leptos build" cargo leptos build
+  # cargo-leptos provides this at compile time; a plain cargo build must set it.
+  LEPTOS_OUTPUT_NAME=haodian timed "chaos driver build" cargo build -p bench --bin chaos
+  APP_PORTS=(3411 3412 3413) LB_PORT=3410 SITE_DIR="$CLUSTER_DIR/sale" SERVER_BIN=target/site-dev/server
+  stop_site "$SITE_DIR"
+  rm -rf "$SITE_DIR"
+  mkdir -p "$SITE_DIR"
+  psql -h 127.0.0.1 -U postgres -d postgres -qc "DROP DATABASE IF EXISTS haodian_cluster_sale WITH (FORCE)"
+  cluster_env haodian_cluster_sale csale
+  # As in scripts/chaos.sh: per-address budgets off (every shopper is 127.0.0.1), nobody pays, a grab whose
+  # instance died before its order was queued is given back after 6 s.
+  export IP_RATE_LIMIT=100000000 PAY_TIMEOUT_SECS=3600 STRANDED_GRAB_SECS=6 KAFKA_PRODUCE_TIMEOUT_MS=3000
+  export CHAOS_URLS="http://127.0.0.1:$LB_PORT" CHAOS_SPREAD_MS=10000
+  "$SERVER_BIN" seed --reset >"$SITE_DIR/seed.log" 2>&1 || { tail -n 20 "$SITE_DIR/seed.log" >&2; die "seeding failed"; }
+  start_site
+  trap 'stop_site "$SITE_DIR"' EXIT
+
+  local dir="$SITE_DIR/run" scenario="cluster: Redis primary + app instance kill -9"
+  target/debug/chaos prepare "$dir" 500 5000 >/dev/null
+  local voucher slot victim
+  voucher="$(head -n 1 "$dir/sale")"
+  slot="$(cli cluster keyslot "$voucher")"
+  victim="$(primary_for_slot "$slot")"
+  [ -n "$victim" ] || die "no primary found for slot $slot"
+  log "$scenario: sale $voucher on slot $slot, primary :$victim"
+  target/debug/chaos load "$dir" 45 >"$dir.load.log" 2>&1 &
+  local load=$! started=$SECONDS
+  sleep 3
+  kill -9 "$(cat "$CLUSTER_DIR/redis-$victim.pid")"
+  sleep 1
+  kill -9 "$(cat "$SITE_DIR/app-2.pid")"
+  local promoted=""
+  for _ in $(seq 150); do
+    promoted="$(primary_for_slot "$slot")"
+    [ -n "$promoted" ] && [ "$promoted" != "$victim" ] && cluster_ok && break
+    sleep 0.1
+  done
+  log "$scenario: slot $slot served by :$promoted $((SECONDS - started - 3)) s after the kill"
+  wait "$load" || { cat "$dir.load.log" >&2; die "the shoppers' driver failed"; }
+  cat "$dir.load.log" >&2
+  # The killed node comes back as a replica of the promoted one, so the next run has its full cluster.
+  start_node "$victim"
+  local failed=0
+  target/debug/chaos check "$dir" "$scenario" >"$dir.check.log" 2>&1 || failed=1
+  target/debug/chaos answers "$dir" "$scenario" >"$dir.answers.log" 2>&1 || failed=1
+  {
+    echo
+    echo "| scenario | answers | no oversell | no duplicate (user, sale) | acknowledged → stored or failed | stock conserved | drift back to 0 | drain |"
+    echo "|---|---|---|---|---|---|---|---|"
+    cat "$dir.check.log"
+    echo
+    echo "| scenario | answers by status | every refusal clear | every refused shopper served by a retry |"
+    echo "|---|---|---|---|"
+    cat "$dir.answers.log"
+  } | tee "$SITE_DIR/report.md"
+  replicas_attached || log "the restarted node :$victim has not rejoined as a replica yet"
+  stop_site "$SITE_DIR"
+  trap - EXIT
+  [ "$failed" -eq 0 ] || die "cluster sale: a check failed (above; answers in $dir/answers.jsonl)"
+}
+
 stop_all() {
-  [ -e "$CLUSTER_DIR/nginx/nginx.pid" ] && kill "$(cat "$CLUSTER_DIR/nginx/nginx.pid")" 2>/dev/null || true
-  stop_pids "$CLUSTER_DIR"/app-*.pid "$CLUSTER_DIR"/nisshi-*.pid
+  stop_site "$CLUSTER_DIR/demo"
+  stop_site "$CLUSTER_DIR/sale"
+  stop_pids "$CLUSTER_DIR"/nisshi-*.pid
   stop_redis
 }
 
 case "${1:-}" in
   redis) start_redis ;;
   up) up ;;
+  sale) sale ;;
   stop) stop_all ;;
-  *) die "usage: scripts/cluster.sh redis|up|stop" ;;
+  *) die "usage: scripts/cluster.sh redis|up|sale|stop" ;;
 esac

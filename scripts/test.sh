@@ -53,16 +53,25 @@ export ABUSE_LIMIT_FACTOR=50
 # The code-login test reads the texted code where a developer would: the local outbox page.
 export DEV_OUTBOX=true
 port_open 3300 && die "port 3300 is taken: is another test run going on?"
-target/debug/server seed --reset
-target/debug/server serve >"$RUN_DIR/e2e-server.log" 2>&1 &
+target/site-dev/server seed --reset
+target/site-dev/server serve >"$RUN_DIR/e2e-server.log" 2>&1 &
 SERVER_PID=$!
 trap 'kill $SERVER_PID 2>/dev/null || true; wait $SERVER_PID 2>/dev/null || true' EXIT
 wait_port 3300 60 || { tail -n 40 "$RUN_DIR/e2e-server.log" >&2; die "server did not start"; }
 
 cd end2end
 BASE_URL="http://127.0.0.1:3300" timed "playwright" npx playwright test
+kill $SERVER_PID 2>/dev/null || true; wait $SERVER_PID 2>/dev/null || true
+trap - EXIT
 
 # Faults: a real sale on two instances through a broker kill, an instance kill, Redis and Postgres
 # restarts and a writer dying mid-commit; prints its table and fails on any broken promise.
 cd "$ROOT"
 timed "chaos suite" bash scripts/chaos.sh
+
+# Scale-out under faults: 5,000 shoppers through nginx and three instances on a Redis Cluster, with the
+# sale's Redis primary and one instance killed mid-sale.
+trap 'bash scripts/cluster.sh stop' EXIT
+timed "cluster sale" bash scripts/cluster.sh sale
+bash scripts/cluster.sh stop
+trap - EXIT

@@ -289,7 +289,7 @@ where
             Err(open) => open.to_string(),
             Ok(()) => match self.clone().read_through_l2(id, load).await {
                 Err(BackendError::Redis(e)) => {
-                    if crate::error::is_redis_outage(&e) {
+                    if crate::redis_conn::is_outage(&e) {
                         self.redis_breaker.failure();
                     }
                     e.to_string()

@@ -51,7 +51,7 @@ impl Cx {
     /// path; an order of an account that no longer exists is refused by the order writer).
     pub async fn user_id(&self) -> Result<Option<i64>, AppError> {
         let policy = crate::session::SessionPolicy::from_config(&self.state.config);
-        crate::session::user_id(&self.session().await?, &policy).await.map_err(AppError::internal)
+        crate::session::user_id(&self.session().await?, &policy).await.map_err(AppError::from)
     }
 
     /// The logged-in user's id, or 401.

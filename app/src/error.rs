@@ -161,17 +161,11 @@ impl BackendError {
                     | sqlx::Error::Protocol(_)
             )
             .then_some(Service::Postgres),
-            Self::Redis(e) => is_redis_outage(e).then_some(Service::Redis),
+            Self::Redis(e) => crate::redis_conn::is_outage(e).then_some(Service::Redis),
             Self::Kafka(_) => Some(Service::Kafka),
             Self::Open(open) => Some(open.service),
         }
     }
-}
-
-/// Whether Redis failed to answer (rather than refusing a command).
-#[cfg(feature = "ssr")]
-pub fn is_redis_outage(e: &redis::RedisError) -> bool {
-    e.is_io_error() || e.is_timeout() || e.is_connection_dropped() || e.is_connection_refusal()
 }
 
 #[cfg(feature = "ssr")]

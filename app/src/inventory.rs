@@ -227,6 +227,7 @@ mod redis_state {
             .arg(attempts.window_ms)
             .arg(attempts.limit)
             .arg(order_id)
+            .arg(redis.announce_command())
             .invoke_async(&mut redis.clone())
             .await?;
         Ok((GrabCode::from_script(code), wait.max(0) as u64))
@@ -325,6 +326,7 @@ mod redis_state {
             .key(&keys.release_script(voucher_id))
             .arg(user_id)
             .arg(order_id)
+            .arg(redis.announce_command())
             .invoke_async(&mut redis.clone())
             .await?;
         Ok(released == 1)

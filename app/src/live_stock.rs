@@ -1,25 +1,47 @@
-//! Each instance's live view of flash-sale stock, fed by Redis: the sale scripts publish the stock left
-//! on the sale's channel after every grab and give-back, one subscriber per instance hears every sale,
-//! and from it the shop pages' live streams are served and a sold-out sale is refused without asking Redis.
+//! Each instance's live view of flash-sale stock, fed by Redis: the sale scripts announce the stock left
+//! on the sale's channel after every grab and give-back, each instance listens, and from what it hears the
+//! shop pages' live streams are served and a sold-out sale is refused without asking Redis.
+//!
+//! On one Redis node the scripts `PUBLISH` and one pattern subscription hears every sale. On a cluster
+//! they `SPUBLISH` on the sale's shard channel (it shares the sale's hash tag, so only the shard that
+//! holds the sale carries it, instead of every node relaying every grab), and each instance subscribes
+//! (`SSUBSCRIBE`) to a sale's channel the first time it serves or shows that sale.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use tokio::sync::watch;
+use redis::{PushInfo, PushKind, Value};
+use tokio::sync::{mpsc, watch};
+
+use crate::redis_conn::RedisTarget;
 
 /// The stock each sale last announced, and a watch per sale that some page is following.
 #[derive(Debug, Default)]
 pub struct LiveStock {
     sales: Mutex<HashMap<i64, watch::Sender<Option<i64>>>>,
+    /// On a cluster: the sales this instance has asked to hear, and where to ask for the next one.
+    followed: Mutex<HashSet<i64>>,
+    follow: Mutex<Option<mpsc::UnboundedSender<i64>>>,
 }
 
 impl LiveStock {
     /// Follows sale `voucher_id`: the receiver sees every announced stock (the latest one at least).
     pub fn watch(&self, voucher_id: i64) -> watch::Receiver<Option<i64>> {
+        self.follow(voucher_id);
         let Ok(mut sales) = self.sales.lock() else { return watch::channel(None).1 };
         sales.entry(voucher_id).or_insert_with(|| watch::channel(None).0).subscribe()
+    }
+
+    /// On a cluster, starts hearing sale `voucher_id` (once; the subscription outlives reconnections).
+    /// On one node every sale is heard already.
+    fn follow(&self, voucher_id: i64) {
+        let Ok(follow) = self.follow.lock() else { return };
+        let Some(tx) = follow.as_ref() else { return };
+        if self.followed.lock().is_ok_and(|mut followed| followed.insert(voucher_id)) {
+            let _ = tx.send(voucher_id);
+        }
     }
 
     /// The stock sale `voucher_id` last announced, if this instance heard one since it (re)subscribed.
@@ -28,7 +50,9 @@ impl LiveStock {
     }
 
     /// Whether the sale is known to be sold out right now (an announced 0; a give-back announces again).
+    /// A grab asks this first, so on a cluster the sale is followed from the first grab on.
     pub fn is_sold_out(&self, voucher_id: i64) -> bool {
+        self.follow(voucher_id);
         self.latest(voucher_id).is_some_and(|stock| stock <= 0)
     }
 
@@ -50,9 +74,16 @@ impl LiveStock {
         }
     }
 
-    /// Listens to every sale's channel (`{prefix}seckill:{vid}:stock:live`) for the life of the process,
+    /// Listens to the sales' channels (`{prefix}seckill:{vid}:stock:live`) for the life of the process,
     /// re-subscribing with a backoff when the connection drops.
     pub fn spawn_listener(self: &Arc<Self>, redis_url: String, prefix: String) -> tokio::task::JoinHandle<()> {
+        if let RedisTarget::Cluster(nodes) = RedisTarget::parse(&redis_url) {
+            let (tx, rx) = mpsc::unbounded_channel();
+            if let Ok(mut follow) = self.follow.lock() {
+                *follow = Some(tx);
+            }
+            return tokio::spawn(self.clone().listen_sharded(nodes, prefix, rx));
+        }
         let live = self.clone();
         tokio::spawn(async move {
             let pattern = format!("{prefix}seckill:*:stock:live");
@@ -80,6 +111,76 @@ impl LiveStock {
                 backoff = (backoff * 2).min(Duration::from_secs(5));
             }
         })
+    }
+}
+
+impl LiveStock {
+    /// The cluster's listener: one RESP3 cluster connection whose shard subscriptions redis-rs keeps (it
+    /// subscribes each channel again on whichever node serves its slot after a reconnection or a
+    /// failover). Each (re-)subscription confirms with a push, and what was heard of that sale before it
+    /// is forgotten, as announcements may have been missed in between.
+    async fn listen_sharded(
+        self: Arc<Self>,
+        nodes: Vec<String>,
+        prefix: String,
+        mut wanted: mpsc::UnboundedReceiver<i64>,
+    ) {
+        let channel = |voucher_id: i64| format!("{prefix}seckill:{{{voucher_id}}}:stock:live");
+        let (tx, mut pushes) = mpsc::unbounded_channel();
+        let mut backoff = Duration::from_millis(100);
+        let mut conn = loop {
+            match crate::redis_conn::shard_subscriber(&nodes, tx.clone()).await {
+                Ok(conn) => break conn,
+                Err(e) => {
+                    tracing::warn!("cannot open the live stock subscription: {e}");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(5));
+                }
+            }
+        };
+        loop {
+            tokio::select! {
+                Some(voucher_id) = wanted.recv() => {
+                    if let Err(e) = conn.ssubscribe(channel(voucher_id)).await {
+                        // Asked again the next time the sale is served.
+                        tracing::warn!(voucher_id, "cannot subscribe to the sale's stock: {e}");
+                        if let Ok(mut followed) = self.followed.lock() {
+                            followed.remove(&voucher_id);
+                        }
+                    }
+                }
+                Some(push) = pushes.recv() => self.hear(push),
+            }
+        }
+    }
+
+    /// One push from the cluster connection.
+    fn hear(&self, push: PushInfo) {
+        let text = |v: Option<&Value>| match v {
+            Some(Value::BulkString(b)) => Some(String::from_utf8_lossy(b).into_owned()),
+            _ => None,
+        };
+        let sale = text(push.data.first()).and_then(|ch| sale_of_channel(&ch));
+        match (push.kind, sale) {
+            (PushKind::SMessage, Some(voucher_id)) => match text(push.data.get(1)).and_then(|s| s.parse().ok()) {
+                Some(stock) => self.announce(voucher_id, stock),
+                None => tracing::warn!(voucher_id, "bad stock announcement"),
+            },
+            // Subscribed again (after a reconnection or a failover), or the slot moved away: what was
+            // heard of this sale may be stale.
+            (PushKind::SSubscribe | PushKind::SUnsubscribe, Some(voucher_id)) => self.forget_sale(voucher_id),
+            (PushKind::Disconnection, _) => self.forget(),
+            _ => {}
+        }
+    }
+
+    /// Forgets what was heard of one sale.
+    fn forget_sale(&self, voucher_id: i64) {
+        if let Ok(sales) = self.sales.lock()
+            && let Some(tx) = sales.get(&voucher_id)
+        {
+            tx.send_replace(None);
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! pipeline or script must keep its keys in one hash slot (`keys.rs` builds them so and its tests check
 //! it; multi-key pipelines go through [`per_slot`]), or the cluster refuses it with CROSSSLOT.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use redis::aio::{ConnectionLike, ConnectionManager};
@@ -53,13 +54,123 @@ pub async fn pubsub(url: &str, attempt: usize) -> Result<redis::aio::PubSub, red
     redis::Client::open(RedisTarget::parse(url).pubsub_node(attempt))?.get_async_pubsub().await
 }
 
+/// Whether Redis failed to answer (rather than refusing a command). On a cluster that includes the
+/// answers of a failover or a slot move the client could not ride out (CLUSTERDOWN, TRYAGAIN, MOVED/ASK
+/// still bouncing, MASTERDOWN, a write reaching a just-demoted replica, a node still loading).
+pub fn is_outage(e: &redis::RedisError) -> bool {
+    use redis::{ErrorKind, ServerErrorKind};
+    e.is_io_error()
+        || e.is_timeout()
+        || e.is_connection_dropped()
+        || e.is_connection_refusal()
+        || e.is_cluster_error()
+        || matches!(
+            e.kind(),
+            ErrorKind::ClusterConnectionNotFound
+                | ErrorKind::Server(
+                    ServerErrorKind::MasterDown | ServerErrorKind::ReadOnly | ServerErrorKind::BusyLoading
+                )
+        )
+}
+
+/// A cluster connection for shard channels (`SSUBSCRIBE`): RESP3, every push (messages, subscription
+/// confirmations, dropped connections) sent to `pushes`. redis-rs subscribes its channels again on
+/// whichever node serves their slot after a reconnection or a failover.
+pub async fn shard_subscriber(
+    nodes: &[String],
+    pushes: tokio::sync::mpsc::UnboundedSender<redis::PushInfo>,
+) -> Result<ClusterConnection, redis::RedisError> {
+    redis::cluster::ClusterClientBuilder::new(nodes.to_vec())
+        .use_protocol(redis::ProtocolVersion::RESP3)
+        .push_sender(pushes)
+        .connection_timeout(Duration::from_secs(1))
+        .response_timeout(Duration::from_secs(5))
+        .retries(4)
+        .build()?
+        .get_async_connection()
+        .await
+}
+
 /// A self-reconnecting, multiplexed Redis connection: cheap to clone, one per use.
 #[derive(Clone)]
 pub enum Redis {
     /// One node, through redis-rs' `ConnectionManager`.
     Single(ConnectionManager),
     /// A cluster, through redis-rs' async cluster client (it follows MOVED/ASK and failovers).
-    Cluster(ClusterConnection),
+    Cluster(HealingCluster),
+}
+
+/// redis-rs' async cluster connection, replaced by a fresh one when it keeps failing. After a primary
+/// is killed, the client can refresh its slot map while the replica is still being promoted, keep the
+/// dead node's address, and time out every command from then on (seen in `scripts/cluster.sh sale`);
+/// a new connection asks a live seed node for the slots and serves again.
+#[derive(Clone)]
+pub struct HealingCluster {
+    nodes: Arc<Vec<String>>,
+    current: Arc<std::sync::RwLock<ClusterConnection>>,
+    /// When the connection was last replaced (or a replacement started): at most one every few seconds.
+    renewed: Arc<std::sync::Mutex<std::time::Instant>>,
+}
+
+/// How long a failing cluster connection is kept before a fresh one replaces it.
+const RENEW_AFTER: Duration = Duration::from_secs(3);
+
+impl HealingCluster {
+    async fn open(nodes: &[String]) -> Result<ClusterConnection, redis::RedisError> {
+        // Retries cover a primary's failover (its replica takes over within a few seconds).
+        let client = redis::cluster::ClusterClientBuilder::new(nodes.to_vec())
+            .connection_timeout(Duration::from_secs(1))
+            .response_timeout(Duration::from_secs(5))
+            .retries(4)
+            .build()?;
+        // Connecting can hang on a half-dead cluster; the caller retries.
+        tokio::time::timeout(Duration::from_secs(5), client.get_async_connection())
+            .await
+            .map_err(|_| redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::TimedOut)))?
+    }
+
+    async fn connect(nodes: &[String]) -> Result<Self, redis::RedisError> {
+        Ok(Self {
+            nodes: Arc::new(nodes.to_vec()),
+            current: Arc::new(std::sync::RwLock::new(Self::open(nodes).await?)),
+            renewed: Arc::new(std::sync::Mutex::new(std::time::Instant::now())),
+        })
+    }
+
+    /// The connection to use now.
+    fn get(&self) -> ClusterConnection {
+        match self.current.read() {
+            Ok(c) => c.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Called with each failed command: an outage ([`is_outage`]: no answer, or a
+    /// failover the client did not ride out) starts a replacement in the background, unless one was started in the last [`RENEW_AFTER`].
+    fn failed(&self, e: &redis::RedisError) {
+        if !is_outage(e) {
+            return;
+        }
+        {
+            let Ok(mut renewed) = self.renewed.lock() else { return };
+            if renewed.elapsed() < RENEW_AFTER {
+                return;
+            }
+            *renewed = std::time::Instant::now();
+        }
+        let this = self.clone();
+        tokio::spawn(async move {
+            match Self::open(&this.nodes).await {
+                Ok(fresh) => {
+                    if let Ok(mut current) = this.current.write() {
+                        *current = fresh;
+                    }
+                    tracing::warn!("the Redis Cluster kept failing: reconnected with a fresh slot map");
+                }
+                Err(e) => tracing::warn!("the Redis Cluster is still unreachable: {e}"),
+            }
+        });
+    }
 }
 
 impl Redis {
@@ -75,21 +186,20 @@ impl Redis {
                     .set_response_timeout(Some(Duration::from_secs(5)));
                 Ok(Self::Single(ConnectionManager::new_with_config(redis::Client::open(url.as_str())?, config).await?))
             }
-            RedisTarget::Cluster(nodes) => {
-                // Retries cover a primary's failover (its replica takes over within a few seconds).
-                let client = redis::cluster::ClusterClientBuilder::new(nodes.clone())
-                    .connection_timeout(Duration::from_secs(1))
-                    .response_timeout(Duration::from_secs(5))
-                    .retries(4)
-                    .build()?;
-                Ok(Self::Cluster(client.get_async_connection().await?))
-            }
+            RedisTarget::Cluster(nodes) => Ok(Self::Cluster(HealingCluster::connect(nodes).await?)),
         }
     }
 
     /// True for a cluster connection.
     pub fn is_cluster(&self) -> bool {
         matches!(self, Self::Cluster(_))
+    }
+
+    /// The command a script announces on a channel that shares its keys' hash tag: `SPUBLISH` on a
+    /// cluster (only the nodes of that shard carry it, where `PUBLISH` would cross every node), `PUBLISH`
+    /// on one node (where a pattern subscription hears every channel).
+    pub fn announce_command(&self) -> &'static str {
+        if self.is_cluster() { "SPUBLISH" } else { "PUBLISH" }
     }
 
     /// Every key matching `pattern`, SCANned in batches (never `KEYS`, which blocks Redis) on every
@@ -111,7 +221,10 @@ impl Redis {
                 let reply = match (self, &node) {
                     (Self::Cluster(con), Some((host, port))) => {
                         let to = SingleNodeRoutingInfo::ByAddress { host: host.clone(), port: *port };
-                        con.clone().route_command(scan, RoutingInfo::SingleNode(to)).await?
+                        con.get()
+                            .route_command(scan, RoutingInfo::SingleNode(to))
+                            .await
+                            .inspect_err(|e| con.failed(e))?
                     }
                     _ => scan.query_async(&mut self.clone()).await?,
                 };
@@ -214,7 +327,10 @@ impl ConnectionLike for Redis {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
             Self::Single(c) => c.req_packed_command(cmd),
-            Self::Cluster(c) => c.req_packed_command(cmd),
+            Self::Cluster(c) => Box::pin(async move {
+                let mut conn = c.get();
+                conn.req_packed_command(cmd).await.inspect_err(|e| c.failed(e))
+            }),
         }
     }
 
@@ -226,14 +342,17 @@ impl ConnectionLike for Redis {
     ) -> RedisFuture<'a, Vec<Value>> {
         match self {
             Self::Single(c) => c.req_packed_commands(cmd, offset, count),
-            Self::Cluster(c) => c.req_packed_commands(cmd, offset, count),
+            Self::Cluster(c) => Box::pin(async move {
+                let mut conn = c.get();
+                conn.req_packed_commands(cmd, offset, count).await.inspect_err(|e| c.failed(e))
+            }),
         }
     }
 
     fn get_db(&self) -> i64 {
         match self {
             Self::Single(c) => c.get_db(),
-            Self::Cluster(c) => c.get_db(),
+            Self::Cluster(c) => c.get().get_db(),
         }
     }
 }

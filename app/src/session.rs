@@ -202,6 +202,24 @@ const USER_ID: &str = "uid";
 #[error("session store: {0}")]
 pub struct SessionError(#[from] tower_sessions::session::Error);
 
+/// The store not answering is an outage the user can wait out (503, "try again"); a session that does not
+/// decode is our fault.
+impl From<SessionError> for crate::error::AppError {
+    fn from(e: SessionError) -> Self {
+        match e.0 {
+            tower_sessions::session::Error::Store(cause) => {
+                tracing::warn!("session store unavailable: {cause}");
+                Self::Unavailable(
+                    "We could not check your login just now: part of Haodian is not answering. Nothing was \
+                     changed; please try again in a few seconds."
+                        .into(),
+                )
+            }
+            other => Self::internal(SessionError(other)),
+        }
+    }
+}
+
 /// When the user logged in (unix ms): the absolute cap counts from here.
 const LOGIN_AT: &str = "login_at";
 /// When the session's expiry was last pushed back (unix ms).

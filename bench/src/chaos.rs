@@ -8,6 +8,9 @@
 //! `chaos check <dir> <scenario>`: waits for the orders to drain and the state to heal, then checks
 //! against Postgres — no oversell, no duplicate (user, sale), every acknowledged order persisted or
 //! explicitly failed (and shown so), stock conserved, drift back to 0 — and prints one table row.
+//! `chaos answers <dir>`: what the shoppers were told through a load balancer while things broke: every
+//! refusal a clear one (a 503 or 429 with a message, never a dropped connection or a bare 502), and every
+//! shopper who was refused for a moment got a final answer by retrying.
 //!
 //! `DATABASE_URL`, `REDIS_URL`, `KAFKA_BROKERS`, `REDIS_KEY_PREFIX`, `KAFKA_TOPIC_PREFIX` as the servers use.
 
@@ -266,9 +269,73 @@ async fn check(state: &AppState, dir: &Path, scenario: &str) -> Result<bool, Str
     Ok(all_ok)
 }
 
+/// One answer as `load` logged it.
+#[derive(serde::Deserialize)]
+struct Answer {
+    user: i64,
+    status: u16,
+    body: String,
+}
+
+/// The `answers` verdict: counts per status, then whether every answer was clear and every retry completed.
+fn answers(dir: &Path, scenario: &str) -> Result<bool, String> {
+    let text = std::fs::read_to_string(dir.join("answers.jsonl")).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut by_status = std::collections::BTreeMap::<u16, usize>::new();
+    let mut unclear = Vec::new();
+    // Each shopper's answers in order: whether they were ever refused for a moment, and how they ended.
+    let mut shoppers = std::collections::HashMap::<i64, (bool, u16)>::new();
+    for line in text.lines() {
+        let a: Answer = serde_json::from_str(line).map_err(|e| format!("answers.jsonl: {e}"))?;
+        *by_status.entry(a.status).or_default() += 1;
+        // A refusal the shopper can act on: "try again" with a reason. A 401 asks them to log in again.
+        let clear = match a.status {
+            200 | 400 | 401 => true,
+            429 | 503 => a.body.trim().starts_with('{') && a.body.len() > 10,
+            _ => false,
+        };
+        if !clear && unclear.len() < 5 {
+            unclear.push(format!("{} {}", a.status, a.body.chars().take(80).collect::<String>()));
+        }
+        let entry = shoppers.entry(a.user).or_insert((false, 0));
+        entry.0 |= matches!(a.status, 0 | 429 | 500..);
+        entry.1 = a.status;
+    }
+    let refused = shoppers.values().filter(|(refused, _)| *refused).count();
+    let stuck = shoppers.values().filter(|(refused, last)| *refused && !matches!(last, 200 | 400)).count();
+    let counts: Vec<String> = by_status.iter().map(|(s, n)| format!("{s} ×{n}")).collect();
+    let unclear_n: usize =
+        by_status.iter().filter(|(s, _)| !matches!(s, 200 | 400 | 401 | 429 | 503)).map(|(_, n)| n).sum();
+    let ok = unclear.is_empty() && stuck == 0;
+    let row = format!(
+        "| {scenario} | {} | {} | {} |",
+        counts.join(", "),
+        if unclear.is_empty() {
+            "ok (every refusal a 503/429 with a message)".to_string()
+        } else {
+            format!("FAIL ({unclear_n} unclear: {})", unclear.join("; "))
+        },
+        if stuck == 0 {
+            format!("ok ({refused} shoppers refused for a moment, all got a final answer)")
+        } else {
+            format!("FAIL ({stuck} of {refused} refused shoppers never got a final answer)")
+        },
+    );
+    println!("{row}");
+    Ok(ok)
+}
+
 #[tokio::main]
 async fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Reading the answers needs no services.
+    if let (Some("answers"), Some(dir)) = (args.first().map(String::as_str), args.get(1)) {
+        let scenario = args.get(2).cloned().unwrap_or_else(|| "?".into());
+        return if answers(Path::new(dir), &scenario)? {
+            Ok(())
+        } else {
+            Err(format!("{scenario}: an answer was unclear or a shopper was left without one"))
+        };
+    }
     let config = Config::from_env().map_err(|e| e.to_string())?;
     let options = leptos::prelude::LeptosOptions::builder().output_name("haodian").build();
     let state = AppState::connect(config, options).await.map_err(|e| e.to_string())?;
@@ -283,6 +350,8 @@ async fn main() -> Result<(), String> {
             let scenario = args.get(2).cloned().unwrap_or_else(|| "?".into());
             if check(&state, &dir, &scenario).await? { Ok(()) } else { Err(format!("{scenario}: a check failed")) }
         }
-        _ => Err("usage: chaos prepare <dir> <stock> <users> | load <dir> <seconds> | check <dir> <scenario>".into()),
+        _ => Err("usage: chaos prepare <dir> <stock> <users> | load <dir> <seconds> | check <dir> <scenario> \
+             | answers <dir> <scenario>"
+            .into()),
     }
 }

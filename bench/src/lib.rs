@@ -131,6 +131,58 @@ fn rand_u32() -> u32 {
     (t.as_nanos() as u32) ^ std::process::id()
 }
 
+/// The grab script's six keys for a benchmark sale under hash tag `tag`.
+pub fn script_keys(prefix: &str, tag: &str) -> Vec<String> {
+    ["stock", "buyers", "window", "grabs", "tries", "pass"]
+        .iter()
+        .map(|s| format!("{prefix}bench:{{{tag}}}:{s}"))
+        .collect()
+}
+
+/// Readies a sale for `redis-benchmark` to run the grab script on, through `conn`: `lua/seckill.lua`
+/// loaded (answers its SHA) and, under `tag`, a live window and ample stock, so every call takes a coupon;
+/// Redis forgets them after ten minutes. Answers the SHA and [`script_keys`].
+pub async fn evalsha_sale(
+    conn: &mut impl redis::aio::ConnectionLike,
+    prefix: &str,
+    tag: &str,
+) -> Result<(String, Vec<String>), String> {
+    let sha: String = redis::cmd("SCRIPT")
+        .arg("LOAD")
+        .arg(include_str!("../../lua/seckill.lua"))
+        .query_async(conn)
+        .await
+        .map_err(|e| e.to_string())?;
+    let k = script_keys(prefix, tag);
+    let (now, ttl) = (app::clock::now_ms(), 600_000);
+    redis::pipe()
+        .cmd("SET")
+        .arg(&k[0])
+        .arg(1_000_000_000)
+        .arg("PX")
+        .arg(ttl)
+        .ignore()
+        .cmd("DEL")
+        .arg(&k[1])
+        .arg(&k[3])
+        .ignore()
+        .cmd("HSET")
+        .arg(&k[2])
+        .arg("begin")
+        .arg(now - 1000)
+        .arg("end")
+        .arg(now + ttl)
+        .ignore()
+        .cmd("PEXPIRE")
+        .arg(&k[2])
+        .arg(ttl)
+        .ignore()
+        .query_async::<()>(conn)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok((sha, k))
+}
+
 /// Logs `user_id` in again (a new session in Redis, as the login form would): after Redis lost its data.
 pub async fn session_for(state: &AppState, user_id: i64) -> Result<String, String> {
     let store = app::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());

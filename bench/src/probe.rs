@@ -24,7 +24,8 @@ impl RedisCounters {
         Ok(Self::parse(&text))
     }
 
-    fn parse(text: &str) -> Self {
+    /// Reads the counters out of `INFO` text.
+    pub fn parse(text: &str) -> Self {
         let mut out = Self::default();
         for line in text.lines() {
             if let Some(n) = line.strip_prefix("total_commands_processed:") {

@@ -374,46 +374,10 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
     println!("stores agree   {agree:>10}");
 
     // (a) The ceiling: the same script via EVALSHA, same concurrency, its own keys with ample stock.
-    let prefix = &state.config.redis_key_prefix;
-    let k = |s: &str| format!("{prefix}bench:{{evalsha}}:{s}");
-    let sha: String = redis::cmd("SCRIPT")
-        .arg("LOAD")
-        .arg(include_str!("../../lua/seckill.lua"))
-        .query_async(&mut conn)
-        .await
-        .map_err(|e| e.to_string())?;
-    let now = app::clock::now_ms();
-    redis::pipe()
-        .cmd("SET")
-        .arg(k("stock"))
-        .arg(1_000_000_000)
-        .ignore()
-        .cmd("DEL")
-        .arg(k("buyers"))
-        .arg(k("grabs"))
-        .ignore()
-        .cmd("HSET")
-        .arg(k("window"))
-        .arg("begin")
-        .arg(now - 1000)
-        .arg("end")
-        .arg(now + 3_600_000)
-        .ignore()
-        .query_async::<()>(&mut conn)
-        .await
-        .map_err(|e| e.to_string())?;
+    let (sha, keys) = bench::evalsha_sale(&mut conn, &state.config.redis_key_prefix, "evalsha").await?;
     let evalsha_requests = (n * 10).max(100_000);
     let ceiling = evalsha_ceiling(state, &sha, evalsha_requests, concurrency)?;
-    redis::cmd("DEL")
-        .arg(k("stock"))
-        .arg(k("buyers"))
-        .arg(k("window"))
-        .arg(k("grabs"))
-        .arg(k("tries"))
-        .arg(k("pass"))
-        .query_async::<()>(&mut conn)
-        .await
-        .map_err(|e| e.to_string())?;
+    redis::cmd("DEL").arg(&keys).query_async::<()>(&mut conn).await.map_err(|e| e.to_string())?;
 
     // (b) The naive peer on a sale of its own, same users, same concurrency.
     let db_voucher = new_sale(state, stock, "bench DB-only baseline").await?;

@@ -28,9 +28,10 @@ async fn a_grab_on_one_instance_moves_the_stock_on_every_other(db: PgPool) {
     let (a, b) = (&instances[0], &instances[1]);
     seed_flash_sale(&db, 31, 2, -60, 3600).await.unwrap();
     service::restore_sales(a).await.unwrap();
-    // Let both subscriptions settle before the first announcement.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // B follows the sale (on a cluster that subscribes to its shard channel); let both subscriptions
+    // settle before the first announcement.
     let mut on_b = b.live_stock.watch(31);
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let users = seed_users(&db, 61, 3).await.unwrap();
 
     let order = a.ids.next_id().unwrap();

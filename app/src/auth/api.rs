@@ -39,7 +39,7 @@ pub async fn register(
             client: &client,
         };
         let user = super::service::register(&cx.state, form).await?;
-        crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::internal)?;
+        crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
         Ok(user)
     })
     .await
@@ -51,7 +51,7 @@ pub async fn login(account: String, password: String) -> Result<CurrentUser, App
     crate::edge::run(|cx| async move {
         let ip = cx.client_ip().await;
         let user = super::service::login(&cx.state, &account, &password, &ip).await?;
-        crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::internal)?;
+        crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
         Ok(user)
     })
     .await
@@ -60,10 +60,8 @@ pub async fn login(account: String, password: String) -> Result<CurrentUser, App
 /// Logs out (idempotent).
 #[server(endpoint = "auth/logout")]
 pub async fn logout() -> Result<(), AppError> {
-    crate::edge::run(
-        |cx| async move { crate::session::sign_out(&cx.session().await?).await.map_err(AppError::internal) },
-    )
-    .await
+    crate::edge::run(|cx| async move { crate::session::sign_out(&cx.session().await?).await.map_err(AppError::from) })
+        .await
 }
 
 /// The logged-in user, or `None`.
@@ -87,7 +85,7 @@ pub async fn send_login_code(phone: String) -> Result<(), AppError> {
 pub async fn login_with_code(phone: String, code: String) -> Result<CurrentUser, AppError> {
     crate::edge::run(|cx| async move {
         let user = super::service::login_with_code(&cx.state, &phone, &code).await?;
-        crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::internal)?;
+        crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
         Ok(user)
     })
     .await

@@ -55,7 +55,7 @@ pub async fn orders_csv(
 
 async fn stream(state: AppState, session: Session, shop_id: i64, filter: OrderFilter) -> Result<Response, AppError> {
     let policy = crate::session::SessionPolicy::from_config(&state.config);
-    let user_id = crate::session::user_id(&session, &policy).await.map_err(AppError::internal)?;
+    let user_id = crate::session::user_id(&session, &policy).await.map_err(AppError::from)?;
     let user = match user_id {
         Some(id) => crate::auth::service::user_by_id(&state, id).await?,
         None => None,
