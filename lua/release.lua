@@ -4,16 +4,17 @@
 -- on one node, the default; see seckill.lua)
 -- Returns 1 if stock was returned, 0 if this order was already released (or its buyer is not recorded,
 -- or Redis has already forgotten the sale: then there is nothing to give back and nothing is written).
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl == -2 then
+-- When the sale is forgotten (absolute, like the stock key's own expiry); -2: already forgotten.
+local forget_at = redis.call('PEXPIRETIME', KEYS[1])
+if forget_at == -2 then
   return 0
 end
 if redis.call('SADD', KEYS[3], ARGV[2]) == 0 then
   return 0
 end
 -- The marker set lives exactly as long as the sale it guards.
-if ttl > 0 and redis.call('SCARD', KEYS[3]) == 1 then
-  redis.call('PEXPIRE', KEYS[3], ttl)
+if forget_at > 0 and redis.call('SCARD', KEYS[3]) == 1 then
+  redis.call('PEXPIREAT', KEYS[3], forget_at)
 end
 if redis.call('SREM', KEYS[2], ARGV[1]) == 1 then
   -- Announced like a grab, so instances that heard "sold out" open the sale again.

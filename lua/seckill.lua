@@ -62,14 +62,15 @@ redis.call(ARGV[6] == 'SPUBLISH' and 'SPUBLISH' or 'PUBLISH', KEYS[1] .. ':live'
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
 -- The buyer set and the grab record are born here: give them the sale's lifetime so Redis forgets the
--- sale as a whole.
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl > 0 then
+-- sale as a whole — the stock key's own instant (PEXPIRETIME, Redis 7), as a relative PTTL can land a
+-- millisecond off.
+local forget_at = redis.call('PEXPIRETIME', KEYS[1])
+if forget_at > 0 then
   if redis.call('SCARD', KEYS[2]) == 1 then
-    redis.call('PEXPIRE', KEYS[2], ttl)
+    redis.call('PEXPIREAT', KEYS[2], forget_at)
   end
   if redis.call('HLEN', KEYS[4]) == 1 then
-    redis.call('PEXPIRE', KEYS[4], ttl)
+    redis.call('PEXPIREAT', KEYS[4], forget_at)
   end
 end
 return {0, 0}

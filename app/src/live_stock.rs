@@ -218,4 +218,26 @@ mod tests {
         assert_eq!(sale_of_channel("hd:seckill:{42}:stock:live"), Some(42));
         assert_eq!(sale_of_channel("hd:seckill:42:stock:live"), None);
     }
+
+    #[test]
+    fn a_shard_message_announces_and_a_renewed_subscription_forgets() {
+        let live = LiveStock::default();
+        let push = |kind, data: &[&str]| PushInfo {
+            kind,
+            data: data.iter().map(|d| Value::BulkString(d.as_bytes().to_vec())).collect(),
+        };
+        let channel = "hd:seckill:{7}:stock:live";
+        live.hear(push(PushKind::SMessage, &[channel, "0"]));
+        assert!(live.is_sold_out(7));
+        // redis-rs subscribed again after a failover: announcements may have been missed meanwhile, so a
+        // "sold out" heard before must not keep refusing grabs.
+        live.hear(push(PushKind::SSubscribe, &[channel]));
+        assert_eq!(live.latest(7), None);
+        live.hear(push(PushKind::SMessage, &[channel, "3"]));
+        assert_eq!(live.latest(7), Some(3));
+        live.hear(push(PushKind::SMessage, &["hd:seckill:{7}:stock:live", "three"]));
+        assert_eq!(live.latest(7), Some(3), "a garbled announcement changes nothing");
+        live.hear(push(PushKind::Disconnection, &[]));
+        assert_eq!(live.latest(7), None);
+    }
 }

@@ -145,8 +145,8 @@ impl HealingCluster {
         }
     }
 
-    /// Called with each failed command: an outage ([`is_outage`]: no answer, or a
-    /// failover the client did not ride out) starts a replacement in the background, unless one was started in the last [`RENEW_AFTER`].
+    /// Called with each failed command: an outage ([`is_outage`]: no answer, or a failover the client did
+    /// not ride out) starts a replacement in the background, unless one started in the last [`RENEW_AFTER`].
     fn failed(&self, e: &redis::RedisError) {
         if !is_outage(e) {
             return;
