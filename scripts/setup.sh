@@ -25,7 +25,7 @@ fi
 # The tools built from source are tools, not our hot path: no LTO, no debuginfo, and little optimisation.
 # cargo-leptos and wasm-bindgen-cli only drive and post-process our builds, so they are not optimised at
 # all (cargo-leptos: 519 s here, against 1,693 s at opt-level 3 without LTO); Nisshi is the broker every
-# test and benchmark talks to, so it keeps opt-level 1. Set per install below.
+# test and benchmark talks to, so its own crates keep opt-level 1. Set per install below.
 export CARGO_PROFILE_RELEASE_LTO=false
 export CARGO_PROFILE_RELEASE_DEBUG=false
 export CARGO_PROFILE_RELEASE_INCREMENTAL=false
@@ -51,11 +51,17 @@ install_wasm_bindgen() {
   fi
 }
 
+# Nisshi's own crates (the protocol codec, the broker, its storage) keep opt-level 1; the libraries under
+# them, most of its build time, are not optimised.
 install_nisshi() {
+  local own=() crate
+  for crate in nisshi nisshi-broker nisshi-storage nisshi-sans-io nisshi-model nisshi-schema nisshi-cli; do
+    own+=(--config "profile.release.package.$crate.opt-level=1")
+  done
   if ! nisshi --version 2>/dev/null | grep -q "$NISSHI_VERSION"; then
-    timed "nisshi install" env CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
+    timed "nisshi install" env CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
       cargo +nightly install nisshi --version "$NISSHI_VERSION" --locked \
-      --no-default-features --features dynostore,postgres
+      --no-default-features --features dynostore,postgres "${own[@]}"
   fi
 }
 
@@ -91,7 +97,7 @@ if ! dpkg -s fonts-noto-cjk fonts-noto-color-emoji >/dev/null 2>&1; then
   timed "fonts install" bash -c "$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-noto-cjk fonts-noto-color-emoji >/dev/null"
 fi
 
-if [ ! -d "$ROOT/end2end/node_modules/@playwright/test" ]; then
+if [ ! -d "$ROOT/end2end/node_modules/@playwright/test" ] || [ ! -d "$ROOT/end2end/node_modules/@axe-core/playwright" ]; then
   # Playwright drives Debian's chromium; its own browser download cannot work here.
   timed "end2end npm install" bash -c "cd '$ROOT/end2end' && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error"
 fi

@@ -13,7 +13,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::redis_conn::Redis;
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use moka::Expiry;
 use prometheus_client::metrics::counter::Counter;
@@ -25,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
 
 use crate::breaker::Breaker;
+use crate::channel::Heard;
 use crate::clock::now_ms;
 use crate::error::BackendError;
 use crate::keys::Keys;
@@ -232,7 +232,7 @@ where
     pub async fn invalidate(&self, id: i64) -> Result<(), BackendError> {
         let cmds = vec![
             redis::cmd("DEL").arg((self.names.entry)(&self.keys, id)).to_owned(),
-            redis::cmd("PUBLISH").arg((self.names.channel)(&self.keys)).arg(id).to_owned(),
+            redis::cmd(self.redis.announce_command()).arg((self.names.channel)(&self.keys)).arg(id).to_owned(),
         ];
         crate::redis_conn::per_slot(&self.redis, cmds, false).await?;
         self.l1.invalidate(&id).await;
@@ -249,33 +249,22 @@ where
         self.write_l2(id, entry, None).await
     }
 
-    /// Listens on the invalidation channel for the life of the process, re-subscribing after a
-    /// disconnect. Messages may be lost while disconnected, so a (re)subscription clears all of L1.
+    /// Listens on the invalidation channel for the life of the process. Notices may be lost while the
+    /// subscription is down, so each (re)subscription clears all of L1.
     pub fn spawn_invalidation_listener(self: &Arc<Self>, redis_url: String) -> tokio::task::JoinHandle<()> {
         let cache = self.clone();
+        let channel = (cache.names.channel)(&cache.keys);
+        let mut heard = crate::channel::follow(&redis_url, crate::channel::Topic::Channel(channel));
         tokio::spawn(async move {
-            let channel = (cache.names.channel)(&cache.keys);
-            let mut backoff = Duration::from_millis(100);
-            let mut attempt = 0;
-            loop {
-                match subscribe(&redis_url, &channel, attempt).await {
-                    Ok(mut pubsub) => {
-                        backoff = Duration::from_millis(100);
-                        cache.l1.invalidate_all();
-                        let mut messages = pubsub.on_message();
-                        while let Some(msg) = messages.next().await {
-                            match msg.get_payload::<i64>() {
-                                Ok(id) => cache.l1.invalidate(&id).await,
-                                Err(e) => tracing::warn!("bad invalidation message: {e}"),
-                            }
-                        }
-                        tracing::warn!(%channel, "invalidation subscription ended; re-subscribing");
-                    }
-                    Err(e) => tracing::warn!("cannot subscribe to {channel}: {e}"),
+            while let Some(notice) = heard.recv().await {
+                match notice {
+                    Heard::Subscribed(_) => cache.l1.invalidate_all(),
+                    Heard::Notice { payload, .. } => match payload.parse::<i64>() {
+                        Ok(id) => cache.l1.invalidate(&id).await,
+                        Err(e) => tracing::warn!("bad invalidation message {payload:?}: {e}"),
+                    },
+                    Heard::Lost(_) => {}
                 }
-                attempt += 1; // the next try goes to the next seed node of a cluster
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(Duration::from_secs(5));
             }
         })
     }
@@ -434,10 +423,4 @@ enum LockPurpose {
     Fill,
     /// Logically expired: rebuild it (unless someone refreshed it meanwhile).
     Rebuild,
-}
-
-async fn subscribe(url: &str, channel: &str, attempt: usize) -> Result<redis::aio::PubSub, redis::RedisError> {
-    let mut pubsub = crate::redis_conn::pubsub(url, attempt).await?;
-    pubsub.subscribe(channel).await?;
-    Ok(pubsub)
 }

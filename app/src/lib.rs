@@ -32,6 +32,8 @@ pub mod breaker;
 #[cfg(feature = "ssr")]
 pub mod cache;
 #[cfg(feature = "ssr")]
+pub mod channel;
+#[cfg(feature = "ssr")]
 pub mod client_addr;
 #[cfg(feature = "ssr")]
 pub mod config;
@@ -124,7 +126,8 @@ pub fn App() -> impl IntoView {
             </header>
             <main>
                 <Routes fallback=|| view! { <NotFound/> }>
-                    <Route path=StaticSegment("") view=HomePage/>
+                    // Async SSR where a page must read without the wasm bundle: the HTML carries its data (no streamed swap-in).
+                    <Route path=StaticSegment("") view=HomePage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("login") view=LoginPage/>
                     <Route path=(StaticSegment("login"), StaticSegment("code")) view=CodeLoginPage/>
                     <Route path=(StaticSegment("dev"), StaticSegment("outbox")) view=DevOutboxPage/>

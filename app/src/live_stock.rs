@@ -11,10 +11,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::StreamExt;
-use redis::{PushInfo, PushKind, Value};
 use tokio::sync::{mpsc, watch};
 
+use crate::channel::{Heard, Topic};
 use crate::redis_conn::RedisTarget;
 
 /// The stock each sale last announced, and a watch per sale that some page is following.
@@ -85,30 +84,11 @@ impl LiveStock {
             return tokio::spawn(self.clone().listen_sharded(nodes, prefix, rx));
         }
         let live = self.clone();
+        let pattern = format!("{prefix}seckill:*:stock:live");
+        let mut heard = crate::channel::follow(&redis_url, Topic::Pattern(pattern));
         tokio::spawn(async move {
-            let pattern = format!("{prefix}seckill:*:stock:live");
-            let mut backoff = Duration::from_millis(100);
-            let mut attempt = 0;
-            loop {
-                match subscribe(&redis_url, &pattern, attempt).await {
-                    Ok(mut pubsub) => {
-                        backoff = Duration::from_millis(100);
-                        live.forget();
-                        let mut messages = pubsub.on_message();
-                        while let Some(msg) = messages.next().await {
-                            match (sale_of_channel(msg.get_channel_name()), msg.get_payload::<i64>()) {
-                                (Some(voucher_id), Ok(stock)) => live.announce(voucher_id, stock),
-                                _ => tracing::warn!(channel = msg.get_channel_name(), "bad stock announcement"),
-                            }
-                        }
-                        tracing::warn!("live stock subscription ended; re-subscribing");
-                    }
-                    Err(e) => tracing::warn!("cannot subscribe to {pattern}: {e}"),
-                }
-                live.forget();
-                attempt += 1; // the next try goes to the next seed node of a cluster
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(Duration::from_secs(5));
+            while let Some(notice) = heard.recv().await {
+                live.hear(notice);
             }
         })
     }
@@ -149,28 +129,29 @@ impl LiveStock {
                         }
                     }
                 }
-                Some(push) = pushes.recv() => self.hear(push),
+                Some(push) = pushes.recv() => {
+                    if let Some(notice) = crate::channel::shard_push(push) {
+                        self.hear(notice);
+                    }
+                }
             }
         }
     }
 
-    /// One push from the cluster connection.
-    fn hear(&self, push: PushInfo) {
-        let text = |v: Option<&Value>| match v {
-            Some(Value::BulkString(b)) => Some(String::from_utf8_lossy(b).into_owned()),
-            _ => None,
-        };
-        let sale = text(push.data.first()).and_then(|ch| sale_of_channel(&ch));
-        match (push.kind, sale) {
-            (PushKind::SMessage, Some(voucher_id)) => match text(push.data.get(1)).and_then(|s| s.parse().ok()) {
-                Some(stock) => self.announce(voucher_id, stock),
-                None => tracing::warn!(voucher_id, "bad stock announcement"),
+    /// One thing heard on the sales' channels. A (re)subscription or a lost one means announcements may
+    /// have been missed: what was heard of that sale (or of all, on one node) may be stale.
+    fn hear(&self, notice: Heard) {
+        match notice {
+            Heard::Notice { channel, payload } => match (sale_of_channel(&channel), payload.parse()) {
+                (Some(voucher_id), Ok(stock)) => self.announce(voucher_id, stock),
+                _ => tracing::warn!(%channel, %payload, "bad stock announcement"),
             },
-            // Subscribed again (after a reconnection or a failover), or the slot moved away: what was
-            // heard of this sale may be stale.
-            (PushKind::SSubscribe | PushKind::SUnsubscribe, Some(voucher_id)) => self.forget_sale(voucher_id),
-            (PushKind::Disconnection, _) => self.forget(),
-            _ => {}
+            Heard::Subscribed(Some(channel)) | Heard::Lost(Some(channel)) => {
+                if let Some(voucher_id) = sale_of_channel(&channel) {
+                    self.forget_sale(voucher_id);
+                }
+            }
+            Heard::Subscribed(None) | Heard::Lost(None) => self.forget(),
         }
     }
 
@@ -189,12 +170,6 @@ fn sale_of_channel(channel: &str) -> Option<i64> {
     let start = channel.find("seckill:{")? + "seckill:{".len();
     let end = start + channel[start..].find('}')?;
     channel[start..end].parse().ok()
-}
-
-async fn subscribe(url: &str, pattern: &str, attempt: usize) -> Result<redis::aio::PubSub, redis::RedisError> {
-    let mut pubsub = crate::redis_conn::pubsub(url, attempt).await?;
-    pubsub.psubscribe(pattern).await?;
-    Ok(pubsub)
 }
 
 #[cfg(test)]
@@ -221,10 +196,11 @@ mod tests {
 
     #[test]
     fn a_shard_message_announces_and_a_renewed_subscription_forgets() {
+        use redis::{PushInfo, PushKind, Value};
         let live = LiveStock::default();
-        let push = |kind, data: &[&str]| PushInfo {
-            kind,
-            data: data.iter().map(|d| Value::BulkString(d.as_bytes().to_vec())).collect(),
+        let push = |kind, data: &[&str]| {
+            let push = PushInfo { kind, data: data.iter().map(|d| Value::BulkString(d.as_bytes().to_vec())).collect() };
+            crate::channel::shard_push(push).expect("a push a follower hears")
         };
         let channel = "hd:seckill:{7}:stock:live";
         live.hear(push(PushKind::SMessage, &[channel, "0"]));

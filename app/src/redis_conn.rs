@@ -48,12 +48,6 @@ impl RedisTarget {
     }
 }
 
-/// A pub/sub connection for a listener's `attempt`-th try (counting from 0): on a cluster each retry moves
-/// to the next seed node ([`RedisTarget::pubsub_node`]).
-pub async fn pubsub(url: &str, attempt: usize) -> Result<redis::aio::PubSub, redis::RedisError> {
-    redis::Client::open(RedisTarget::parse(url).pubsub_node(attempt))?.get_async_pubsub().await
-}
-
 /// Whether Redis failed to answer (rather than refusing a command). On a cluster that includes the
 /// answers of a failover or a slot move the client could not ride out (CLUSTERDOWN, TRYAGAIN, MOVED/ASK
 /// still bouncing, MASTERDOWN, a write reaching a just-demoted replica, a node still loading).

@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use crate::redis_conn::Redis;
 use async_trait::async_trait;
-use futures::StreamExt;
 use redis::AsyncCommands;
 use time::OffsetDateTime;
 use tower_sessions::Session;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::session_store::{self, SessionStore};
 
+use crate::channel::{Heard, Topic};
 use crate::clock::now_ms;
 use crate::keys::Keys;
 
@@ -54,40 +54,26 @@ impl SessionCache {
         }
     }
 
-    /// Follows `session:changed` for the life of the process, re-subscribing with a backoff.
+    /// Follows `session:changed` for the life of the process; copies are trusted only while subscribed.
     pub fn spawn_listener(self: &Arc<Self>, redis_url: String, keys: Keys) -> tokio::task::JoinHandle<()> {
         let cache = self.clone();
+        let mut heard = crate::channel::follow(&redis_url, Topic::Channel(keys.session_changed()));
         tokio::spawn(async move {
-            let channel = keys.session_changed();
-            let mut backoff = Duration::from_millis(100);
-            let mut attempt = 0;
-            loop {
-                let subscribed = async {
-                    let mut pubsub = crate::redis_conn::pubsub(&redis_url, attempt).await?;
-                    pubsub.subscribe(&channel).await?;
-                    Ok::<_, redis::RedisError>(pubsub)
-                };
-                match subscribed.await {
-                    Ok(mut pubsub) => {
-                        backoff = Duration::from_millis(100);
+            while let Some(notice) = heard.recv().await {
+                match notice {
+                    Heard::Subscribed(_) => {
                         cache.records.invalidate_all();
                         cache.listening.store(true, Ordering::Release);
-                        let mut messages = pubsub.on_message();
-                        while let Some(msg) = messages.next().await {
-                            match msg.get_payload::<String>().ok().and_then(|id| id.parse::<Id>().ok()) {
-                                Some(id) => cache.records.invalidate(&id).await,
-                                None => cache.records.invalidate_all(),
-                            }
-                        }
-                        tracing::warn!("session subscription ended; re-subscribing");
                     }
-                    Err(e) => tracing::warn!("cannot subscribe to {channel}: {e}"),
+                    Heard::Notice { payload, .. } => match payload.parse::<Id>() {
+                        Ok(id) => cache.records.invalidate(&id).await,
+                        Err(_) => cache.records.invalidate_all(),
+                    },
+                    Heard::Lost(_) => {
+                        cache.listening.store(false, Ordering::Release);
+                        cache.records.invalidate_all();
+                    }
                 }
-                cache.listening.store(false, Ordering::Release);
-                cache.records.invalidate_all();
-                attempt += 1; // the next try goes to the next seed node of a cluster
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(Duration::from_secs(5));
             }
         })
     }
@@ -121,7 +107,7 @@ impl RedisSessionStore {
     /// Runs `cmd` on session `id` and announces the change on `session:changed` in the same round trip, so
     /// every instance drops its copy; answers `cmd`'s reply.
     async fn announced<T: redis::FromRedisValue>(&self, cmd: redis::Cmd, id: &str) -> session_store::Result<T> {
-        let publish = redis::cmd("PUBLISH").arg(self.keys.session_changed()).arg(id).to_owned();
+        let publish = redis::cmd(self.redis.announce_command()).arg(self.keys.session_changed()).arg(id).to_owned();
         let replies = crate::redis_conn::per_slot(&self.redis, vec![cmd, publish], false).await.map_err(backend)?;
         let reply = replies.into_iter().next().unwrap_or(redis::Value::Nil);
         redis::from_redis_value(reply).map_err(|e| backend(e.into()))

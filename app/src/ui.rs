@@ -8,6 +8,15 @@ use std::time::Duration;
 use crate::catalog::model::VoucherView;
 use crate::error::AppError;
 
+/// What a shop without a picture shows (a neutral tile the size of a seeded picture, 640 × 400).
+pub const NO_PICTURE: &str = "/images/shop.svg";
+
+/// `aria-busy` for a button while its action runs: the stylesheet shows a spinner on it, and screen
+/// readers hear that it is working.
+pub fn busy(pending: bool) -> &'static str {
+    if pending { "true" } else { "false" }
+}
+
 /// Shows `error`'s message under the input named `field`, if the error is about that field.
 #[component]
 pub fn FieldError(#[prop(into)] error: Signal<Option<AppError>>, field: &'static str) -> impl IntoView {
@@ -168,6 +177,88 @@ pub fn server_clock(server_now_ms: i64) -> ReadSignal<i64> {
         let _ = set_now;
     });
     now
+}
+
+/// Uploads the files chosen in `input`; answers their addresses, or the server's explanation.
+#[cfg(feature = "hydrate")]
+async fn upload_selected(input: web_sys::HtmlInputElement) -> Result<Vec<String>, String> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+    let failed = |what: &str| format!("Upload failed ({what}). Please try again.");
+    let files = input.files().ok_or_else(|| failed("no files"))?;
+    let form = web_sys::FormData::new().map_err(|_| failed("form"))?;
+    for i in 0..files.length() {
+        if let Some(f) = files.get(i) {
+            form.append_with_blob("file", &f).map_err(|_| failed("file"))?;
+        }
+    }
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_body(&form);
+    let window = web_sys::window().ok_or_else(|| failed("window"))?;
+    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init("/api/v1/uploads", &init))
+        .await
+        .map_err(|_| failed("network"))?
+        .dyn_into()
+        .map_err(|_| failed("response"))?;
+    let text = JsFuture::from(resp.text().map_err(|_| failed("body"))?)
+        .await
+        .map_err(|_| failed("body"))?
+        .as_string()
+        .unwrap_or_default();
+    if resp.ok() {
+        serde_json::from_str(&text).map_err(|_| failed("answer"))
+    } else {
+        Err(serde_json::from_str::<AppError>(&text)
+            .map(|e| e.to_string())
+            .unwrap_or_else(|_| failed(&resp.status().to_string())))
+    }
+}
+
+/// A photo picker (its input's id `input_id`) for a form whose pictures are a textarea of addresses (`target`,
+/// its id): chosen files are uploaded at once (`/api/v1/uploads`) and their addresses added to it.
+#[component]
+pub fn PhotoUpload(input_id: &'static str, target: &'static str) -> impl IntoView {
+    let (status, set_status) = signal(None::<String>);
+    let on_files = move |ev: leptos::ev::Event| {
+        #[cfg(feature = "hydrate")]
+        {
+            use wasm_bindgen::JsCast;
+            let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+            set_status.set(Some("Uploading…".into()));
+            leptos::task::spawn_local(async move {
+                match upload_selected(input).await {
+                    Ok(urls) => {
+                        if let Some(area) = document()
+                            .get_element_by_id(target)
+                            .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+                        {
+                            let joined = area
+                                .value()
+                                .lines()
+                                .map(str::to_string)
+                                .chain(urls.iter().cloned())
+                                .filter(|l| !l.trim().is_empty())
+                                .collect::<Vec<_>>()
+                                .join("\n");
+                            area.set_value(&joined);
+                        }
+                        set_status.set(Some(format!("{} image(s) added.", urls.len())));
+                    }
+                    Err(e) => set_status.set(Some(e)),
+                }
+            });
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (ev, set_status, target);
+    };
+    view! {
+        <div class="form-row">
+            <label for=input_id>"Add photos (JPEG, PNG, GIF or WebP, up to 2 MB each)"</label>
+            <input id=input_id type="file" accept="image/jpeg,image/png,image/gif,image/webp" multiple on:change=on_files/>
+            {move || status.get().map(|m| view! { <p class="upload-status hint" role="status">{m}</p> })}
+        </div>
+    }
 }
 
 #[cfg(test)]

@@ -60,6 +60,42 @@ test('the merchant edits his shop name and sees it', async ({ page }) => {
   await expect(page.locator('.shop-title')).toHaveText(newName);
 });
 
+test("every shop shows its own picture, drawn at seed time, at a fixed size", async ({ page }) => {
+  await page.goto('/types/1');
+  const pictures = page.locator('.shop-row img');
+  await expect(pictures).toHaveCount(20);
+  const sources = await pictures.evaluateAll((imgs) => imgs.map((i) => i.getAttribute('src')));
+  // Shops opened by other tests have no picture yet; every seeded one has its own.
+  const seeded = sources.filter((s) => /^\/uploads\/shops\/\d+\.svg$/.test(s ?? ''));
+  expect(seeded.length).toBeGreaterThanOrEqual(18);
+  expect(new Set(seeded).size, 'one picture per shop').toBe(seeded.length);
+  for (const img of await pictures.all()) {
+    await expect(img).toHaveAttribute('width', '96');
+    await expect(img).toHaveAttribute('height', '60');
+    await expect(img).toHaveAttribute('loading', 'lazy');
+  }
+  const first = await page.locator('.shop-row img[src^="/uploads/shops/"]').first().evaluate(async (img: HTMLImageElement) => {
+    await img.decode();
+    return { w: img.naturalWidth, src: img.currentSrc };
+  });
+  expect(first.w, 'the picture loads').toBeGreaterThan(0);
+});
+
+test('the merchant adds a photo to his shop from the edit form', async ({ page }) => {
+  await logInDemo(page, '13800000001');
+  await page.goto('/shops/3/edit');
+  await waitForHydration(page);
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  await page.setInputFiles('#shop-photos', { name: 'front.png', mimeType: 'image/png', buffer: png });
+  await expect(page.locator('.upload-status')).toHaveText('1 image(s) added.');
+  await expect(page.locator('#images')).toHaveValue(/\n\/uploads\/[0-9a-f]{32}\.png$/);
+  const added = (await page.locator('#images').inputValue()).split('\n').pop()!;
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.locator('.saved')).toBeVisible();
+  await page.goto('/shops/3');
+  await expect(page.locator(`.gallery img[src="${added}"]`)).toHaveCount(1);
+});
+
 test('a shopper cannot edit a shop', async ({ page }) => {
   await logInDemo(page, '13800000002');
   await page.goto('/shops/2/edit');

@@ -75,3 +75,24 @@ export async function solvePuzzle(page: Page, scope: Locator, how: 'drag' | 'key
   }
   await page.mouse.up();
 }
+
+/** The main pages, by who can see them (layout, accessibility and visual checks visit them all). */
+export const PAGES = {
+  public: ['/', '/types/1', '/search?q=%E5%BA%97', '/shops/1', '/nearby', '/nearby?type=1&area=0', '/login', '/register', '/login/code'],
+  shopper: ['/orders', '/checkin', '/feed', '/me'],
+  merchant: ['/merchant', '/merchant/shops/1', '/merchant/shops/1/coupons', '/merchant/shops/1/orders', '/merchant/redeem', '/shops/1/sales', '/shops/1/edit', '/shops/new'],
+};
+
+/** A file-name-safe name for a path: "/shops/1" → "shops-1", "/" → "home". */
+export function pageName(path: string): string {
+  return path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home';
+}
+
+/** Buys the first normal coupon of shop 1, so "My orders" has a row. */
+export async function buyOne(page: Page) {
+  await page.goto('/shops/1');
+  await waitForHydration(page);
+  const normal = page.locator('li.voucher:not(.flash)').first();
+  await normal.locator('.buy-button').click();
+  await expect(normal.locator('.buy-result')).toContainText('created');
+}

@@ -26,6 +26,44 @@ test('nearby shops come nearest first with their distances, page after page', as
   expect(second.length).toBeGreaterThan(0);
   expect(second).toEqual([...second].sort((a, b) => a - b));
   expect(second[0]).toBeGreaterThanOrEqual(first[first.length - 1]);
+  // Page 2 was drawn in the browser (a client-side navigation): its pins are SVG links, numbered on.
+  await expect(page.locator('.nearby-map a.pin')).toHaveCount(second.length);
+  const pin21 = page.getByRole('link', { name: /^21\. / });
+  expect(await pin21.evaluate((a) => a.namespaceURI)).toBe('http://www.w3.org/2000/svg');
+});
+
+test('the map pins the shops of the list, numbered alike, and a pin leads to its shop', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 800 });
+  await page.goto('/nearby?type=1&area=0');
+  const rows = page.locator('.nearby-list .shop-row');
+  await expect(rows).toHaveCount(20);
+  const pins = page.locator('.nearby-map .pin');
+  await expect(pins).toHaveCount(20);
+  await expect(page.locator('.nearby-map')).toContainText('You are here');
+  // Pin 1 is the nearest shop, the first of the list; it sits nearer the middle than pin 20.
+  const firstName = await rows.first().locator('.shop-name').textContent();
+  await expect(page.getByRole('link', { name: `1. ${firstName}`, exact: true })).toHaveCount(1);
+  const box = (await page.locator('.nearby-map svg').boundingBox())!;
+  const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  const reach = async (n: number) => {
+    const b = (await page.getByRole('link', { name: new RegExp(`^${n}\\. `) }).boundingBox())!;
+    return Math.hypot(b.x + b.width / 2 - centre.x, b.y + b.height - centre.y);
+  };
+  expect(await reach(1)).toBeLessThan(await reach(20));
+  // Following a pin (before or after hydration: it is a plain link) scrolls to its shop.
+  const twelfth = rows.nth(11);
+  // Pins of neighbouring shops overlap; a keyboard user reaches each one all the same.
+  await page.getByRole('link', { name: /^12\. / }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`#${await twelfth.getAttribute('id')}$`));
+  await expect(twelfth).toBeInViewport();
+});
+
+test('a bad radius is explained under its field', async ({ page }) => {
+  await page.goto('/nearby?type=1&area=0&r=99');
+  await expect(page.locator('.field-error[data-field="radius"]')).toHaveText('The radius is 0.1 to 50 km.');
+  await expect(page.locator('#radius')).toHaveValue('99');
+  await expect(page.locator('.nearby-list')).toHaveCount(0);
 });
 
 test('bad coordinates are explained', async ({ page }) => {

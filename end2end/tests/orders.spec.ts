@@ -1,15 +1,16 @@
 // Order lifecycle end to end (the e2e server runs with PAY_TIMEOUT_SECS=8): grab → "My orders" counts down
 // → Pay → "paid"; an order left unpaid turns "closed" on its own and the coupon can be grabbed again.
-import { Page, test } from '@playwright/test';
+import { Locator, Page, test } from '@playwright/test';
 import { expect, logInDemo, solvePuzzle, waitForHydration } from './helpers';
 
 const LIVE_SALE = 1; // the seeded live flash sale on shop 1
 
-/** The order id in "Got it — order #123 …" or "Order #123 created …". */
-function orderId(text: string | null): string {
-  const m = /#(\d+)/.exec(text ?? '');
-  if (!m) throw new Error(`no order number in ${JSON.stringify(text)}`);
-  return m[1];
+/** The order a result ("Got it — order 6AYN-BMW4-WAJW7 …", "Order … created") names: its id and its code. */
+async function orderOf(result: Locator): Promise<{ id: string; code: string }> {
+  const id = await result.getAttribute('data-order-id');
+  const code = /order ([0-9A-HJKMNP-TV-Z]{4}(?:-[0-9A-HJKMNP-TV-Z]{1,5})*)/i.exec((await result.textContent()) ?? '')?.[1];
+  if (!id || !code) throw new Error(`no order in ${JSON.stringify(await result.textContent())}`);
+  return { id, code };
 }
 
 /** The server's word on one of my orders (the page shows a due order as closed before the server says so). */
@@ -29,7 +30,7 @@ async function buyNormal(page: Page) {
   const normal = page.locator('li.voucher:not(.flash)').first();
   await normal.locator('.buy-button').click();
   await expect(normal.locator('.buy-result')).toContainText('created');
-  return { normal, id: orderId(await normal.locator('.buy-result').textContent()) };
+  return { normal, id: (await orderOf(normal.locator('.buy-result'))).id };
 }
 
 async function grabLiveSale(page: Page) {
@@ -46,12 +47,14 @@ test('grab → My orders counts down → Pay → paid, and it stays paid past th
   test.setTimeout(60_000);
   await logInDemo(page, '13800000003');
   const card = await grabLiveSale(page);
-  const paidId = orderId(await card.locator('.grab-result').textContent());
+  const { id: paidId, code } = await orderOf(card.locator('.grab-result'));
   // A witness bought just after: its deadline comes after the grabbed order's, and it stays unpaid.
   const witness = (await buyNormal(page)).id;
   await page.goto('/orders');
   await waitForHydration(page);
   const row = page.locator(`.order-list tbody tr[data-order-id="${paidId}"]`);
+  // The short code the grab showed names this very order in the list.
+  await expect(row.locator('.order-code')).toHaveText(code);
   await expect(row.locator('.pay-countdown')).toContainText(/Closes in 00:0\d/);
   await row.getByRole('button', { name: 'Pay' }).click();
   await expect(page.locator('.pay-result')).toHaveText('Paid. Enjoy!');
@@ -78,7 +81,7 @@ test('an unpaid order closes by itself and the coupon is grabbable again', async
   await page.reload();
   await expect(page.locator('.order-list tbody tr').first().locator('.order-status')).toHaveText('closed', { timeout: 15_000 });
   const card = await grabLiveSale(page);
-  await expect(card.locator('.grab-result')).toContainText('Got it — order #');
+  await expect(card.locator('.grab-result')).toContainText(/Got it — order [0-9A-Z]{4}-/);
 });
 
 test('a normal coupon is bought at once and shows up unpaid', async ({ page }) => {

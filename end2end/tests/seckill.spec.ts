@@ -81,7 +81,7 @@ test('countdown → grab → queued → awaiting payment, one request per double
   await expect(button).toBeDisabled();
   const status = card.locator('.order-status');
   await expect(status).toHaveText('queued');
-  await expect(card.locator('.grab-result')).toContainText('Got it — order #');
+  await expect(card.locator('.grab-result')).toContainText(/Got it — order [0-9A-Z]{4}-/);
   await expect(status).toHaveText('awaiting payment', { timeout: 20_000 });
   expect(grabs).toBe(1);
   expect(puzzles).toBe(1);
@@ -124,5 +124,5 @@ test('the puzzle: no pass, no grab; a miss draws a new one; the keyboard solves 
   await expect(card.locator('.puzzle-hint')).toContainText('Slide the piece into the gap', { timeout: 5_000 });
   expect(await card.locator('.puzzle-gap').getAttribute('d')).not.toBe(first);
   await solvePuzzle(page, card, 'keys');
-  await expect(card.locator('.grab-result')).toContainText('Got it — order #', { timeout: 10_000 });
+  await expect(card.locator('.grab-result')).toContainText(/Got it — order [0-9A-Z]{4}-/, { timeout: 10_000 });
 });

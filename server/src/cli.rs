@@ -74,6 +74,7 @@ async fn seed(config: Config, reset: bool) -> Result<(), CliError> {
     let state = connect(config).await?;
     topics(&state.config).await?;
     let report = crate::seed::run(&state.db, &state.redis, &state.keys, reset).await?;
+    crate::seed::write_pictures(&state.config.upload_dir).await?;
     let rebuilt = app::recovery::service::rebuild(&state).await?;
     tracing::info!(?report, reset, ?rebuilt, "demo data in place");
     Ok(())

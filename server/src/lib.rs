@@ -4,6 +4,7 @@ pub mod cli;
 pub mod guard;
 pub mod health;
 pub mod metrics;
+pub mod pictures;
 pub mod router;
 pub mod seed;
 pub mod telemetry;

@@ -24,6 +24,9 @@ pub enum SeedError {
     /// Hashing a demo password.
     #[error("hashing demo passwords: {0}")]
     Hash(String),
+    /// Writing the shops' pictures.
+    #[error("drawing shop pictures: {0}")]
+    Pictures(#[from] std::io::Error),
     /// The demo data defined in this file does not pass the app's own rules (a programming error).
     #[error("invalid demo data: {0}")]
     Demo(String),
@@ -235,6 +238,7 @@ struct ShopSeed {
     id: i64,
     name: String,
     type_id: i64,
+    type_idx: usize,
     owner: bool,
     images: Vec<String>,
     area: String,
@@ -273,8 +277,9 @@ fn generate_shops() -> Vec<ShopSeed> {
                 id,
                 name,
                 type_id: type_idx as i64 + 1,
+                type_idx,
                 owner: id <= MERCHANT_SHOPS,
-                images: vec![format!("/images/types/{}.svg", type_idx + 1)],
+                images: vec![crate::pictures::address(id)],
                 area: area.name.to_string(),
                 address: format!("杭州市{}{}号", road, 1 + rng.below(888)),
                 lon: area.lon + rng.gaussian() * area.spread,
@@ -313,6 +318,14 @@ pub async fn run(db: &PgPool, redis: &Redis, keys: &Keys, reset: bool) -> Result
     }
     tx.commit().await?;
     report(db).await
+}
+
+/// Draws every demo shop's picture under `upload_dir` (again each time: pictures are files, which a
+/// cleaned build directory loses while the database keeps the rows that name them).
+pub async fn write_pictures(upload_dir: &std::path::Path) -> Result<(), SeedError> {
+    let pictures = generate_shops().into_iter().map(|s| (s.id, s.type_idx, s.name)).collect();
+    crate::pictures::write_all(upload_dir.to_path_buf(), pictures).await?;
+    Ok(())
 }
 
 /// Current row counts of the demo tables.

@@ -6,7 +6,7 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 
 use super::api::{Login, LoginWithCode, Logout, Register, SendLoginCode, dev_outbox};
 use crate::error::AppError;
-use crate::ui::{FieldError, FormError};
+use crate::ui::{FieldError, FormError, busy};
 
 /// The current user, shared by every page; `refresh` re-reads it after log-in or log-out.
 #[derive(Clone, Copy)]
@@ -76,7 +76,7 @@ pub fn LoginPage() -> impl IntoView {
                 <input id="password" name="password" type="password" autocomplete="current-password"/>
                 <FieldError error field="password"/>
                 <FormError error fields=&["account", "password"]/>
-                <button type="submit" class="primary" disabled=move || action.pending().get()>
+                <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>
                     {move || if action.pending().get() { "Logging in…" } else { "Log in" }}
                 </button>
             </ActionForm>
@@ -112,7 +112,7 @@ pub fn CodeLoginPage() -> impl IntoView {
                     bind:value=phone/>
                 <FieldError error=send_error field="account"/>
                 <FormError error=send_error fields=&["account"]/>
-                <button type="submit" class="primary" disabled=move || send.pending().get()>
+                <button type="submit" class="primary" disabled=move || send.pending().get() aria-busy=move || busy(send.pending().get())>
                     {move || if send.pending().get() { "Sending…" } else { "Text me a code" }}
                 </button>
                 {move || matches!(send.value().get(), Some(Ok(()))).then(|| view! {
@@ -125,7 +125,7 @@ pub fn CodeLoginPage() -> impl IntoView {
                 <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6"/>
                 <FieldError error=login_error field="code"/>
                 <FormError error=login_error fields=&["code", "account"]/>
-                <button type="submit" class="primary" disabled=move || login.pending().get()>
+                <button type="submit" class="primary" disabled=move || login.pending().get() aria-busy=move || busy(login.pending().get())>
                     {move || if login.pending().get() { "Logging in…" } else { "Log in" }}
                 </button>
             </ActionForm>
@@ -188,7 +188,7 @@ pub fn RegisterPage() -> impl IntoView {
                 <input id="password_confirm" name="password_confirm" type="password" autocomplete="new-password"/>
                 <FieldError error field="password_confirm"/>
                 <FormError error fields=&["account", "nickname", "password", "password_confirm"]/>
-                <button type="submit" class="primary" disabled=move || action.pending().get()>
+                <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>
                     {move || if action.pending().get() { "Creating…" } else { "Create account" }}
                 </button>
             </ActionForm>

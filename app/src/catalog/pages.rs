@@ -6,7 +6,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use super::api::{list_shop_types, list_shops, search_shops};
 use super::model::{Page, ShopSort, ShopSummary, page_from_query};
 use crate::error::AppError;
-use crate::ui::{Pager, error_view, yuan};
+use crate::ui::{NO_PICTURE, Pager, error_view, yuan};
 
 /// `/`: greeting, search box and the shop-type tiles.
 #[component]
@@ -46,7 +46,8 @@ pub fn HomePage() -> impl IntoView {
 fn SearchBox(value: String) -> impl IntoView {
     view! {
         <form class="search-box" action="/search" method="get" role="search">
-            <input name="q" type="search" placeholder="Search shops by name, e.g. 火锅" value=value maxlength="50"/>
+            <label for="q" class="visually-hidden">"Search shops"</label>
+            <input id="q" name="q" type="search" placeholder="Search shops by name, e.g. 火锅" value=value maxlength="50"/>
             <button type="submit" class="primary">"Search"</button>
         </form>
     }
@@ -61,7 +62,7 @@ fn ShopList(items: Vec<ShopSummary>) -> impl IntoView {
         <ul class="shop-list">
             {items.into_iter().map(|s| view! {
                 <li class="shop-row">
-                    <img src=s.image.unwrap_or_default() alt="" loading="lazy"/>
+                    <img src=s.image.unwrap_or_else(|| NO_PICTURE.into()) alt="" width="96" height="60" loading="lazy" decoding="async"/>
                     <div>
                         <a class="shop-name" href=format!("/shops/{}", s.id)>{s.name}</a>
                         <p class="muted">

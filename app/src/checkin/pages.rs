@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use super::api::{CheckInToday, month_of_checkins};
 use super::model::CheckinMonth;
-use crate::ui::error_notice;
+use crate::ui::{busy, error_notice};
 
 /// `/checkin`.
 #[component]
@@ -28,7 +28,7 @@ pub fn CheckinPage() -> impl IntoView {
                                 }}
                             </p>
                             <ActionForm action=check>
-                                <button type="submit" class="primary checkin-button" disabled=move || check.pending().get()>
+                                <button type="submit" class="primary checkin-button" disabled=move || check.pending().get() aria-busy=move || busy(check.pending().get())>
                                     {if checked_today { "Checked in today ✓" } else { "Check in today" }}
                                 </button>
                             </ActionForm>

@@ -31,6 +31,8 @@ pub struct NearbyShop {
     pub shop: ShopSummary,
     /// Metres from the point.
     pub distance_m: f64,
+    /// Where the shop is (for the map).
+    pub position: GeoPoint,
 }
 
 /// "850 m" under a kilometre, else "2.3 km".

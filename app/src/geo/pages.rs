@@ -5,10 +5,11 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
 use super::api::nearby_shops;
-use super::model::{AREAS, format_distance};
+use super::map::NearbyMap;
+use super::model::{AREAS, GeoPoint, PAGE_SIZE, format_distance};
 use crate::catalog::api::list_shop_types;
 use crate::catalog::model::page_from_query;
-use crate::ui::{Pager, error_view, yuan};
+use crate::ui::{FieldError, NO_PICTURE, Pager, error_view, yuan};
 
 /// Asks the browser where it is; `found(lon, lat)` or `failed()` runs when it answers.
 #[cfg(feature = "hydrate")]
@@ -85,29 +86,45 @@ pub fn NearbyPage() -> impl IntoView {
     view! {
         <section class="nearby">
             <h1>"Near me"</h1>
-            <form method="get" action="/nearby" class="nearby-form">
-                <label for="type">"Kind of shop"</label>
-                <Suspense fallback=|| view! { <select id="type" name="type"></select> }>
-                    {move || Suspend::new(async move {
-                        let list = types.await.unwrap_or_default();
-                        let chosen = params().0;
-                        view! {
-                            <select id="type" name="type">
-                                {list.into_iter().map(|t| view! {
-                                    <option value=t.id selected=chosen == Some(t.id)>{t.name}</option>
-                                }).collect_view()}
-                            </select>
-                        }
-                    })}
-                </Suspense>
-                <label for="area">"Around"</label>
-                <select id="area" name="area">
-                    {AREAS.iter().enumerate().map(|(i, (name, _, _))| view! { <option value=i>{*name}</option> }).collect_view()}
-                </select>
-                <label for="radius">"Within (km)"</label>
-                <input id="radius" name="r" placeholder="5" size="4"/>
-                <button type="submit" class="primary">"Search"</button>
-                <button type="button" class="locate-button" on:click=use_my_location>"Use my location"</button>
+            <form method="get" action="/nearby" class="nearby-form form-grid">
+                <div class="form-row">
+                    <label for="type">"Kind of shop"</label>
+                    <Suspense fallback=|| view! { <select id="type" name="type"></select> }>
+                        {move || Suspend::new(async move {
+                            let list = types.await.unwrap_or_default();
+                            let chosen = params().0;
+                            view! {
+                                <select id="type" name="type">
+                                    {list.into_iter().map(|t| view! {
+                                        <option value=t.id selected=chosen == Some(t.id)>{t.name}</option>
+                                    }).collect_view()}
+                                </select>
+                            }
+                        })}
+                    </Suspense>
+                </div>
+                <div class="form-row">
+                    <label for="area">"Around"</label>
+                    <select id="area" name="area">
+                        {AREAS.iter().enumerate().map(|(i, (name, _, _))| view! { <option value=i>{*name}</option> }).collect_view()}
+                    </select>
+                </div>
+                <div class="form-row">
+                    <label for="radius">"Within (km)"</label>
+                    <input id="radius" name="r" placeholder="5" inputmode="decimal" aria-describedby="radius-hint" value=move || params().3/>
+                    <p class="hint" id="radius-hint">"0.1 to 50 km; 5 if left empty."</p>
+                    // The search's refusal, when it is about this field (inside Suspense: it waits for the search).
+                    <Suspense fallback=|| ()>
+                        {move || Suspend::new(async move {
+                            let refused = results.await.and_then(Result::err);
+                            view! { <FieldError error=Signal::stored(refused) field="radius"/> }
+                        })}
+                    </Suspense>
+                </div>
+                <div class="form-actions">
+                    <button type="submit" class="primary">"Search"</button>
+                    <button type="button" class="secondary locate-button" on:click=use_my_location>"Use my location"</button>
+                </div>
             </form>
             {move || locating.get().map(|m| view! { <p class="locate-status" role="status">{m}</p> })}
             <Suspense fallback=|| view! { <p>"Searching…"</p> }>
@@ -118,19 +135,32 @@ pub fn NearbyPage() -> impl IntoView {
                         Some(Ok(page)) => {
                             let (type_id, lon, lat, r, _) = params();
                             let base = format!("/nearby?type={}&lon={lon}&lat={lat}&r={r}", type_id.unwrap_or_default());
+                            let first = (page.page as usize - 1) * PAGE_SIZE + 1;
+                            let map = GeoPoint::parse(&lon, &lat).ok().map(|center| {
+                                view! { <NearbyMap center shops=page.items.clone() first_number=first/> }
+                            });
                             view! {
-                                <ol class="nearby-list">
-                                    {page.items.into_iter().map(|n| view! {
-                                        <li class="shop-row">
-                                            <a class="shop-name" href=format!("/shops/{}", n.shop.id)>{n.shop.name}</a>
-                                            <span class="distance" data-m=n.distance_m>{format_distance(n.distance_m)}</span>
-                                            <span class="muted">{n.shop.area}" · "{yuan(n.shop.avg_price_cents)}</span>
+                                {map}
+                                <ol class="nearby-list" start=first>
+                                    {page.items.into_iter().enumerate().map(|(i, n)| view! {
+                                        <li class="shop-row" id=format!("shop-{}", n.shop.id)>
+                                            <span class="pin-number" aria-hidden="true">{first + i}</span>
+                                            <img src=n.shop.image.clone().unwrap_or_else(|| NO_PICTURE.into()) alt="" width="96" height="60" loading="lazy" decoding="async"/>
+                                            <div>
+                                                <a class="shop-name" href=format!("/shops/{}", n.shop.id)>{n.shop.name}</a>
+                                                <p class="muted">
+                                                    <span class="distance" data-m=n.distance_m>{format_distance(n.distance_m)}</span>
+                                                    " · "{n.shop.area}" · "{yuan(n.shop.avg_price_cents)}
+                                                </p>
+                                            </div>
                                         </li>
                                     }).collect_view()}
                                 </ol>
                                 <Pager base page=page.page has_next=page.has_next/>
                             }.into_any()
                         }
+                        // A bad radius is shown under its field.
+                        Some(Err(e)) if e.field_message("radius").is_some() => ().into_any(),
                         Some(Err(e)) => error_view(e),
                     }
                 })}

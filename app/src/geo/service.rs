@@ -68,14 +68,14 @@ pub async fn nearby(
     let mut found = store::within(&state.redis, &state.keys, type_id, at.lon, at.lat, radius_m, end + 1).await?;
     found.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
     let has_next = found.len() > end;
-    let window: Vec<(i64, f64)> = found.into_iter().skip(end - PAGE_SIZE).take(PAGE_SIZE).collect();
-    let ids: Vec<i64> = window.iter().map(|(id, _)| *id).collect();
+    let window: Vec<(i64, f64, (f64, f64))> = found.into_iter().skip(end - PAGE_SIZE).take(PAGE_SIZE).collect();
+    let ids: Vec<i64> = window.iter().map(|(id, _, _)| *id).collect();
     let mut summaries = store::summaries(state.postgres()?, &ids).await?;
     let items = window
         .into_iter()
-        .filter_map(|(id, distance_m)| {
+        .filter_map(|(id, distance_m, (lon, lat))| {
             let at = summaries.iter().position(|s| s.id == id)?;
-            Some(NearbyShop { shop: summaries.swap_remove(at), distance_m })
+            Some(NearbyShop { shop: summaries.swap_remove(at), distance_m, position: GeoPoint { lon, lat } })
         })
         .collect();
     Ok(Page { items, page, has_next })

@@ -50,7 +50,8 @@ pub async fn place(
         .await
 }
 
-/// Shops of a type within `radius_m` of the point, nearest first, at most `count`: `(shop, metres)`.
+/// Shops of a type within `radius_m` of the point, nearest first, at most `count`:
+/// `(shop, metres, (lon, lat))`.
 pub async fn within(
     redis: &Redis,
     keys: &Keys,
@@ -59,7 +60,7 @@ pub async fn within(
     lat: f64,
     radius_m: f64,
     count: usize,
-) -> Result<Vec<(i64, f64)>, redis::RedisError> {
+) -> Result<Vec<(i64, f64, (f64, f64))>, redis::RedisError> {
     redis::cmd("GEOSEARCH")
         .arg(keys.geo_shops(type_id))
         .arg("FROMLONLAT")
@@ -72,6 +73,7 @@ pub async fn within(
         .arg("COUNT")
         .arg(count)
         .arg("WITHDIST")
+        .arg("WITHCOORD")
         .query_async(&mut redis.clone())
         .await
 }

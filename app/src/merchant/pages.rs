@@ -13,9 +13,9 @@ use crate::catalog::model::{Coupon, CouponForm};
 use crate::chart::{Day, daily_bars, funnel};
 use crate::clock::{date_of, format_local, iso_day};
 use crate::error::AppError;
-use crate::orders::model::{ORDER_STATUSES, OrderFilter, OrderStatus, ShopOrder};
+use crate::orders::model::{ORDER_STATUSES, OrderFilter, OrderStatus, ShopOrder, order_code};
 use crate::seckill::model::{ConsoleSale, SaleState};
-use crate::ui::{FieldError, FormError, error_notice, id_param, id_resource, yuan};
+use crate::ui::{FieldError, FormError, busy, error_notice, id_param, id_resource, yuan};
 
 /// What a console page shows when it cannot show its content; rendered on the server, the answer's status
 /// says it too (401, 403, 404).
@@ -352,7 +352,7 @@ fn CouponEditor(
             {field("until", "Valid until (last day, optional)", "date", "", |f| f.until.clone())}
             <FormError error fields=&CouponForm::FIELDS/>
             <div class="form-actions">
-                <button type="submit" class="primary" disabled=move || save.pending().get()>
+                <button type="submit" class="primary" disabled=move || save.pending().get() aria-busy=move || busy(save.pending().get())>
                     {move || if editing.get().is_some() { "Save changes" } else { "Add coupon" }}
                 </button>
                 {move || editing.get().is_some().then(|| view! {
@@ -505,7 +505,7 @@ fn ShopOrderRow(o: ShopOrder) -> impl IntoView {
         .unwrap_or_default();
     view! {
         <tr data-order-id=o.id>
-            <td data-label="Order">{format!("#{}", o.id)}</td>
+            <td data-label="Order" class="order-code" title=format!("Order {}", o.id)>{order_code(o.id)}</td>
             <td data-label="Created">{format_local(o.created_ms)}</td>
             <td data-label="Coupon">{o.title}</td>
             <td data-label="Buyer">{o.buyer}</td>
@@ -629,7 +629,7 @@ pub fn RedeemPage() -> impl IntoView {
                 </div>
                 <FormError error fields=&["code"]/>
                 <div class="form-actions">
-                    <button type="submit" class="primary" disabled=move || redeem.pending().get()>
+                    <button type="submit" class="primary" disabled=move || redeem.pending().get() aria-busy=move || busy(redeem.pending().get())>
                         {move || if redeem.pending().get() { "Checking…" } else { "Redeem" }}
                     </button>
                     <Scanner code redeem/>
@@ -641,7 +641,7 @@ pub fn RedeemPage() -> impl IntoView {
                         <div class="card redeem-result already" role="alert">
                             <h2>"Already used"</h2>
                             <p>{format!("This coupon was used on {}. Do not honour it again.", format_local(r.used_ms))}</p>
-                            <p class="muted">{format!("{} · {} · order #{}", r.title, yuan(r.amount_cents), r.order_id)}</p>
+                            <p class="muted">{format!("{} · {} · order {}", r.title, yuan(r.amount_cents), order_code(r.order_id))}</p>
                         </div>
                     }.into_any()
                 } else {
@@ -649,7 +649,7 @@ pub fn RedeemPage() -> impl IntoView {
                         <div class="card redeem-result ok" role="status">
                             <h2>"Redeemed ✓"</h2>
                             <p>{format!("{} · {}", r.title, yuan(r.amount_cents))}</p>
-                            <p class="muted">{format!("{} · order #{} · {}", r.shop_name, r.order_id, format_local(r.used_ms))}</p>
+                            <p class="muted">{format!("{} · order {} · {}", r.shop_name, order_code(r.order_id), format_local(r.used_ms))}</p>
                         </div>
                     }.into_any()
                 }

@@ -132,6 +132,8 @@ pub struct OrderView {
     pub shop_id: i64,
     /// Shop name.
     pub shop_name: String,
+    /// The shop's first picture, shown beside the coupon.
+    pub shop_image: Option<String>,
     /// Price paid or to pay, fen.
     pub amount_cents: i64,
     /// `flash` or `normal`.
@@ -178,6 +180,52 @@ impl RedeemCode {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// Crockford's base-32 alphabet: no I, L, O or U, so a code read aloud or copied by hand stays unambiguous.
+const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// The order number people see: the id in Crockford base 32, grouped in fours ("1F3K-9TQ7-MA2D4" for a
+/// 19-digit id). It names the order exactly ([`order_id_of_code`] reads it back), in 13 characters.
+pub fn order_code(id: i64) -> String {
+    let mut n = id.unsigned_abs();
+    let mut digits = Vec::with_capacity(13);
+    loop {
+        digits.push(CROCKFORD[(n % 32) as usize]);
+        n /= 32;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.reverse();
+    let groups: Vec<&[u8]> = digits.chunks(4).collect();
+    let mut code = String::with_capacity(digits.len() + groups.len());
+    for (i, g) in groups.iter().enumerate() {
+        // The last group takes a lone trailing character rather than leave it alone.
+        if i > 0 && !(i == groups.len() - 1 && g.len() == 1) {
+            code.push('-');
+        }
+        code.push_str(&String::from_utf8_lossy(g));
+    }
+    code
+}
+
+/// The order id an [`order_code`] names; dashes, spaces and case do not matter, and O, I and L read as
+/// 0, 1 and 1 (Crockford's rule for codes typed by hand).
+pub fn order_id_of_code(code: &str) -> Option<i64> {
+    let mut n: u64 = 0;
+    let mut any = false;
+    for c in code.chars().filter(|c| !matches!(c, '-' | ' ')) {
+        let c = match c.to_ascii_uppercase() {
+            'O' => '0',
+            'I' | 'L' => '1',
+            c => c,
+        };
+        let digit = CROCKFORD.iter().position(|&d| d as char == c)? as u64;
+        n = n.checked_mul(32)?.checked_add(digit)?;
+        any = true;
+    }
+    if any { i64::try_from(n).ok() } else { None }
 }
 
 /// Groups a code in fours for reading aloud at the counter: "1234 5678 9012".
@@ -349,6 +397,20 @@ mod tests {
             assert!(e.field_message("code").is_some(), "{bad:?} refused against the field");
         }
         assert_eq!(grouped_code("123456789012"), "1234 5678 9012");
+    }
+
+    #[test]
+    fn an_order_code_is_short_and_names_its_order_exactly() {
+        for id in [1, 31, 32, 7_312_345_678_901_234_567, i64::MAX] {
+            let code = order_code(id);
+            assert!(code.len() <= 15, "{code} for {id}");
+            assert_eq!(order_id_of_code(&code), Some(id), "{code} reads back");
+        }
+        assert_eq!(order_code(32), "10");
+        assert_eq!(order_code(7_312_345_678_901_234_567).matches('-').count(), 2, "grouped 4-4-5");
+        assert_eq!(order_id_of_code("1o"), Some(32), "typed by hand: O is 0, case does not matter");
+        assert_eq!(order_id_of_code("U1"), None, "U is not a digit");
+        assert_eq!(order_id_of_code("--"), None);
     }
 
     #[test]

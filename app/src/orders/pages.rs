@@ -4,10 +4,10 @@
 use leptos::prelude::*;
 
 use super::api::{PayOrder, my_orders};
-use super::model::{OrderStatus, OrderView, OrdersPage, grouped_code};
+use super::model::{OrderStatus, OrderView, OrdersPage, grouped_code, order_code};
 use crate::clock::format_local;
 use crate::error::AppError;
-use crate::ui::{countdown_text, error_notice, server_clock, yuan};
+use crate::ui::{NO_PICTURE, busy, countdown_text, error_notice, server_clock, yuan};
 
 /// `/orders`.
 #[component]
@@ -84,8 +84,11 @@ fn OrderRow(
     });
     view! {
         <tr data-order-id=id>
-            <td data-label="Order">{format!("#{id}")}</td>
-            <td data-label="Coupon">{o.title}</td>
+            <td data-label="Order" class="order-code" title=format!("Order {id}")>{order_code(id)}</td>
+            <td data-label="Coupon" class="order-coupon">
+                <img src=o.shop_image.unwrap_or_else(|| NO_PICTURE.into()) alt="" width="64" height="40" loading="lazy"/>
+                <span>{o.title}</span>
+            </td>
             <td data-label="Shop"><a href=format!("/shops/{}", o.shop_id)>{o.shop_name}</a></td>
             <td data-label="Price">{yuan(o.amount_cents)}</td>
             <td data-label="Status" class="order-status">{move || if expired() { OrderStatus::Closed.label() } else { o.status.label() }}</td>
@@ -94,7 +97,7 @@ fn OrderRow(
                     <span class="pay-countdown">"Closes in " {countdown_text(deadline - now.get())}</span>
                     <ActionForm action=pay attr:class="inline">
                         <input type="hidden" name="order_id" value=id/>
-                        <button type="submit" class="primary pay-button" disabled=move || pay.pending().get()>"Pay"</button>
+                        <button type="submit" class="primary pay-button" disabled=move || pay.pending().get() aria-busy=move || busy(pay.pending().get())>"Pay"</button>
                     </ActionForm>
                 })}
                 {redeem}

@@ -189,6 +189,7 @@ struct OrderRow {
     title: String,
     shop_id: i64,
     shop_name: String,
+    shop_image: Option<String>,
     amount_cents: i64,
     kind: String,
     status: String,
@@ -205,6 +206,7 @@ impl From<OrderRow> for OrderView {
             title: r.title,
             shop_id: r.shop_id,
             shop_name: r.shop_name,
+            shop_image: r.shop_image,
             amount_cents: r.amount_cents,
             kind: r.kind,
             status: OrderStatus::from_db(&r.status),
@@ -216,7 +218,7 @@ impl From<OrderRow> for OrderView {
     }
 }
 
-const ORDER_VIEW: &str = "SELECT o.id, o.voucher_id, v.title, s.id AS shop_id, s.name AS shop_name, o.amount_cents, o.kind, \
+const ORDER_VIEW: &str = "SELECT o.id, o.voucher_id, v.title, s.id AS shop_id, s.name AS shop_name, s.images[1] AS shop_image, o.amount_cents, o.kind, \
      o.status, (extract(epoch FROM o.created_at) * 1000)::BIGINT AS created_ms, o.redeem_code, \
      (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms \
      FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = v.shop_id";

@@ -13,8 +13,8 @@ use crate::catalog::model::VoucherView;
 use crate::clock::format_local;
 use crate::error::AppError;
 use crate::human_check::{HEIGHT, PIECE, Puzzle, STEP, WIDTH, piece_path};
-use crate::orders::model::OrderStatus;
-use crate::ui::{FieldError, FormError, VoucherShell, countdown_text, error_notice, server_clock};
+use crate::orders::model::{OrderStatus, order_code};
+use crate::ui::{FieldError, FormError, VoucherShell, busy, countdown_text, error_notice, server_clock};
 
 /// Where a sale stands at one instant of the sale clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,7 +186,7 @@ fn GrabButton(voucher_id: i64, shop_id: i64, human_check: bool) -> impl IntoView
             other => {
                 let error = other.and_then(Result::err).map(|e| e.to_string());
                 view! {
-                    <button class="primary grab-button" on:click=on_click disabled=move || pending.get()>
+                    <button class="primary grab-button" on:click=on_click disabled=move || pending.get() aria-busy=move || busy(pending.get())>
                         {move || match (pending.get(), retrying.get()) {
                             (_, true) => "Busy — retrying…",
                             (true, false) => "Grabbing…",
@@ -257,7 +257,7 @@ fn SliderPuzzle(voucher_id: i64, puzzle: Puzzle, on_pass: Callback<String>, on_m
             <input type="range" class="puzzle-slider" min="0" max=max step=STEP
                 aria-label="Puzzle piece position"
                 prop:value=move || x.get().to_string()
-                disabled=move || solve.pending().get()
+                disabled=move || solve.pending().get() aria-busy=move || busy(solve.pending().get())
                 on:input=move |ev| {
                     touch();
                     if let Ok(v) = event_target_value(&ev).parse::<u16>() {
@@ -305,7 +305,7 @@ async fn jitter_sleep() {
 const STATUS_POLL: Duration = Duration::from_millis(500);
 const STATUS_POLLS: u32 = 120;
 
-/// Shows "Got it — order #… (status)" and re-asks the status while it is still queued; a grab the writer
+/// Shows "Got it — order 6AYN-BMW4-WAJW7 (status)" and re-asks the status while it is still queued; a grab the writer
 /// refused says why. An action, not a resource: a resource read here would put the whole shop page back
 /// into its Suspense fallback.
 #[component]
@@ -328,10 +328,11 @@ fn OrderFollower(order_id: i64) -> impl IntoView {
         }
         _ => {}
     });
-    move || match poll.value().get() {
+    move || {
+        match poll.value().get() {
         Some(Ok(OrderStatus::Failed(why))) => view! {
-            <p class="grab-result" role="status" data-state="failed">
-                {format!("Sorry — order #{order_id} could not be completed: {}. Nothing was charged.", why.message())}
+            <p class="grab-result" role="status" data-state="failed" data-order-id=order_id>
+                {format!("Sorry — order {} could not be completed: {}. Nothing was charged.", order_code(order_id), why.message())}
             </p>
         }
         .into_any(),
@@ -345,14 +346,15 @@ fn OrderFollower(order_id: i64) -> impl IntoView {
                 None => OrderStatus::Queued.label().to_string(),
             };
             view! {
-                <p class="grab-result ok" role="status">
-                    {format!("Got it — order #{order_id} (")}
+                <p class="grab-result ok" role="status" data-order-id=order_id>
+                    {format!("Got it — order {} (", order_code(order_id))}
                     <span class="order-status">{label}</span>
                     ") · " <a href="/orders">"My orders"</a>
                 </p>
             }
             .into_any()
         }
+    }
     }
 }
 
@@ -372,10 +374,12 @@ pub fn ShopSalesPage() -> impl IntoView {
     let restock_error = Signal::derive(move || restock.value().get().and_then(Result::err));
     let field = move |name: &'static str, label: &'static str, kind: &'static str, placeholder: &'static str| {
         view! {
-            <label for=name>{label}</label>
-            // Seconds allowed: without step=1 a time with seconds fails the browser's own form check.
-            <input id=name name=format!("form[{name}]") type=kind placeholder=placeholder step=(kind == "datetime-local").then_some("1")/>
-            <FieldError error=create_error field=name/>
+            <div class="form-row">
+                <label for=name>{label}</label>
+                // Seconds allowed: without step=1 a time with seconds fails the browser's own form check.
+                <input id=name name=format!("form[{name}]") type=kind placeholder=placeholder step=(kind == "datetime-local").then_some("1")/>
+                <FieldError error=create_error field=name/>
+            </div>
         }
     };
     view! {
@@ -406,7 +410,7 @@ pub fn ShopSalesPage() -> impl IntoView {
                                                 <ActionForm action=restock attr:class="inline">
                                                     <input type="hidden" name="voucher_id" value=s.voucher_id/>
                                                     <input name="stock" size="6" aria-label="New stock" value=s.pg_stock/>
-                                                    <button type="submit">"Set stock"</button>
+                                                    <button type="submit" class="secondary">"Set stock"</button>
                                                 </ActionForm>
                                             </td>
                                         </tr>
@@ -420,7 +424,7 @@ pub fn ShopSalesPage() -> impl IntoView {
                 })}
             </Transition>
             <h2>"New flash sale"</h2>
-            <ActionForm action=create attr:class="auth-card wide">
+            <ActionForm action=create attr:class="card form-grid">
                 <input type="hidden" name="shop_id" value=shop_id/>
                 {field("title", "Title", "text", "¥100 voucher")}
                 {field("rules", "Rules", "text", "One per person")}
@@ -429,12 +433,14 @@ pub fn ShopSalesPage() -> impl IntoView {
                 {field("stock", "Stock", "number", "100")}
                 {field("begin", "Starts (China Standard Time)", "datetime-local", "")}
                 {field("end", "Ends (China Standard Time)", "datetime-local", "")}
-                <label class="check-row" for="human_check">
+                <label class="check-row wide" for="human_check">
                     <input id="human_check" name="form[human_check]" type="checkbox" checked/>
                     " Buyers slide a puzzle piece before grabbing (spreads the rush, slows bots)"
                 </label>
+                <div class="form-actions">
                 <FormError error=create_error fields=&SaleForm::FIELDS/>
-                <button type="submit" class="primary" disabled=move || create.pending().get()>"Create flash sale"</button>
+                <button type="submit" class="primary" disabled=move || create.pending().get() aria-busy=move || busy(create.pending().get())>"Create flash sale"</button>
+                </div>
             </ActionForm>
             {move || create.value().get().and_then(Result::ok).map(|id| view! {
                 <p class="saved" role="status">{format!("Flash sale #{id} created and loaded.")}</p>

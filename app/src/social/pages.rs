@@ -6,47 +6,11 @@ use leptos_router::hooks::use_params_map;
 use super::api::{WriteNote, delete_note, get_note, get_profile, my_feed, set_follow, shop_notes, toggle_like};
 use super::model::{FeedPage, NoteSummary};
 use crate::error::AppError;
-use crate::ui::{FieldError, FormError, error_notice, error_view};
+use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_notice, error_view};
 
 fn id_param(name: &'static str) -> impl Fn() -> i64 + Copy + Send + Sync + 'static {
     let params = use_params_map();
     move || params.read().get(name).and_then(|s| s.parse::<i64>().ok()).unwrap_or_default()
-}
-
-/// Uploads the files chosen in `input`; answers their addresses, or the server's explanation.
-#[cfg(feature = "hydrate")]
-async fn upload_selected(input: web_sys::HtmlInputElement) -> Result<Vec<String>, String> {
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen_futures::JsFuture;
-    let failed = |what: &str| format!("Upload failed ({what}). Please try again.");
-    let files = input.files().ok_or_else(|| failed("no files"))?;
-    let form = web_sys::FormData::new().map_err(|_| failed("form"))?;
-    for i in 0..files.length() {
-        if let Some(f) = files.get(i) {
-            form.append_with_blob("file", &f).map_err(|_| failed("file"))?;
-        }
-    }
-    let init = web_sys::RequestInit::new();
-    init.set_method("POST");
-    init.set_body(&form);
-    let window = web_sys::window().ok_or_else(|| failed("window"))?;
-    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init("/api/v1/uploads", &init))
-        .await
-        .map_err(|_| failed("network"))?
-        .dyn_into()
-        .map_err(|_| failed("response"))?;
-    let text = JsFuture::from(resp.text().map_err(|_| failed("body"))?)
-        .await
-        .map_err(|_| failed("body"))?
-        .as_string()
-        .unwrap_or_default();
-    if resp.ok() {
-        serde_json::from_str(&text).map_err(|_| failed("answer"))
-    } else {
-        Err(serde_json::from_str::<AppError>(&text)
-            .map(|e| e.to_string())
-            .unwrap_or_else(|_| failed(&resp.status().to_string())))
-    }
 }
 
 #[component]
@@ -66,40 +30,6 @@ pub fn ShopNotes(shop_id: i64) -> impl IntoView {
     let write = ServerAction::<WriteNote>::new();
     let notes = Resource::new(move || write.version().get(), move |_| shop_notes(shop_id));
     let error = Signal::derive(move || write.value().get().and_then(Result::err));
-    let (upload_status, set_upload_status) = signal(None::<String>);
-    // Chosen files are uploaded at once; their addresses join the images list of the form.
-    let on_files = move |ev: leptos::ev::Event| {
-        #[cfg(feature = "hydrate")]
-        {
-            use wasm_bindgen::JsCast;
-            let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
-            set_upload_status.set(Some("Uploading…".into()));
-            leptos::task::spawn_local(async move {
-                match upload_selected(input).await {
-                    Ok(urls) => {
-                        if let Some(area) = document()
-                            .get_element_by_id("note-images")
-                            .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
-                        {
-                            let current = area.value();
-                            let joined = current
-                                .lines()
-                                .map(str::to_string)
-                                .chain(urls.iter().cloned())
-                                .filter(|l| !l.trim().is_empty())
-                                .collect::<Vec<_>>()
-                                .join("\n");
-                            area.set_value(&joined);
-                        }
-                        set_upload_status.set(Some(format!("{} image(s) added.", urls.len())));
-                    }
-                    Err(e) => set_upload_status.set(Some(e)),
-                }
-            });
-        }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = (ev, set_upload_status);
-    };
     view! {
         <section class="notes">
             <h2>"Notes"</h2>
@@ -124,14 +54,12 @@ pub fn ShopNotes(shop_id: i64) -> impl IntoView {
                     <label for="note-body">"What did you like?"</label>
                     <textarea id="note-body" name="body" rows="4"></textarea>
                     <FieldError error field="body"/>
-                    <label for="note-files">"Photos (JPEG, PNG, GIF or WebP, up to 2 MB each)"</label>
-                    <input id="note-files" type="file" accept="image/jpeg,image/png,image/gif,image/webp" multiple on:change=on_files/>
-                    {move || upload_status.get().map(|m| view! { <p class="upload-status" role="status">{m}</p> })}
+                    <PhotoUpload input_id="note-files" target="note-images"/>
                     <label for="note-images">"Images (one address per line, up to 9)"</label>
                     <textarea id="note-images" name="images" rows="2"></textarea>
                     <FieldError error field="images"/>
                     <FormError error fields=&["title", "body", "images"]/>
-                    <button type="submit" class="primary" disabled=move || write.pending().get()>"Publish"</button>
+                    <button type="submit" class="primary" disabled=move || write.pending().get() aria-busy=move || busy(write.pending().get())>"Publish"</button>
                 </ActionForm>
             </details>
         </section>
@@ -158,7 +86,7 @@ pub fn NotePage() -> impl IntoView {
                                     " about " <a href=format!("/shops/{}", n.summary.shop_id)>"this shop"</a></p>
                                 <div class="gallery">{n.images.iter().map(|src| view! { <img src=src.clone() alt=""/> }).collect_view()}</div>
                                 <p class="note-body">{n.body.clone()}</p>
-                                <button class="like-button" class:liked=n.liked_by_me disabled=move || like.pending().get()
+                                <button class="like-button" class:liked=n.liked_by_me disabled=move || like.pending().get() aria-busy=move || busy(like.pending().get())
                                     on:click=move |_| { like.dispatch(nid); }>
                                     {if n.liked_by_me { "♥ Liked" } else { "♡ Like" }}
                                 </button>
@@ -167,7 +95,7 @@ pub fn NotePage() -> impl IntoView {
                                     {n.first_likers.iter().map(|p| view! { <a href=format!("/users/{}", p.id)>{p.nickname.clone()}</a>" " }).collect_view()}
                                 </p>
                                 {n.mine.then(|| view! {
-                                    <button class="delete-note" disabled=move || delete.pending().get()
+                                    <button class="delete-note" disabled=move || delete.pending().get() aria-busy=move || busy(delete.pending().get())
                                         on:click=move |_| { delete.dispatch(nid); }>"Delete my note"</button>
                                 })}
                                 {move || like.value().get().and_then(Result::err).map(|e| match e {
@@ -201,7 +129,7 @@ pub fn ProfilePage() -> impl IntoView {
                                 <h1>{p.person.nickname.clone()}</h1>
                                 <p><span class="followers">{p.followers}</span>" followers · "
                                    <span class="following">{p.following}</span>" following"</p>
-                                <button class="follow-button primary" disabled=move || follow.pending().get()
+                                <button class="follow-button primary" disabled=move || follow.pending().get() aria-busy=move || busy(follow.pending().get())
                                     on:click=move |_| { follow.dispatch((uid, on)); }>
                                     {if p.followed_by_me { "Unfollow" } else { "Follow" }}
                                 </button>
@@ -251,7 +179,7 @@ pub fn FeedPageView() -> impl IntoView {
                 _ => None,
             }}
             {move || cursor.get().filter(|_| more.value().get().is_some()).map(|c| view! {
-                <button class="more-button" disabled=move || more.pending().get() on:click=move |_| { more.dispatch(c); }>"More"</button>
+                <button class="more-button" disabled=move || more.pending().get() aria-busy=move || busy(more.pending().get()) on:click=move |_| { more.dispatch(c); }>"More"</button>
             })}
         </section>
     }

@@ -8,9 +8,13 @@ use crate::catalog::api::{list_shop_types, shop_for_edit};
 use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
 use crate::error::AppError;
 use crate::orders::api::buy_voucher;
+use crate::orders::model::order_code;
 use crate::seckill::pages::{FlashSaleCard, follow_stocks, stock_signal};
 use crate::social::pages::ShopNotes;
-use crate::ui::{FieldError, FormError, VoucherShell, error_notice, error_view, id_param, id_resource, yuan};
+use crate::ui::{
+    FieldError, FormError, NO_PICTURE, PhotoUpload, VoucherShell, busy, error_notice, error_view, id_param,
+    id_resource, yuan,
+};
 
 /// `/shops/:id`.
 #[component]
@@ -39,7 +43,14 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
     view! {
         <article class="shop">
             <div class="gallery">
-                {shop.images.iter().map(|src| view! { <img src=src.clone() alt=shop.name.clone()/> }).collect_view()}
+                {if shop.images.is_empty() {
+                    view! { <img src=NO_PICTURE alt="" width="640" height="400"/> }.into_any()
+                } else {
+                    // The first picture is what the page opens on; the rest wait until scrolled to.
+                    shop.images.iter().enumerate().map(|(i, src)| view! {
+                        <img src=src.clone() alt=shop.name.clone() width="640" height="400" loading=if i == 0 { "eager" } else { "lazy" }/>
+                    }).collect_view().into_any()
+                }}
             </div>
             <h1 class="shop-title">{shop.name.clone()}</h1>
             <p class="muted">{format!("{} · {}", shop.type_name, shop.area)}</p>
@@ -92,8 +103,8 @@ fn VoucherCard(v: VoucherView, shop_id: i64) -> impl IntoView {
         <VoucherShell v>
             {move || match buy.value().get() {
                 Some(Ok(order_id)) => view! {
-                    <p class="buy-result ok" role="status">
-                        {format!("Order #{order_id} created — ")} <a href="/orders">"pay in My orders"</a>
+                    <p class="buy-result ok" role="status" data-order-id=order_id>
+                        {format!("Order {} created — ", order_code(order_id))} <a href="/orders">"pay in My orders"</a>
                     </p>
                 }.into_any(),
                 Some(Err(AppError::LoginRequired)) => view! {
@@ -102,7 +113,7 @@ fn VoucherCard(v: VoucherView, shop_id: i64) -> impl IntoView {
                     </p>
                 }.into_any(),
                 other => view! {
-                    <button class="buy-button" disabled=move || buy.pending().get()
+                    <button class="buy-button" disabled=move || buy.pending().get() aria-busy=move || busy(buy.pending().get())
                         on:click=move |_| { if !buy.pending().get_untracked() { buy.dispatch(voucher_id); } }>
                         "Buy"
                     </button>
@@ -131,13 +142,18 @@ fn ShopFields(shop: Option<Shop>, error: Signal<Option<AppError>>) -> impl IntoV
     ];
     view! {
         {inputs.into_iter().map(|(field, label, value)| view! {
-            <label for=field>{label}</label>
-            <input id=field name=format!("form[{field}]") value=value/>
-            <FieldError error field/>
+            <div class="form-row">
+                <label for=field>{label}</label>
+                <input id=field name=format!("form[{field}]") value=value/>
+                <FieldError error field/>
+            </div>
         }).collect_view()}
-        <label for="images">"Images (one address per line)"</label>
-        <textarea id="images" name="form[images]" rows="3">{s.images.join("\n")}</textarea>
-        <FieldError error field="images"/>
+        <div class="form-row">
+            <label for="images">"Pictures (one address per line)"</label>
+            <textarea id="images" name="form[images]" rows="3">{s.images.join("\n")}</textarea>
+            <FieldError error field="images"/>
+        </div>
+        <PhotoUpload input_id="shop-photos" target="images"/>
         <FormError error fields=&ShopForm::FIELDS/>
     }
 }
@@ -162,7 +178,7 @@ pub fn EditShopPage() -> impl IntoView {
                             <ActionForm action=action>
                                 <input type="hidden" name="id" value=sid/>
                                 <ShopFields shop=Some(shop) error/>
-                                <button type="submit" class="primary" disabled=move || action.pending().get()>"Save"</button>
+                                <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>"Save"</button>
                             </ActionForm>
                             {move || matches!(action.value().get(), Some(Ok(_))).then(|| view! {
                                 <p class="saved" role="status">"Saved. " <a href=format!("/shops/{}", sid)>"View the shop"</a></p>
@@ -214,7 +230,7 @@ pub fn NewShopPage() -> impl IntoView {
                     })}
                 </Suspense>
                 <ShopFields shop=None error/>
-                <button type="submit" class="primary" disabled=move || action.pending().get()>"Open the shop"</button>
+                <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>"Open the shop"</button>
             </ActionForm>
             {move || action.value().get().and_then(Result::ok).map(|id| view! {
                 <p class="saved" role="status">"Opened. " <a href=format!("/shops/{id}")>"View the shop"</a></p>

@@ -1,0 +1,47 @@
+// Accessibility: axe-core scans every main page (WCAG 2.1 A and AA rules) as a shopper or merchant sees
+// it, at phone and desktop width; no serious or critical violation may remain.
+import AxeBuilder from '@axe-core/playwright';
+import { Page, test } from '@playwright/test';
+import { buyOne, expect, logInDemo, PAGES, waitForHydration } from './helpers';
+
+/** Scans each of `paths` at both widths; fails once at the end, listing every serious or critical finding. */
+async function scanAll(page: Page, paths: string[]) {
+  const found: string[] = [];
+  for (const path of paths) found.push(...(await scan(page, path)));
+  expect(found, found.join('\n')).toEqual([]);
+}
+
+async function scan(page: Page, path: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(path);
+    await waitForHydration(page);
+    const { violations } = await new AxeBuilder({ page })
+      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+      .analyze();
+    const bad = violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.help}\n    ${v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')} — ${n.failureSummary?.split('\n')[1]?.trim() ?? ''}`).join('\n    ')}`);
+    found.push(...bad.map((b) => `${path} at ${width} px: ${b}`));
+  }
+  return found;
+}
+
+test('public pages pass an accessibility scan', async ({ page }) => {
+  test.setTimeout(120_000);
+  await scanAll(page, PAGES.public);
+});
+
+test("a shopper's pages pass an accessibility scan", async ({ page }) => {
+  test.setTimeout(120_000);
+  await logInDemo(page, '13800000002');
+  await buyOne(page);
+  await scanAll(page, PAGES.shopper);
+});
+
+test("a merchant's pages pass an accessibility scan", async ({ page }) => {
+  test.setTimeout(150_000);
+  await logInDemo(page, '13800000001');
+  await scanAll(page, PAGES.merchant);
+});

@@ -1,0 +1,131 @@
+//! The demo shops' pictures: one SVG per shop, drawn at seed time from the shop's type, id and name (its
+//! colours from the type's hue shifted per shop, its initials, the type's pattern), so every shop looks
+//! its own without a download. Written where uploads live and served from `/uploads/shops/{id}.svg`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// A picture's width and height in px; pages set these on the `<img>` so nothing jumps while it loads.
+pub const SIZE: (u32, u32) = (640, 400);
+
+/// The address a shop's picture is served at.
+pub fn address(shop_id: i64) -> String {
+    format!("/uploads/shops/{shop_id}.svg")
+}
+
+/// Where a shop's picture is written under the upload directory.
+pub fn path(upload_dir: &Path, shop_id: i64) -> PathBuf {
+    upload_dir.join("shops").join(format!("{shop_id}.svg"))
+}
+
+/// The base hue (degrees) and English word of each demo type, in the seed's type order.
+const LOOKS: [(u16, &str); 14] = [
+    (8, "Hotpot"),
+    (32, "Snacks"),
+    (24, "Coffee"),
+    (330, "Tea & desserts"),
+    (14, "BBQ"),
+    (200, "Japanese"),
+    (350, "Western"),
+    (150, "Hangzhou cuisine"),
+    (270, "KTV"),
+    (250, "Bars"),
+    (300, "Hair"),
+    (320, "Nails & lashes"),
+    (170, "Massage"),
+    (120, "Fitness"),
+];
+
+/// One shop's picture. `type_idx` counts from 0 in the seed's type order; `name` is the shop's name,
+/// whose first two characters (before any bracket) become its initials.
+pub fn draw(shop_id: i64, type_idx: usize, name: &str) -> String {
+    let (hue, word) = LOOKS[type_idx % LOOKS.len()];
+    // A per-shop shift keeps neighbours of one type apart; the mixing spreads consecutive ids.
+    let mix = (shop_id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+    let hue = (u64::from(hue) + mix % 36) % 360;
+    let light = 38 + mix % 12;
+    let (w, h) = SIZE;
+    let initials: String = name.split(['(', '\u{ff08}']).next().unwrap_or(name).chars().take(2).collect();
+    let mut svg = String::with_capacity(1_600);
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{label}">"#,
+        label = escape(name),
+    );
+    let _ = write!(
+        svg,
+        r#"<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl({hue},70%,{l1}%)"/><stop offset="1" stop-color="hsl({h2},60%,{l2}%)"/></linearGradient></defs><rect width="{w}" height="{h}" fill="url(#g)"/>"#,
+        l1 = light + 14,
+        h2 = (hue + 28) % 360,
+        l2 = light,
+    );
+    pattern(&mut svg, type_idx, mix);
+    let _ = write!(
+        svg,
+        r##"<circle cx="320" cy="188" r="118" fill="#fff" fill-opacity=".16"/><text x="320" y="230" font-family="'Noto Sans CJK SC','PingFang SC',sans-serif" font-size="120" font-weight="700" fill="#fff" text-anchor="middle">{initials}</text><text x="320" y="360" font-family="sans-serif" font-size="26" letter-spacing="4" fill="#fff" fill-opacity=".85" text-anchor="middle">{word}</text></svg>"##,
+        initials = escape(&initials),
+        word = escape(&word.to_uppercase()),
+    );
+    svg
+}
+
+/// A light pattern over the background, one of four by type, placed by the shop's mix.
+fn pattern(svg: &mut String, type_idx: usize, mix: u64) {
+    let shift = (mix % 40) as i64;
+    svg.push_str(r##"<g fill="#fff" fill-opacity=".10" stroke="#fff" stroke-opacity=".12" stroke-width="10">"##);
+    match type_idx % 4 {
+        0 => (0..6).for_each(|i| {
+            let _ =
+                write!(svg, r#"<circle cx="{}" cy="{}" r="{}" fill="none"/>"#, 80 + i * 110, 60 + shift, 30 + i * 6);
+        }),
+        1 => (0..9).for_each(|i| {
+            let x = -100 + i * 100 + shift;
+            let _ = write!(svg, r#"<line x1="{x}" y1="0" x2="{}" y2="400"/>"#, x + 200);
+        }),
+        2 => (0..5).for_each(|i| {
+            let _ = write!(svg, r#"<rect x="{}" y="{}" width="70" height="70" rx="14"/>"#, 20 + i * 130, 300 - shift);
+        }),
+        _ => (0..4).for_each(|i| {
+            let _ = write!(svg, r#"<circle cx="{}" cy="{}" r="{}"/>"#, 40 + i * 190, 340 - shift, 50 + (i % 2) * 30);
+        }),
+    }
+    svg.push_str("</g>");
+}
+
+/// Text made safe inside SVG markup.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Writes every picture in `pictures` (shop id, type index, name) under `upload_dir`, each through a
+/// temporary file and a rename, so a reader never sees half a picture and seeds running side by side
+/// (the tests) do not trip over one another.
+pub async fn write_all(upload_dir: PathBuf, pictures: Vec<(i64, usize, String)>) -> std::io::Result<()> {
+    tokio::task::spawn_blocking(move || {
+        std::fs::create_dir_all(upload_dir.join("shops"))?;
+        for (id, type_idx, name) in pictures {
+            let target = path(&upload_dir, id);
+            let temp = target.with_extension(format!("svg.{}.tmp", std::process::id()));
+            std::fs::write(&temp, draw(id, type_idx, &name))?;
+            std::fs::rename(&temp, &target)?;
+        }
+        Ok(())
+    })
+    .await
+    .map_err(std::io::Error::other)?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_shop_draws_its_own_picture_with_its_initials() {
+        let a = draw(1, 0, "老张火锅(湖滨1店)");
+        let b = draw(2, 0, "老张火锅(湖滨2店)");
+        assert!(a.contains(">老张<"), "initials are the name's first two characters");
+        assert_ne!(a, b, "two shops of one type and one name still differ");
+        assert_eq!(a, draw(1, 0, "老张火锅(湖滨1店)"), "drawn deterministically");
+        assert!(draw(3, 5, "<A&B>").contains("&lt;A"), "names are escaped");
+    }
+}
