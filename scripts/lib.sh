@@ -4,11 +4,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RUN_DIR="$ROOT/.run"
 mkdir -p "$RUN_DIR"
-export PATH="$HOME/.cargo/bin:$PATH"
+# .tools/ holds what the scripts install from npm for the build (Binaryen's wasm-opt; see setup.sh).
+export PATH="$ROOT/.tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
 # Pinned tool versions (wasm-bindgen comes from Cargo.lock so the CLI always matches the crate).
 CARGO_LEPTOS_VERSION="0.3.11"
 NISSHI_VERSION="0.8.1"
+BINARYEN_VERSION="132"
 
 log() { printf '\033[1;34m[haodian]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[haodian] %s\033[0m\n' "$*" >&2; exit 1; }

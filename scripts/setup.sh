@@ -79,10 +79,12 @@ for pid in "${pids[@]}"; do
 done
 
 # wasm-opt (Binaryen): a release site build (`cargo leptos build --release`) shrinks the hydrate bundle with
-# it and, built with no_downloads, cargo-leptos fails without one on the PATH.
-if want build && ! command -v wasm-opt >/dev/null; then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  timed "binaryen install" bash -c "$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq binaryen >/dev/null"
+# it and, built with no_downloads, cargo-leptos fails without one on the PATH. Binaryen from npm (version
+# $BINARYEN_VERSION, run by node) into .tools/, which lib.sh puts first on the PATH: Debian's (108) is too
+# old for today's wasm-bindgen output — a bundle it had optimised failed in the browser before hydrating.
+if want build && ! "$ROOT/.tools/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version $BINARYEN_VERSION"; then
+  timed "binaryen install" npm install --prefix "$ROOT/.tools" --no-audit --no-fund --loglevel=error \
+    "binaryen@$BINARYEN_VERSION.0.0"
 fi
 
 want browser || { log "tools ready: ${WANTED[*]}"; exit 0; }
