@@ -42,17 +42,28 @@ pub enum Topic {
 
 /// Follows `topic` at `redis_url` until the receiver is dropped.
 pub fn follow(redis_url: &str, topic: Topic) -> mpsc::UnboundedReceiver<Heard> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let target = RedisTarget::parse(redis_url);
-    match (target, topic) {
+    match (RedisTarget::parse(redis_url), topic) {
         (RedisTarget::Cluster(nodes), Topic::Channel(channel)) => {
-            tokio::spawn(follow_shard_channel(nodes, channel, tx));
+            let (more, heard) = follow_shards(nodes);
+            let _ = more.send(channel);
+            heard
         }
         (target, topic) => {
+            let (tx, rx) = mpsc::unbounded_channel();
             tokio::spawn(follow_classic(target, topic, tx));
+            rx
         }
     }
-    rx
+}
+
+/// Follows shard channels on the cluster whose seed nodes are `nodes`: each channel sent on the returned
+/// sender is subscribed from then on (one that cannot be subscribed now is asked again a second later),
+/// and everything heard on any of them arrives on the returned receiver.
+pub fn follow_shards(nodes: Vec<String>) -> (mpsc::UnboundedSender<String>, mpsc::UnboundedReceiver<Heard>) {
+    let (more, wanted) = mpsc::unbounded_channel();
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(follow_shard_channels(nodes, more.clone(), wanted, tx));
+    (more, rx)
 }
 
 /// The one-node loop: subscribe, forward, and on a drop try again (the next seed node, on a cluster
@@ -93,21 +104,21 @@ async fn follow_classic(target: RedisTarget, topic: Topic, tx: mpsc::UnboundedSe
     }
 }
 
-/// The cluster loop: one RESP3 cluster connection, one `SSUBSCRIBE`, its pushes forwarded.
-async fn follow_shard_channel(nodes: Vec<String>, channel: String, tx: mpsc::UnboundedSender<Heard>) {
+/// The cluster loop: one RESP3 cluster connection, an `SSUBSCRIBE` per wanted channel, its pushes
+/// forwarded. `again` feeds `wanted`: a refused subscription goes back on it after a second.
+async fn follow_shard_channels(
+    nodes: Vec<String>,
+    again: mpsc::UnboundedSender<String>,
+    mut wanted: mpsc::UnboundedReceiver<String>,
+    tx: mpsc::UnboundedSender<Heard>,
+) {
     let (push_tx, mut pushes) = mpsc::unbounded_channel();
     let mut backoff = Duration::from_millis(100);
-    // Kept for the life of the loop: dropping it would end the subscription.
-    let _conn = loop {
-        let subscribed = async {
-            let mut conn = crate::redis_conn::shard_subscriber(&nodes, push_tx.clone()).await?;
-            conn.ssubscribe(&channel).await?;
-            Ok::<_, redis::RedisError>(conn)
-        };
-        match subscribed.await {
+    let mut conn = loop {
+        match crate::redis_conn::shard_subscriber(&nodes, push_tx.clone()).await {
             Ok(conn) => break conn,
             Err(e) => {
-                tracing::warn!(%channel, "cannot subscribe to the shard channel: {e}");
+                tracing::warn!("cannot open the shard subscription connection: {e}");
                 if tx.is_closed() {
                     return;
                 }
@@ -116,11 +127,25 @@ async fn follow_shard_channel(nodes: Vec<String>, channel: String, tx: mpsc::Unb
             }
         }
     };
-    while let Some(push) = pushes.recv().await {
-        if let Some(heard) = shard_push(push)
-            && tx.send(heard).is_err()
-        {
-            return;
+    loop {
+        tokio::select! {
+            Some(channel) = wanted.recv() => {
+                if let Err(e) = conn.ssubscribe(&channel).await {
+                    tracing::warn!(%channel, "cannot subscribe to the shard channel: {e}");
+                    let again = again.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                        let _ = again.send(channel);
+                    });
+                }
+            }
+            Some(push) = pushes.recv() => {
+                if let Some(heard) = shard_push(push)
+                    && tx.send(heard).is_err()
+                {
+                    return;
+                }
+            }
         }
     }
 }

@@ -9,7 +9,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
@@ -20,9 +19,10 @@ use crate::redis_conn::RedisTarget;
 #[derive(Debug, Default)]
 pub struct LiveStock {
     sales: Mutex<HashMap<i64, watch::Sender<Option<i64>>>>,
-    /// On a cluster: the sales this instance has asked to hear, and where to ask for the next one.
+    /// On a cluster: the sales this instance has asked to hear, and where to ask for the next one (the
+    /// shard subscriptions' sender and the key prefix its channels carry).
     followed: Mutex<HashSet<i64>>,
-    follow: Mutex<Option<mpsc::UnboundedSender<i64>>>,
+    follow: Mutex<Option<(mpsc::UnboundedSender<String>, String)>>,
 }
 
 impl LiveStock {
@@ -37,9 +37,9 @@ impl LiveStock {
     /// On one node every sale is heard already.
     fn follow(&self, voucher_id: i64) {
         let Ok(follow) = self.follow.lock() else { return };
-        let Some(tx) = follow.as_ref() else { return };
+        let Some((more, prefix)) = follow.as_ref() else { return };
         if self.followed.lock().is_ok_and(|mut followed| followed.insert(voucher_id)) {
-            let _ = tx.send(voucher_id);
+            let _ = more.send(format!("{prefix}seckill:{{{voucher_id}}}:stock:live"));
         }
     }
 
@@ -73,69 +73,28 @@ impl LiveStock {
         }
     }
 
-    /// Listens to the sales' channels (`{prefix}seckill:{vid}:stock:live`) for the life of the process,
-    /// re-subscribing with a backoff when the connection drops.
+    /// Listens to the sales' channels (`{prefix}seckill:{vid}:stock:live`) for the life of the process:
+    /// on one node one pattern subscription; on a cluster a shard subscription per sale, added as sales are
+    /// followed (redis-rs renews them on the new primary after a failover, and says so with a push).
     pub fn spawn_listener(self: &Arc<Self>, redis_url: String, prefix: String) -> tokio::task::JoinHandle<()> {
-        if let RedisTarget::Cluster(nodes) = RedisTarget::parse(&redis_url) {
-            let (tx, rx) = mpsc::unbounded_channel();
-            if let Ok(mut follow) = self.follow.lock() {
-                *follow = Some(tx);
+        let mut heard = match RedisTarget::parse(&redis_url) {
+            RedisTarget::Cluster(nodes) => {
+                let (more, heard) = crate::channel::follow_shards(nodes);
+                if let Ok(mut follow) = self.follow.lock() {
+                    *follow = Some((more, prefix));
+                }
+                heard
             }
-            return tokio::spawn(self.clone().listen_sharded(nodes, prefix, rx));
-        }
+            RedisTarget::Single(_) => {
+                crate::channel::follow(&redis_url, Topic::Pattern(format!("{prefix}seckill:*:stock:live")))
+            }
+        };
         let live = self.clone();
-        let pattern = format!("{prefix}seckill:*:stock:live");
-        let mut heard = crate::channel::follow(&redis_url, Topic::Pattern(pattern));
         tokio::spawn(async move {
             while let Some(notice) = heard.recv().await {
                 live.hear(notice);
             }
         })
-    }
-}
-
-impl LiveStock {
-    /// The cluster's listener: one RESP3 cluster connection whose shard subscriptions redis-rs keeps (it
-    /// subscribes each channel again on whichever node serves its slot after a reconnection or a
-    /// failover). Each (re-)subscription confirms with a push, and what was heard of that sale before it
-    /// is forgotten, as announcements may have been missed in between.
-    async fn listen_sharded(
-        self: Arc<Self>,
-        nodes: Vec<String>,
-        prefix: String,
-        mut wanted: mpsc::UnboundedReceiver<i64>,
-    ) {
-        let channel = |voucher_id: i64| format!("{prefix}seckill:{{{voucher_id}}}:stock:live");
-        let (tx, mut pushes) = mpsc::unbounded_channel();
-        let mut backoff = Duration::from_millis(100);
-        let mut conn = loop {
-            match crate::redis_conn::shard_subscriber(&nodes, tx.clone()).await {
-                Ok(conn) => break conn,
-                Err(e) => {
-                    tracing::warn!("cannot open the live stock subscription: {e}");
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(5));
-                }
-            }
-        };
-        loop {
-            tokio::select! {
-                Some(voucher_id) = wanted.recv() => {
-                    if let Err(e) = conn.ssubscribe(channel(voucher_id)).await {
-                        // Asked again the next time the sale is served.
-                        tracing::warn!(voucher_id, "cannot subscribe to the sale's stock: {e}");
-                        if let Ok(mut followed) = self.followed.lock() {
-                            followed.remove(&voucher_id);
-                        }
-                    }
-                }
-                Some(push) = pushes.recv() => {
-                    if let Some(notice) = crate::channel::shard_push(push) {
-                        self.hear(notice);
-                    }
-                }
-            }
-        }
     }
 
     /// One thing heard on the sales' channels. A (re)subscription or a lost one means announcements may

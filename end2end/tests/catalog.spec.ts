@@ -1,6 +1,6 @@
 // Catalog end to end: home → category → page 2 → shop; unknown id → 404; the merchant edits his shop.
 import { test } from '@playwright/test';
-import { expect, logInDemo, waitForHydration } from './helpers';
+import { expect, logInDemo, ONE_PIXEL_PNG, waitForHydration } from './helpers';
 
 test('browse from home through a category to a shop', async ({ page }) => {
   await page.goto('/');
@@ -85,8 +85,7 @@ test('the merchant adds a photo to his shop from the edit form', async ({ page }
   await logInDemo(page, '13800000001');
   await page.goto('/shops/3/edit');
   await waitForHydration(page);
-  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-  await page.setInputFiles('#shop-photos', { name: 'front.png', mimeType: 'image/png', buffer: png });
+  await page.setInputFiles('#shop-photos', { name: 'front.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG });
   await expect(page.locator('.upload-status')).toHaveText('1 image(s) added.');
   await expect(page.locator('#images')).toHaveValue(/\n\/uploads\/[0-9a-f]{32}\.png$/);
   const added = (await page.locator('#images').inputValue()).split('\n').pop()!;

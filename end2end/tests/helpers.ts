@@ -88,11 +88,15 @@ export function pageName(path: string): string {
   return path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home';
 }
 
-/** Buys the first normal coupon of shop 1, so "My orders" has a row. */
-export async function buyOne(page: Page) {
+/** Buys the first normal coupon of shop 1 (so "My orders" has a row); answers its card. */
+export async function buyOne(page: Page): Promise<Locator> {
   await page.goto('/shops/1');
   await waitForHydration(page);
   const normal = page.locator('li.voucher:not(.flash)').first();
   await normal.locator('.buy-button').click();
   await expect(normal.locator('.buy-result')).toContainText('created');
+  return normal;
 }
+
+/** A 1×1 PNG, for upload forms. */
+export const ONE_PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');

@@ -1,7 +1,7 @@
 // Order lifecycle end to end (the e2e server runs with PAY_TIMEOUT_SECS=8): grab → "My orders" counts down
 // → Pay → "paid"; an order left unpaid turns "closed" on its own and the coupon can be grabbed again.
 import { Locator, Page, test } from '@playwright/test';
-import { expect, logInDemo, solvePuzzle, waitForHydration } from './helpers';
+import { buyOne, expect, logInDemo, solvePuzzle, waitForHydration } from './helpers';
 
 const LIVE_SALE = 1; // the seeded live flash sale on shop 1
 
@@ -25,11 +25,7 @@ async function serverStatus(page: Page, id: string): Promise<string | undefined>
 
 /** Buys the shop's first normal coupon; answers the order id. */
 async function buyNormal(page: Page) {
-  await page.goto('/shops/1');
-  await waitForHydration(page);
-  const normal = page.locator('li.voucher:not(.flash)').first();
-  await normal.locator('.buy-button').click();
-  await expect(normal.locator('.buy-result')).toContainText('created');
+  const normal = await buyOne(page);
   return { normal, id: (await orderOf(normal.locator('.buy-result'))).id };
 }
 

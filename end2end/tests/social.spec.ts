@@ -1,6 +1,6 @@
 // Notes, likes, follows and the feed end to end, with two demo shoppers.
 import { test } from '@playwright/test';
-import { expect, logInDemo, waitForHydration } from './helpers';
+import { expect, logInDemo, ONE_PIXEL_PNG, waitForHydration } from './helpers';
 
 test('write a note; another shopper likes it in place, follows the author and sees the next note in the feed', async ({ browser }) => {
   test.setTimeout(60_000);
@@ -13,8 +13,7 @@ test('write a note; another shopper likes it in place, follows the author and se
   await author.fill('#note-title', title);
   await author.fill('#note-body', 'Great noodles, quick service.');
   // A 1×1 PNG uploaded from the form: its address joins the images list.
-  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-  await author.setInputFiles('#note-files', { name: 'dot.png', mimeType: 'image/png', buffer: png });
+  await author.setInputFiles('#note-files', { name: 'dot.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG });
   await expect(author.locator('.upload-status')).toHaveText('1 image(s) added.');
   await expect(author.locator('#note-images')).toHaveValue(/^\/uploads\/[0-9a-f]{32}\.png$/);
   await author.setInputFiles('#note-files', { name: 'evil.png', mimeType: 'image/png', buffer: Buffer.from('<svg onload=alert(1)>') });

@@ -18,28 +18,22 @@ pub fn path(upload_dir: &Path, shop_id: i64) -> PathBuf {
     upload_dir.join("shops").join(format!("{shop_id}.svg"))
 }
 
-/// The base hue (degrees) and English word of each demo type, in the seed's type order.
-const LOOKS: [(u16, &str); 14] = [
-    (8, "Hotpot"),
-    (32, "Snacks"),
-    (24, "Coffee"),
-    (330, "Tea & desserts"),
-    (14, "BBQ"),
-    (200, "Japanese"),
-    (350, "Western"),
-    (150, "Hangzhou cuisine"),
-    (270, "KTV"),
-    (250, "Bars"),
-    (300, "Hair"),
-    (320, "Nails & lashes"),
-    (170, "Massage"),
-    (120, "Fitness"),
-];
+/// The base hue (degrees) of each demo type's pictures, in the seed's type order.
+const HUES: [u16; 14] = [8, 32, 24, 330, 14, 200, 350, 150, 270, 250, 300, 320, 170, 120];
 
-/// One shop's picture. `type_idx` counts from 0 in the seed's type order; `name` is the shop's name,
-/// whose first two characters (before any bracket) become its initials.
-pub fn draw(shop_id: i64, type_idx: usize, name: &str) -> String {
-    let (hue, word) = LOOKS[type_idx % LOOKS.len()];
+/// The shop's type as a picture shows it: its index in the seed's type order and its English word.
+#[derive(Debug, Clone, Copy)]
+pub struct Kind<'a> {
+    /// Index in the seed's type order (picks the hue and the pattern).
+    pub index: usize,
+    /// Written under the initials ("Hotpot").
+    pub word: &'a str,
+}
+
+/// One shop's picture; the first two characters of `name` (before any bracket) become its initials.
+pub fn draw(shop_id: i64, kind: Kind<'_>, name: &str) -> String {
+    let (type_idx, word) = (kind.index, kind.word);
+    let hue = HUES[type_idx % HUES.len()];
     // A per-shop shift keeps neighbours of one type apart; the mixing spreads consecutive ids.
     let mix = (shop_id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
     let hue = (u64::from(hue) + mix % 36) % 360;
@@ -97,16 +91,16 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// Writes every picture in `pictures` (shop id, type index, name) under `upload_dir`, each through a
-/// temporary file and a rename, so a reader never sees half a picture and seeds running side by side
-/// (the tests) do not trip over one another.
-pub async fn write_all(upload_dir: PathBuf, pictures: Vec<(i64, usize, String)>) -> std::io::Result<()> {
+/// Writes every picture in `pictures` (shop id, its type, name) under `upload_dir`, each through a
+/// temporary file and a rename, so a reader never sees half a picture and two `seed` runs sharing the
+/// directory (the demo site and a test run) do not trip over one another.
+pub async fn write_all(upload_dir: PathBuf, pictures: Vec<(i64, Kind<'static>, String)>) -> std::io::Result<()> {
     tokio::task::spawn_blocking(move || {
         std::fs::create_dir_all(upload_dir.join("shops"))?;
-        for (id, type_idx, name) in pictures {
+        for (id, kind, name) in pictures {
             let target = path(&upload_dir, id);
             let temp = target.with_extension(format!("svg.{}.tmp", std::process::id()));
-            std::fs::write(&temp, draw(id, type_idx, &name))?;
+            std::fs::write(&temp, draw(id, kind, &name))?;
             std::fs::rename(&temp, &target)?;
         }
         Ok(())
@@ -121,11 +115,12 @@ mod tests {
 
     #[test]
     fn each_shop_draws_its_own_picture_with_its_initials() {
-        let a = draw(1, 0, "老张火锅(湖滨1店)");
-        let b = draw(2, 0, "老张火锅(湖滨2店)");
+        let hotpot = Kind { index: 0, word: "Hotpot" };
+        let a = draw(1, hotpot, "老张火锅(湖滨店)");
         assert!(a.contains(">老张<"), "initials are the name's first two characters");
-        assert_ne!(a, b, "two shops of one type and one name still differ");
-        assert_eq!(a, draw(1, 0, "老张火锅(湖滨1店)"), "drawn deterministically");
-        assert!(draw(3, 5, "<A&B>").contains("&lt;A"), "names are escaped");
+        assert!(a.contains(">HOTPOT<"), "the type's word under them");
+        assert_ne!(a, draw(2, hotpot, "老张火锅(湖滨店)"), "two shops of one type and one name still differ");
+        assert_eq!(a, draw(1, hotpot, "老张火锅(湖滨店)"), "drawn deterministically");
+        assert!(draw(3, Kind { index: 5, word: "Japanese" }, "<A&B>").contains("&lt;A"), "names are escaped");
     }
 }

@@ -323,7 +323,14 @@ pub async fn run(db: &PgPool, redis: &Redis, keys: &Keys, reset: bool) -> Result
 /// Draws every demo shop's picture under `upload_dir` (again each time: pictures are files, which a
 /// cleaned build directory loses while the database keeps the rows that name them).
 pub async fn write_pictures(upload_dir: &std::path::Path) -> Result<(), SeedError> {
-    let pictures = generate_shops().into_iter().map(|s| (s.id, s.type_idx, s.name)).collect();
+    let pictures = generate_shops()
+        .into_iter()
+        .map(|s| {
+            // "火锅 Hotpot" → "Hotpot"
+            let word = TYPES[s.type_idx].0.split_once(' ').map_or(TYPES[s.type_idx].0, |(_, en)| en);
+            (s.id, crate::pictures::Kind { index: s.type_idx, word }, s.name)
+        })
+        .collect();
     crate::pictures::write_all(upload_dir.to_path_buf(), pictures).await?;
     Ok(())
 }
