@@ -220,7 +220,7 @@ up() {
   bash scripts/services.sh
   start_redis >/dev/null
   start_broker
-  timed "release build" cargo leptos build --release
+  timed "release build" cargo leptos build --release --split
   cluster_env haodian_cluster cluster
   "$SERVER_BIN" seed
   start_site
@@ -246,7 +246,7 @@ sale() {
   bash scripts/services.sh
   start_redis >/dev/null
   start_broker
-  timed "cargo leptos build" cargo leptos build
+  timed "cargo leptos build" cargo leptos build --split
   # cargo-leptos provides this at compile time; a plain cargo build must set it.
   LEPTOS_OUTPUT_NAME=haodian timed "chaos driver build" cargo build -p bench --bin chaos
   APP_PORTS=(3411 3412 3413) LB_PORT=3410 SITE_DIR="$CLUSTER_DIR/sale" SERVER_BIN=target/site-dev/server

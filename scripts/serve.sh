@@ -9,7 +9,7 @@ bash scripts/setup.sh broker &
 broker_setup=$!
 bash scripts/setup.sh build
 ensure_disk
-timed "cargo leptos build" cargo leptos build
+timed "cargo leptos build" cargo leptos build --split
 wait "$broker_setup" || die "installing the broker failed (its output is above)"
 bash scripts/services.sh
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/haodian}"

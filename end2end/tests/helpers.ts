@@ -1,8 +1,8 @@
 // Shared steps for the end-to-end tests.
 import { expect, Locator, Page } from '@playwright/test';
 
-/** Waits until the wasm bundle has hydrated the page (App marks <body data-hydrated> from an effect,
- *  and effects only run in the browser after hydration). */
+/** Waits until the wasm bundle has hydrated the page (the entry point marks <body data-hydrated> once
+ *  the shell and the page's split are both live). */
 export async function waitForHydration(page: Page) {
   await page.locator('body[data-hydrated="true"]').waitFor({ state: 'attached', timeout: 15_000 });
 }
