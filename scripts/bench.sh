@@ -12,7 +12,7 @@ bash scripts/setup.sh
 bash scripts/services.sh
 ensure_disk
 # The release site: the hydrate bundle a browser downloads (bench-seckill weighs it, gzipped) and the CSS.
-timed "release site build" cargo leptos build --release --split --frontend-only
+timed "release site build" cargo leptos build --release --split --precompress --frontend-only
 # cargo-leptos normally provides this at compile time; a plain cargo build must set it.
 LEPTOS_OUTPUT_NAME=haodian timed "release build" cargo build --release -p server -p bench
 

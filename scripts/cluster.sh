@@ -220,7 +220,7 @@ up() {
   bash scripts/services.sh
   start_redis >/dev/null
   start_broker
-  timed "release build" cargo leptos build --release --split
+  timed "release build" cargo leptos build --release --split --precompress
   cluster_env haodian_cluster cluster
   "$SERVER_BIN" seed
   start_site
