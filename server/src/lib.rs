@@ -7,4 +7,5 @@ pub mod metrics;
 pub mod pictures;
 pub mod router;
 pub mod seed;
+pub mod server_fns;
 pub mod telemetry;

@@ -8,7 +8,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::get;
-use leptos_axum::{LeptosRoutes, generate_route_list};
+use leptos_axum::{LeptosRoutes, generate_route_list_with_exclusions};
 use tower_http::trace::TraceLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
@@ -22,9 +22,10 @@ pub const SESSION_COOKIE: &str = "haodian.sid";
 
 /// Builds the full application router around `state`.
 pub fn build(state: AppState) -> Router {
-    let routes = generate_route_list(App);
+    // Server functions are routed by `server_fns`, so leptos_axum is told to leave their paths alone.
+    let routes = generate_route_list_with_exclusions(App, Some(crate::server_fns::paths()));
     let sessions = session_layer(&state);
-    Router::new()
+    crate::server_fns::routes(Router::new())
         .route("/livez", get(|| async { "ok" }))
         .route("/api/v1/shops/{id}", get(app::catalog::rest::get_shop))
         .route("/merchant/shops/{id}/orders.csv", get(app::merchant::export::orders_csv))

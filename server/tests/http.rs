@@ -360,3 +360,37 @@ async fn uploads_past_a_persons_quota_are_refused_and_store_nothing(db: PgPool) 
     assert!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0) == 0, "no file written");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What `server::server_fns` owes every server function, as leptos_axum's handler did: headers it sets in
+/// `ResponseOptions` reach the answer (the visitor cookie), a form posted without JavaScript goes back to
+/// its page, and an error's status still wins over that redirect.
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn server_functions_answer_with_what_they_set_and_send_plain_forms_back(db: PgPool) {
+    app::testing::seed_shop(&db).await.unwrap();
+    let state = test_state(db, &[]).await;
+    let router = server::router::build(state.clone());
+
+    let resp = post(&router, "/api/catalog/shop", "id=1", None).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let cookies: Vec<_> = resp.headers().get_all(header::SET_COOKIE).iter().filter_map(|v| v.to_str().ok()).collect();
+    assert!(cookies.iter().any(|c| c.starts_with("hd_vid=")), "{cookies:?}");
+    assert!(body(resp).await.contains("\"name\""));
+
+    let plain = |form: &str| {
+        Request::post("/api/auth/register")
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(header::ACCEPT, "text/html,application/xhtml+xml")
+            .header(header::REFERER, "http://127.0.0.1:3000/register")
+            .body(Body::from(form.to_string()))
+            .unwrap()
+    };
+    let form = "account=13900000031&nickname=Plain&password=secret2026&password_confirm=secret2026";
+    let resp = router.clone().oneshot(plain(form)).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::FOUND);
+    let back = resp.headers()[header::LOCATION].to_str().unwrap();
+    assert!(back.starts_with("http://127.0.0.1:3000/register"), "{back}");
+    assert!(session_cookie(&resp).is_some(), "the plain form's registration logged in");
+
+    let resp = router.clone().oneshot(plain("account=nope&nickname=P&password=x&password_confirm=x")).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+}

@@ -31,10 +31,11 @@ pub async fn search_shops(q: String, page: u32) -> Result<Page<ShopSummary>, App
     .await
 }
 
-/// One shop through the cache, nothing else (a GET, so HTTP caches and load generators can use it).
+/// One shop through the cache, nothing else (a GET, so HTTP caches and load generators can use it). The
+/// cached entry itself is encoded (an `Arc`), not a copy of it.
 #[server(endpoint = "catalog/shop-cached", input = leptos::server_fn::codec::GetUrl)]
-pub async fn get_shop(id: i64) -> Result<Shop, AppError> {
-    crate::edge::run(|cx| async move { Ok((*super::service::shop(&cx.state, id).await?).clone()) }).await
+pub async fn get_shop(id: i64) -> Result<std::sync::Arc<Shop>, AppError> {
+    crate::edge::run(|cx| async move { Ok(super::service::shop(&cx.state, id).await?) }).await
 }
 
 /// The shop as its owner edits it (401/403/404 for anyone else).

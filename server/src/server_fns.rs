@@ -1,0 +1,88 @@
+//! Server functions, each on its own route with a leaner per-request setup than leptos_axum's generic
+//! handler: no copy of the whole request for the context (the function gets only what its codecs read),
+//! no lookup by a freshly allocated path string, and the instance's state provided as context directly.
+//! What the functions see is the same: `Parts` and `ResponseOptions` in context, the state, the redirect
+//! of a plain form post back to its page.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodFilter, on};
+use leptos::prelude::{Owner, provide_context};
+use leptos::reactive::computed::ScopedFuture;
+use leptos_axum::ResponseOptions;
+
+use app::state::AppState;
+
+/// Every registered server function's path, to keep leptos_axum from routing them itself.
+pub fn paths() -> Vec<String> {
+    leptos::server_fn::axum::server_fn_paths().map(|(path, _)| path.to_string()).collect()
+}
+
+/// `router` with a route per registered server function.
+pub fn routes(mut router: Router<AppState>) -> Router<AppState> {
+    for (path, method) in leptos::server_fn::axum::server_fn_paths() {
+        let Ok(filter) = MethodFilter::try_from(method.clone()) else {
+            tracing::error!(%path, %method, "server function with a method axum cannot route: not served");
+            continue;
+        };
+        router = router.route(
+            path,
+            on(filter, move |State(state): State<AppState>, req: Request| dispatch(state, path, method.clone(), req)),
+        );
+    }
+    router
+}
+
+/// Runs the function at `path` on `req` inside a fresh reactive owner holding the request's context.
+async fn dispatch(state: AppState, path: &'static str, method: Method, req: Request) -> Response {
+    let Some(mut service) = leptos::server_fn::axum::get_server_fn_service(path, method) else {
+        return (StatusCode::NOT_FOUND, "no such server function").into_response();
+    };
+    let (parts, body) = req.into_parts();
+    // A form posted without JavaScript goes back to the page it came from, as leptos_axum does.
+    let back_to = accepts_html(&parts.headers).then(|| parts.headers.get(header::REFERER).cloned()).flatten();
+    let inner = codec_request(&parts, body);
+    let owner = Owner::new();
+    let options = ResponseOptions::default();
+    owner.with(|| {
+        provide_context(parts);
+        provide_context(options.clone());
+        provide_context(state);
+    });
+    let mut res = ScopedFuture { owner, observer: None, fut: service.run(inner) }.await;
+    if let Some(referer) = back_to
+        && !res.headers().contains_key(header::LOCATION)
+    {
+        *res.status_mut() = StatusCode::FOUND;
+        res.headers_mut().insert(header::LOCATION, referer);
+    }
+    let set = std::mem::take(&mut *options.0.write().unwrap_or_else(std::sync::PoisonError::into_inner));
+    if let Some(status) = set.status {
+        *res.status_mut() = status;
+    }
+    res.headers_mut().extend(set.headers);
+    res
+}
+
+/// The request the function's codecs decode: method, URI (a GET's arguments), the headers they read and
+/// the body. The full request head goes to context for `leptos_axum::extract`, moved rather than copied.
+/// No extensions: the body is read under axum's default limit (no server-function route sets another),
+/// and no server function is a websocket (which would need the upgrade extension).
+fn codec_request(parts: &axum::http::request::Parts, body: Body) -> Request {
+    let mut req = Request::new(body);
+    *req.method_mut() = parts.method.clone();
+    *req.uri_mut() = parts.uri.clone();
+    for name in [header::CONTENT_TYPE, header::ACCEPT, header::REFERER] {
+        if let Some(value) = parts.headers.get(&name) {
+            req.headers_mut().insert(name, value.clone());
+        }
+    }
+    req
+}
+
+fn accepts_html(headers: &HeaderMap) -> bool {
+    headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("text/html"))
+}
