@@ -1,8 +1,8 @@
 //! Server functions, each on its own route with a leaner per-request setup than leptos_axum's generic
-//! handler: no copy of the whole request for the context (the function gets only what its codecs read),
-//! no lookup by a freshly allocated path string, and the instance's state provided as context directly.
-//! What the functions see is the same: `Parts` and `ResponseOptions` in context, the state, the redirect
-//! of a plain form post back to its page.
+//! handler, which copied the whole request head (headers and every extension) into context for each call:
+//! here the head is moved into context and the function's codecs get only what they read. What the
+//! functions see is the same: `Parts`, `ResponseOptions` and the state in context, and a plain form post
+//! sent back to its page.
 
 use axum::Router;
 use axum::body::Body;
