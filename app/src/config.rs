@@ -76,6 +76,11 @@ pub struct Config {
     /// `HTTP_MAX_IN_FLIGHT`: requests served at once; past it, an immediate 503 with `Retry-After`
     /// rather than a queue that makes everyone slow.
     pub http_max_in_flight: usize,
+    /// `HTTP_LISTEN_BACKLOG`: connections the kernel queues for the instance to accept (capped by
+    /// `net.core.somaxconn`). A burst beyond the queue has its connection attempts dropped, and each comes
+    /// back only after the client's SYN retry of 1 s, then 3 s, …: a deeper queue lets the instance answer
+    /// them — a grab or a 429/503 — instead.
+    pub http_listen_backlog: u32,
     /// `SHOP_CACHE_L1_TTL_SECS`: in-process cache lifetime.
     pub shop_cache_l1_ttl: Duration,
     /// `SHOP_CACHE_L2_TTL_SECS`: logical expiry of a Redis shop entry.
@@ -157,6 +162,7 @@ impl Config {
             argon2_max_concurrent: r.parse("ARGON2_MAX_CONCURRENT", 4)?,
             http_timeout: r.secs("HTTP_TIMEOUT_SECS", 30)?,
             http_max_in_flight: r.parse("HTTP_MAX_IN_FLIGHT", 2048)?,
+            http_listen_backlog: r.parse("HTTP_LISTEN_BACKLOG", 4096)?,
             shop_cache_l1_ttl: r.secs("SHOP_CACHE_L1_TTL_SECS", 5)?,
             shop_cache_l2_ttl: r.secs("SHOP_CACHE_L2_TTL_SECS", 30 * 60)?,
             shop_cache_null_ttl: r.secs("SHOP_CACHE_NULL_TTL_SECS", 60)?,

@@ -137,7 +137,7 @@ async fn serve(config: Config) -> Result<(), CliError> {
     let admin = tokio::net::TcpListener::bind(state.config.admin_addr).await?;
     tracing::info!("health and metrics on http://{}", state.config.admin_addr);
     let admin = tokio::spawn(axum::serve(admin, crate::router::admin(state.clone())).into_future());
-    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let listener = listen(addr, state.config.http_listen_backlog)?;
     tracing::info!("listening on http://{addr}");
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown_signal())
@@ -179,4 +179,13 @@ async fn shutdown_signal() {
         () = term => {},
     }
     tracing::info!("shutdown signal received");
+}
+
+/// A listener on `addr` whose accept queue holds `backlog` connections (the kernel caps it at somaxconn;
+/// tokio's `TcpListener::bind` asks for 1,024, which a flash sale's burst overflows).
+fn listen(addr: SocketAddr, backlog: u32) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(backlog)
 }
