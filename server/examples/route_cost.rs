@@ -26,8 +26,8 @@ async fn main() {
     let state = app::testing::test_state(db, &[("IP_RATE_LIMIT", "1000000000")]).await;
     let router = server::router::build(state);
     let n: u32 = std::env::var("ROUTE_COST_N").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    let only = std::env::var("ROUTE_COST_ONLY").ok();
     for round in 0..3 {
-        let only = std::env::var("ROUTE_COST_ONLY").ok();
         for path in ["/livez", "/api/v1/shops/1", "/api/catalog/shop-cached?id=1"] {
             if only.as_deref().is_some_and(|o| !path.contains(o)) {
                 continue;
