@@ -210,6 +210,14 @@ impl rdkafka::consumer::ConsumerContext for LagContext {
             self.metrics.note_assignment(&self.group, e.topic(), e.partition(), assigned);
         }
     }
+
+    /// Hears how an asynchronous offset commit went: a failed one only means its messages may be delivered
+    /// again (the writers are idempotent), and the next commit carries later offsets anyway.
+    fn commit_callback(&self, result: rdkafka::error::KafkaResult<()>, _: &rdkafka::TopicPartitionList) {
+        if let Err(e) = result {
+            tracing::warn!(group = %self.group, "offset commit failed (a redelivery is harmless): {e}");
+        }
+    }
 }
 
 /// Like [`consumer`], reporting its lag into `context` every few seconds (for `/metrics`).

@@ -183,9 +183,12 @@ pub async fn run(state: AppState) -> Result<(), WriterError> {
         let batch = next_batch(&consumer).await?;
         let report = write_durably(&state, &batch).await;
         abort_if_fault_injected(&state);
-        if let Err(e) = consumer.commit_consumer_state(CommitMode::Sync) {
-            // Not committed: the batch may be delivered again, and rewriting it writes nothing.
-            tracing::warn!("order writer: offset commit failed (a redelivery is harmless): {e}");
+        // Asynchronous: a synchronous commit waits for the broker without a deadline, on a runtime thread —
+        // with the broker down it held that thread (and, on a one-thread runtime, everything) until the
+        // broker came back. How it went is logged by the consumer's context; one that fails only means the
+        // batch may be delivered again, and rewriting it writes nothing.
+        if let Err(e) = consumer.commit_consumer_state(CommitMode::Async) {
+            tracing::warn!("order writer: offset commit not started (a redelivery is harmless): {e}");
         }
         tracing::debug!(?report, "order batch written");
     }
