@@ -29,11 +29,15 @@ pub struct Puzzle {
 }
 
 /// The outline of a puzzle piece whose top-left corner is at (`x`, `y`): a square with a round knob on
-/// its right side. The gap and the piece share it, so they fit.
-pub fn piece_path(x: f64, y: f64) -> String {
-    let s = f64::from(PIECE);
-    let r = s / 6.0;
-    format!("M{x:.1},{y:.1}h{s:.1}v{a:.1}a{r:.1},{r:.1} 0 1 1 0,{d:.1}v{a:.1}h-{s:.1}z", a = s / 2.0 - r, d = 2.0 * r,)
+/// its right side. The gap and the piece share it, so they fit. Drawn in tenths of a unit with integers:
+/// formatting floats would add the float printer to the browser's bundle for one path.
+pub fn piece_path(x: u16, y: u16) -> String {
+    let tenths = |v: i32| format!("{}.{}", v / 10, v % 10);
+    let s = i32::from(PIECE) * 10;
+    // The knob's radius is a sixth of the side; the straight runs beside it a third.
+    let (r, a) = ((s + 3) / 6, (s + 1) / 3);
+    let (x, y, s, r, a) = (tenths(i32::from(x) * 10), tenths(i32::from(y) * 10), tenths(s), tenths(r), tenths(a));
+    format!("M{x},{y}h{s}v{a}a{r},{r} 0 1 1 0,{a}v{a}h-{s}z")
 }
 
 #[cfg(feature = "ssr")]
@@ -236,7 +240,7 @@ mod judge {
         }
         svg.push_str(&format!(
             "<path class=\"puzzle-gap\" d=\"{}\" fill=\"#000\" fill-opacity=\"0.45\" stroke=\"#fff\" stroke-width=\"2\"/>",
-            piece_path(f64::from(gap_x), f64::from(gap_y))
+            piece_path(gap_x, gap_y)
         ));
         svg
     }

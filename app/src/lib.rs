@@ -69,7 +69,7 @@ pub mod testing;
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::components::{A, Route, Router, Routes};
-use leptos_router::{Lazy, ParamSegment, SsrMode, StaticSegment};
+use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 
 use auth::pages::{AccountMenu, AuthContext, CodeLoginPage, DevOutboxPage, LoginPage, MePage, RegisterPage};
 use catalog::pages::{CategoryPage, HomePage, SearchPage};
@@ -84,99 +84,6 @@ use social::pages::{FeedPageView, NotePage, ProfilePage};
 use storefront::pages::{EditShopPage, NewShopPage, ShopDetailPage};
 use ui::NotFound;
 
-/// Declares the routes and the wasm splits their pages are compiled into (`cargo leptos build --split`): a
-/// split's code is fetched when one of its pages is first shown, and the server names the chunks of the page
-/// it renders in `<link rel="preload">`. Pages are grouped by who reads them rather than split one by one:
-/// every split adds chunks for the code it shares with each other split, and one split per page made the
-/// shop page fetch 268 files, which hydrated it three times slower than one module did (README).
-macro_rules! lazy_pages {
-    ($($split:ident { $($route:ident => $page:ident,)+ })+) => {
-        /// Every lazily loaded page, as the argument its split's entry point takes.
-        #[derive(Clone, Copy)]
-        #[repr(u8)]
-        #[allow(clippy::enum_variant_names, reason = "each variant is named after the route it stands for")]
-        enum LazyPage {
-            $($($route,)+)+
-        }
-
-        $(
-            #[doc = concat!("The `", stringify!($split), "` split: its pages' code, loaded when one is first shown.")]
-            mod $split {
-                use super::*;
-
-                /// Renders one of this split's pages: the split's one entry point.
-                #[lazy($split)]
-                pub fn pages(page: LazyPage) -> AnyView {
-                    #[allow(unreachable_patterns)]
-                    match page {
-                        $(LazyPage::$route => view! { <$page/> }.into_any(),)+
-                        _ => view! { <NotFound/> }.into_any(),
-                    }
-                }
-            }
-
-            $(
-                #[doc = concat!("The route of [`", stringify!($page), "`], in the `", stringify!($split), "` split.")]
-                struct $route;
-
-                impl leptos_router::LazyRoute for $route {
-                    fn data() -> Self {
-                        Self
-                    }
-
-                    async fn view(_this: Self) -> AnyView {
-                        $split::pages(LazyPage::$route).await
-                    }
-
-                    // The router hydrates a page once this has loaded its code: a page whose code were
-                    // still on its way would meet the server's HTML as a pending view, and fail.
-                    async fn preload() {
-                        #[cfg(feature = "hydrate")]
-                        $split::__preload_pages().await;
-                    }
-                }
-            )+
-        )+
-    };
-}
-
-lazy_pages! {
-    // The two pages most visits start on, each alone so it carries nothing else.
-    home_page { HomeRoute => HomePage, }
-    shop_page { ShopDetailRoute => ShopDetailPage, }
-    // Browsing and reading.
-    browse_pages {
-        CategoryRoute => CategoryPage,
-        SearchRoute => SearchPage,
-        NearbyRoute => NearbyPage,
-        ShopSalesRoute => ShopSalesPage,
-        FeedRoute => FeedPageView,
-        NoteRoute => NotePage,
-        ProfileRoute => ProfilePage,
-    }
-    // A shopper's account.
-    account_pages {
-        LoginRoute => LoginPage,
-        CodeLoginRoute => CodeLoginPage,
-        DevOutboxRoute => DevOutboxPage,
-        RegisterRoute => RegisterPage,
-        MeRoute => MePage,
-        MyOrdersRoute => MyOrdersPage,
-        CheckinRoute => CheckinPage,
-    }
-    // The merchant's console.
-    merchant_pages {
-        ConsoleRoute => ConsolePage,
-        RedeemRoute => RedeemPage,
-        ShopReportRoute => ShopReportPage,
-        CouponsConsoleRoute => CouponsConsolePage,
-        OrdersConsoleRoute => OrdersConsolePage,
-        SaleConsoleRoute => SaleConsolePage,
-        NewShopRoute => NewShopPage,
-        EditShopRoute => EditShopPage,
-    }
-}
-
 /// The HTML document around the app (server rendering only).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
@@ -189,13 +96,37 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
                 <AutoReload options=options.clone()/>
-                <HydrationScripts options/>
+                <IslandScripts options/>
                 <MetaTags/>
             </head>
             <body>
                 <App/>
             </body>
         </html>
+    }
+}
+
+/// Preloads the wasm module and its JS, and loads them when the browser is idle to hydrate the page's
+/// islands (`islands.js`); Leptos' `HydrationScripts` in islands mode, but hydrating the islands in parallel
+/// and marking the page once they are live.
+#[component]
+fn IslandScripts(options: LeptosOptions) -> impl IntoView {
+    // Without cargo-leptos' LEPTOS_OUTPUT_NAME at compile time, wasm-bindgen's own file name.
+    let js = options.output_name.to_string();
+    let wasm = if std::option_env!("LEPTOS_OUTPUT_NAME").is_some() { js.clone() } else { format!("{js}_bg") };
+    let pkg = options.site_pkg_dir.to_string();
+    let nonce = leptos::nonce::use_nonce();
+    // The server's HTML is final: nothing outside the islands hydrates.
+    if let Some(sc) = Owner::current_shared_context() {
+        sc.set_is_hydrating(false);
+    }
+    view! {
+        <link rel="modulepreload" href=format!("/{pkg}/{js}.js") crossorigin=nonce.clone()/>
+        <link rel="preload" href=format!("/{pkg}/{wasm}.wasm") r#as="fetch" r#type="application/wasm"
+            crossorigin=nonce.as_ref().map(|n| n.to_string()).unwrap_or_default()/>
+        <script type="module" nonce=nonce>
+            {format!("{}(\"\", {pkg:?}, {js:?}, {wasm:?});", include_str!("islands.js"))}
+        </script>
     }
 }
 
@@ -215,32 +146,32 @@ pub fn App() -> impl IntoView {
             <main>
                 <Routes fallback=|| view! { <NotFound/> }>
                     // Async SSR where a page must read without the wasm bundle: the HTML carries its data (no streamed swap-in).
-                    <Route path=StaticSegment("") view={Lazy::<HomeRoute>::new()} ssr=SsrMode::Async/>
-                    <Route path=StaticSegment("login") view={Lazy::<LoginRoute>::new()}/>
-                    <Route path=(StaticSegment("login"), StaticSegment("code")) view={Lazy::<CodeLoginRoute>::new()}/>
-                    <Route path=(StaticSegment("dev"), StaticSegment("outbox")) view={Lazy::<DevOutboxRoute>::new()}/>
-                    <Route path=StaticSegment("register") view={Lazy::<RegisterRoute>::new()}/>
+                    <Route path=StaticSegment("") view=HomePage ssr=SsrMode::Async/>
+                    <Route path=StaticSegment("login") view=LoginPage/>
+                    <Route path=(StaticSegment("login"), StaticSegment("code")) view=CodeLoginPage/>
+                    <Route path=(StaticSegment("dev"), StaticSegment("outbox")) view=DevOutboxPage/>
+                    <Route path=StaticSegment("register") view=RegisterPage/>
                     // The console reads without JavaScript: each page waits for its data (no streamed swap-in).
-                    <Route path=StaticSegment("merchant") view={Lazy::<ConsoleRoute>::new()} ssr=SsrMode::Async/>
-                    <Route path=(StaticSegment("merchant"), StaticSegment("redeem")) view={Lazy::<RedeemRoute>::new()}/>
-                    <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id")) view={Lazy::<ShopReportRoute>::new()} ssr=SsrMode::Async/>
-                    <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id"), StaticSegment("coupons")) view={Lazy::<CouponsConsoleRoute>::new()} ssr=SsrMode::Async/>
-                    <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id"), StaticSegment("orders")) view={Lazy::<OrdersConsoleRoute>::new()} ssr=SsrMode::Async/>
-                    <Route path=(StaticSegment("merchant"), StaticSegment("sales"), ParamSegment("id")) view={Lazy::<SaleConsoleRoute>::new()} ssr=SsrMode::Async/>
-                    <Route path=StaticSegment("me") view={Lazy::<MeRoute>::new()}/>
-                    <Route path=StaticSegment("orders") view={Lazy::<MyOrdersRoute>::new()}/>
-                    <Route path=StaticSegment("checkin") view={Lazy::<CheckinRoute>::new()}/>
-                    <Route path=StaticSegment("nearby") view={Lazy::<NearbyRoute>::new()} ssr=SsrMode::Async/>
-                    <Route path=StaticSegment("feed") view={Lazy::<FeedRoute>::new()}/>
-                    <Route path=(StaticSegment("notes"), ParamSegment("id")) view={Lazy::<NoteRoute>::new()}/>
-                    <Route path=(StaticSegment("users"), ParamSegment("id")) view={Lazy::<ProfileRoute>::new()}/>
+                    <Route path=StaticSegment("merchant") view=ConsolePage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("merchant"), StaticSegment("redeem")) view=RedeemPage/>
+                    <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id")) view=ShopReportPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id"), StaticSegment("coupons")) view=CouponsConsolePage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id"), StaticSegment("orders")) view=OrdersConsolePage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("merchant"), StaticSegment("sales"), ParamSegment("id")) view=SaleConsolePage ssr=SsrMode::Async/>
+                    <Route path=StaticSegment("me") view=MePage/>
+                    <Route path=StaticSegment("orders") view=MyOrdersPage/>
+                    <Route path=StaticSegment("checkin") view=CheckinPage/>
+                    <Route path=StaticSegment("nearby") view=NearbyPage ssr=SsrMode::Async/>
+                    <Route path=StaticSegment("feed") view=FeedPageView/>
+                    <Route path=(StaticSegment("notes"), ParamSegment("id")) view=NotePage/>
+                    <Route path=(StaticSegment("users"), ParamSegment("id")) view=ProfilePage/>
                     // Async SSR: these pages wait for their data so an unknown id can answer a real 404.
-                    <Route path=(StaticSegment("types"), ParamSegment("id")) view={Lazy::<CategoryRoute>::new()} ssr=SsrMode::Async/>
-                    <Route path=StaticSegment("search") view={Lazy::<SearchRoute>::new()} ssr=SsrMode::Async/>
-                    <Route path=(StaticSegment("shops"), StaticSegment("new")) view={Lazy::<NewShopRoute>::new()}/>
-                    <Route path=(StaticSegment("shops"), ParamSegment("id")) view={Lazy::<ShopDetailRoute>::new()} ssr=SsrMode::Async/>
-                    <Route path=(StaticSegment("shops"), ParamSegment("id"), StaticSegment("edit")) view={Lazy::<EditShopRoute>::new()} ssr=SsrMode::Async/>
-                    <Route path=(StaticSegment("shops"), ParamSegment("id"), StaticSegment("sales")) view={Lazy::<ShopSalesRoute>::new()}/>
+                    <Route path=(StaticSegment("types"), ParamSegment("id")) view=CategoryPage ssr=SsrMode::Async/>
+                    <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("shops"), StaticSegment("new")) view=NewShopPage/>
+                    <Route path=(StaticSegment("shops"), ParamSegment("id")) view=ShopDetailPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("shops"), ParamSegment("id"), StaticSegment("edit")) view=EditShopPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("shops"), ParamSegment("id"), StaticSegment("sales")) view=ShopSalesPage/>
                 </Routes>
             </main>
         </Router>

@@ -71,16 +71,17 @@ pub fn Pager(base: String, page: u32, has_next: bool) -> impl IntoView {
     }
 }
 
-/// The number in the URL's `:id`, if it is one.
+/// The number in the URL's `:id`, if it is one (read on the server, which renders the page).
 pub fn id_param() -> impl Fn() -> Option<i64> + Copy + Send + Sync + 'static {
     let params = leptos_router::hooks::use_params_map();
     move || params.read().get("id").and_then(|s| s.parse::<i64>().ok())
 }
 
-/// A resource keyed on the URL's id and on `version` (bumped to fetch again); a non-numeric id is "`what`
-/// not found" without asking the server.
+/// A resource keyed on `id` (the URL's, which the page passes in) and on `version` (bumped to fetch again);
+/// no id is "`what` not found" without asking the server.
 pub fn id_resource<T, Fut>(
     what: &'static str,
+    id: Option<i64>,
     version: impl Fn() -> usize + Send + Sync + 'static,
     fetch: fn(i64) -> Fut,
 ) -> Resource<Result<T, AppError>>
@@ -88,16 +89,21 @@ where
     T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
     Fut: Future<Output = Result<T, AppError>> + Send + 'static,
 {
-    let id = id_param();
-    Resource::new(
-        move || (id(), version()),
-        move |(id, _)| async move {
-            match id {
-                Some(id) => fetch(id).await,
-                None => Err(AppError::NotFound(what.into())),
-            }
-        },
-    )
+    Resource::new(version, move |_| async move {
+        match id {
+            Some(id) => fetch(id).await,
+            None => Err(AppError::NotFound(what.into())),
+        }
+    })
+}
+
+/// Goes to `path` with a page load (islands have no client-side router; the new page is rendered afresh,
+/// header included).
+pub fn go(path: &str) {
+    #[cfg(feature = "hydrate")]
+    let _ = window().location().set_href(path);
+    #[cfg(not(feature = "hydrate"))]
+    let _ = path;
 }
 
 /// A 404 page for a missing thing, else the message.

@@ -101,18 +101,40 @@ pub async fn users(state: &AppState, n: usize) -> Result<Vec<(i64, String)>, Str
         .await
 }
 
-/// What a shopper's page load does before the grab button is pressed: `POST /api/auth/me`, which reads the
-/// session (and so puts it in the instance's session cache). Answers the status.
-pub async fn look_in(client: &HttpClient, base: &str, cookie: &str) -> Result<u16, String> {
-    let req = hyper::Request::post(format!("{base}/api/auth/me"))
-        .header("accept", "application/json")
+/// Sends an empty-bodied request to `url` as the shopper with `cookie`; answers the status and body.
+async fn as_shopper(
+    client: &HttpClient,
+    method: hyper::Method,
+    url: String,
+    accept: &str,
+    cookie: &str,
+) -> Result<(hyper::StatusCode, Bytes), String> {
+    let req = hyper::Request::builder()
+        .method(method)
+        .uri(url)
+        .header("accept", accept)
         .header("cookie", format!("haodian.sid={cookie}"))
         .body(Full::new(Bytes::new()))
         .map_err(|e| e.to_string())?;
     let resp = client.request(req).await.map_err(|e| e.to_string())?;
-    let status = resp.status().as_u16();
-    resp.into_body().collect().await.map_err(|e| e.to_string())?;
-    Ok(status)
+    let status = resp.status();
+    Ok((status, resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes()))
+}
+
+/// What a shopper's page load does before the grab button is pressed: `POST /api/auth/me`, which reads the
+/// session (and so puts it in the instance's session cache). Answers the status.
+pub async fn look_in(client: &HttpClient, base: &str, cookie: &str) -> Result<u16, String> {
+    let url = format!("{base}/api/auth/me");
+    Ok(as_shopper(client, hyper::Method::POST, url, "application/json", cookie).await?.0.as_u16())
+}
+
+/// The HTML of the page at `path` as the shopper with `cookie` gets it.
+pub async fn page(client: &HttpClient, base: &str, path: &str, cookie: &str) -> Result<String, String> {
+    let (status, body) = as_shopper(client, hyper::Method::GET, format!("{base}{path}"), "text/html", cookie).await?;
+    if !status.is_success() {
+        return Err(format!("{path}: {status}"));
+    }
+    String::from_utf8(body.to_vec()).map_err(|e| format!("{path}: {e}"))
 }
 
 /// [`look_in`] for every one of `shoppers`, `concurrency` at a time and in their order (so each one's

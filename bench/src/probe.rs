@@ -114,15 +114,43 @@ pub fn status_kb(pid: u32, field: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("no {field} in /proc/{pid}/status"))
 }
 
-/// The hydrate bundle as `cargo leptos build --split` leaves it: the shell every page loads first, and
-/// per split (a group of pages, `shop_page`) the files its pages load beyond the shell, as named by
-/// `__wasm_split_manifest.json`.
+/// The hydrate bundle as `cargo leptos build --split` leaves it: the shell every page loads first (the
+/// runtime and the islands compiled into it), and per lazily loaded island (`#[island(lazy)]`, a split
+/// named `{island}_loader`) the files it loads beyond the shell, as named by `__wasm_split_manifest.json`.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Bundle {
     /// Every `.wasm` and `.js` file of the package directory: name → (bytes, bytes after `gzip -9`).
     pub files: BTreeMap<String, (u64, u64)>,
-    /// Split → the wasm files a page of it loads beyond the shell (its own and the chunks it shares).
+    /// Split → the wasm files it loads beyond the shell (its own and the chunks it shares).
     pub splits: BTreeMap<String, Vec<String>>,
+}
+
+/// The islands a page's HTML holds, by component name (`FlashSaleCard`), each once.
+pub fn islands_in(html: &str) -> Vec<String> {
+    let mut found: Vec<String> = html
+        .split("<leptos-island data-component=\"")
+        .skip(1)
+        .filter_map(|rest| {
+            let id = rest.split('"').next()?;
+            // `FlashSaleCard_1234…`: the name, then a hash of the island's source.
+            Some(id.rsplit_once('_').map_or(id, |(name, _)| name).to_owned())
+        })
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// `FlashSaleCard` → `flash_sale_card_loader`, the split a lazy island's code is in.
+fn split_of(island: &str) -> String {
+    let mut snake = String::new();
+    for (i, c) in island.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            snake.push('_');
+        }
+        snake.push(c.to_ascii_lowercase());
+    }
+    snake + "_loader"
 }
 
 impl Bundle {
@@ -180,12 +208,18 @@ impl Bundle {
         files.iter().filter_map(|f| self.files.get(*f)).map(|(_, gz)| gz).sum()
     }
 
-    /// Gzipped bytes a first visit to a page of `split` downloads: the shell and the split's files.
-    pub fn first_load(&self, split: &str) -> Option<u64> {
-        let chunks = self.splits.get(split)?;
+    /// Gzipped bytes a first visit to a page with these islands downloads: the shell, and the files of
+    /// each lazy island's split (an island compiled into the shell adds nothing).
+    pub fn first_load(&self, islands: &[String]) -> u64 {
         let mut files = self.shell();
-        files.extend(chunks.iter().map(String::as_str));
-        Some(self.gz(&files))
+        for island in islands {
+            if let Some(split) = self.splits.get(&split_of(island)) {
+                files.extend(split.iter().map(String::as_str));
+            }
+        }
+        files.sort_unstable();
+        files.dedup();
+        self.gz(&files)
     }
 
     /// Gzipped bytes of every file: what a visitor of every page ends up with.
@@ -249,7 +283,7 @@ mod tests {
     }
 
     #[test]
-    fn a_page_loads_the_shell_and_its_splits_files_only() {
+    fn a_page_loads_the_shell_and_its_lazy_islands_files_only() {
         let dir = std::env::temp_dir().join(format!("bench-bundle-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let write = |name: &str, bytes: usize| std::fs::write(dir.join(name), vec![b'a'; bytes]).unwrap();
@@ -259,39 +293,48 @@ mod tests {
             ("__wasm_split.______________________.js", 5),
             ("chunk_1.wasm", 1000),
             ("chunk_2.wasm", 2000),
-            ("split_shop_page_42.wasm", 300),
-            ("split_browse_pages_42.wasm", 400),
+            ("split_note_view_loader_42.wasm", 300),
+            ("split_coupons_console_loader_42.wasm", 400),
         ] {
             write(name, bytes);
         }
         std::fs::write(dir.join("haodian.css"), "body{}").unwrap();
         std::fs::write(
             dir.join("__wasm_split_manifest.json"),
-            r#"{"shop_page_42":["chunk_1","split_shop_page_42"],
-                "browse_pages_42":["chunk_1","chunk_2","split_browse_pages_42"]}"#,
+            r#"{"note_view_loader_42":["chunk_1","split_note_view_loader_42"],
+                "coupons_console_loader_42":["chunk_1","chunk_2","split_coupons_console_loader_42"]}"#,
         )
         .unwrap();
         let bundle = Bundle::read(&dir).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
 
-        assert_eq!(bundle.splits.keys().collect::<Vec<_>>(), ["browse_pages", "shop_page"]);
+        assert_eq!(bundle.splits.keys().collect::<Vec<_>>(), ["coupons_console_loader", "note_view_loader"]);
         assert_eq!(bundle.shell(), ["__wasm_split.______________________.js", "haodian.js", "haodian.wasm"]);
         let shell = bundle.gz(&bundle.shell());
+        let page = |html: &str| bundle.first_load(&islands_in(html));
+        // Islands in the shell cost nothing more; a lazy one adds its split; shared chunks count once.
+        assert_eq!(page(r#"<p>static</p><leptos-island data-component="UserMenu_99" data-props="{}">"#), shell);
         assert_eq!(
-            bundle.first_load("shop_page"),
-            Some(shell + bundle.gz(&["chunk_1.wasm", "split_shop_page_42.wasm"]))
+            page(
+                r#"<leptos-island data-component="NoteView_1"></leptos-island><leptos-island data-component="NoteView_1">"#
+            ),
+            shell + bundle.gz(&["chunk_1.wasm", "split_note_view_loader_42.wasm"])
         );
         assert_eq!(
-            bundle.first_load("browse_pages"),
-            Some(shell + bundle.gz(&["chunk_1.wasm", "chunk_2.wasm", "split_browse_pages_42.wasm"]))
+            page(r#"<leptos-island data-component="NoteView_1"><leptos-island data-component="CouponsConsole_7">"#),
+            shell
+                + bundle.gz(&[
+                    "chunk_1.wasm",
+                    "chunk_2.wasm",
+                    "split_note_view_loader_42.wasm",
+                    "split_coupons_console_loader_42.wasm"
+                ])
         );
-        assert_eq!(bundle.first_load("merchant_pages"), None);
         // Every wasm and JS file, the stylesheet not.
         assert_eq!(bundle.files.len(), 7);
         assert_eq!(
             bundle.total(),
-            shell
-                + bundle.gz(&["chunk_1.wasm", "chunk_2.wasm", "split_shop_page_42.wasm", "split_browse_pages_42.wasm"])
+            page(r#"<leptos-island data-component="NoteView_1"><leptos-island data-component="CouponsConsole_7">"#)
         );
     }
 }

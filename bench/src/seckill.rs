@@ -197,6 +197,8 @@ struct Closed {
     cpu_us_per_grab: Option<f64>,
     peak_rss_mb: Option<f64>,
     bundle: Option<probe::Bundle>,
+    /// The islands of the sale's shop page as a logged-in shopper gets it (what its first load hydrates).
+    shop_islands: Vec<String>,
     admit_per_sec: u32,
 }
 
@@ -398,6 +400,15 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
 
     let pkg = std::path::PathBuf::from(env("BENCH_SITE_PKG", "target/site/pkg"));
     let bundle = probe::Bundle::read(&pkg).map_err(|e| println!("hydrate bundle: {e}")).ok();
+    // The sale's shop page as one of its shoppers sees it: which islands its first load hydrates.
+    let cookie = buyers.first().map_or("", |(_, cookie)| cookie.as_str());
+    let shop_islands = match bench::page(client, base, "/shops/1", cookie).await {
+        Ok(html) => probe::islands_in(&html),
+        Err(e) => {
+            println!("shop page: {e}");
+            Vec::new()
+        }
+    };
     let cpu_us_per_grab = match (cpu_before, cpu_after) {
         (Some(b), Some(a)) => Some((a - b) as f64 * probe::micros_per_tick() / grabs),
         _ => None,
@@ -421,6 +432,7 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
         cpu_us_per_grab,
         peak_rss_mb,
         bundle,
+        shop_islands,
         admit_per_sec: (rps * ADMIT_SHARE).round() as u32,
     })
 }
@@ -563,32 +575,27 @@ fn report(c: &Closed, open: Option<&[OpenLoop; 2]>) {
     }
     match &c.bundle {
         None => row("hydrate bundle, gzip -9", "not found".into(), "≤ 250 KB", String::new()),
-        Some(b) if b.splits.is_empty() => {
-            let kb = b.total() as f64 / 1024.0;
-            row(
-                "hydrate bundle (one module), gzip -9",
-                format!("{kb:.0} KB"),
-                "≤ 250 KB",
-                verdict(kb <= 250.0, 250.0 / kb),
-            );
-        }
         Some(b) => {
             let kb = |bytes: u64| bytes as f64 / 1024.0;
-            let shop = b.first_load("shop_page").map(kb);
+            let shop = kb(b.first_load(&c.shop_islands));
             row(
                 "hydrate bundle, shop page's first load, gzip -9",
-                shop.map_or("no shop_page split in the manifest".into(), |k| format!("{k:.0} KB")),
+                format!("{shop:.0} KB"),
                 "≤ 250 KB",
-                shop.map_or(String::new(), |k| verdict(k <= 250.0, 250.0 / k)),
+                verdict(shop <= 250.0, 250.0 / shop),
             );
+            row("  its islands", c.shop_islands.join(", "), "", String::new());
             let (heaviest, heaviest_gz) = b
                 .splits
                 .keys()
-                .filter_map(|p| Some((p.as_str(), b.first_load(p)?)))
+                .map(|split| {
+                    let island = split.strip_suffix("_loader").unwrap_or(split);
+                    (island, b.gz(&b.shell()) + b.gz(&b.splits[split].iter().map(String::as_str).collect::<Vec<_>>()))
+                })
                 .max_by_key(|(_, gz)| *gz)
                 .unwrap_or(("none", 0));
             row(
-                &format!("  heaviest of the {} splits ({heaviest})", b.splits.len()),
+                &format!("  heaviest of the {} lazy islands ({heaviest}), with the shell", b.splits.len()),
                 format!("{:.0} KB", kb(heaviest_gz)),
                 "≤ 250 KB",
                 verdict(kb(heaviest_gz) <= 250.0, 250.0 / kb(heaviest_gz)),

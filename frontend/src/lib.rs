@@ -1,18 +1,12 @@
-//! Browser entry point: hydrates the server-rendered HTML.
+//! Browser entry point: makes the page's islands interactive.
 
-use leptos::prelude::document;
+// The islands' hydration functions live in the app crate; naming it links them into this module.
+#[allow(unused_imports, reason = "links the app's islands into the wasm module")]
+use app::*;
 
-/// Called by the generated JS once the wasm module is loaded.
+/// Called by the generated JS once the wasm module is loaded, before it hydrates each island.
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    // Each page is a lazy-loaded chunk, so hydration waits for the shown page's code: this is
-    // `leptos::mount::hydrate_lazy`, plus a marker once the whole page is live.
-    let Some(body) = document().body() else { return };
-    wasm_bindgen_futures::spawn_local(async move {
-        let app = leptos::mount::hydrate_from_async(body.clone(), app::App).await;
-        // Tests and tools wait for this marker before they press anything.
-        let _ = body.set_attribute("data-hydrated", "true");
-        app.forget();
-    });
+    leptos::mount::hydrate_islands();
 }

@@ -2,46 +2,31 @@
 
 use leptos::prelude::*;
 use leptos_router::components::A;
-use leptos_router::hooks::{use_navigate, use_query_map};
+use leptos_router::hooks::use_query_map;
 
 use super::api::{Login, LoginWithCode, Logout, Register, SendLoginCode, dev_outbox};
 use crate::error::AppError;
-use crate::ui::{FieldError, FormError, busy};
+use crate::ui::{FieldError, FormError, busy, go};
 
-/// The current user, shared by every page; `refresh` re-reads it after log-in or log-out.
+/// The current user as the server sees it, for the pages it renders (a log-in or log-out reloads the page).
 #[derive(Clone, Copy)]
 pub struct AuthContext {
-    /// The user as the server last reported it.
+    /// The user, or `None` for a visitor.
     pub me: Resource<Result<Option<super::model::CurrentUser>, AppError>>,
-    version: RwSignal<u32>,
 }
 
 impl AuthContext {
     /// Creates the resource; call once in `App`.
     pub fn provide() -> Self {
-        let version = RwSignal::new(0u32);
-        let me = Resource::new(move || version.get(), |_| super::api::me());
-        let ctx = Self { me, version };
+        let ctx = Self { me: Resource::new(|| (), |_| super::api::me()) };
         provide_context(ctx);
         ctx
     }
-
-    /// Re-fetches the user.
-    pub fn refresh(&self) {
-        self.version.update(|v| *v += 1);
-    }
 }
 
-/// A same-site path from `?next=`, if one was given (never an open redirect).
-fn next_param() -> impl Fn() -> Option<String> + Clone + Send + Sync + 'static {
-    let query = use_query_map();
-    move || query.read().get("next").and_then(|n| super::model::same_site_path(&n))
-}
-
-/// Where to go after registering: `?next=`, else home.
-fn next_path() -> impl Fn() -> String + Clone + Send + Sync + 'static {
-    let next = next_param();
-    move || next().unwrap_or_else(|| "/".to_string())
+/// A same-site path from `?next=`, if one was given (never an open redirect); read while rendering.
+fn next_param() -> Option<String> {
+    use_query_map().read_untracked().get("next").and_then(|n| super::model::same_site_path(&n))
 }
 
 /// Where a log-in lands: `?next=`, else the console for a merchant and home for everyone else.
@@ -52,19 +37,21 @@ fn landing(next: Option<String>, user: &super::model::CurrentUser) -> String {
 /// `/login`.
 #[component]
 pub fn LoginPage() -> impl IntoView {
+    view! { <LoginForm next=next_param()/> }
+}
+
+/// The log-in form; a log-in goes on to `next` (else the console for a merchant, home for everyone else).
+#[island(lazy)]
+fn LoginForm(next: Option<String>) -> impl IntoView {
     let action = ServerAction::<Login>::new();
-    let auth = expect_context::<AuthContext>();
-    let next = next_path();
-    let navigate = use_navigate();
-    let next_for_effect = next_param();
+    let landing_next = next.clone();
     Effect::new(move |_| {
         if let Some(Ok(user)) = action.value().get() {
-            auth.refresh();
-            navigate(&landing(next_for_effect(), &user), Default::default());
+            go(&landing(landing_next.clone(), &user));
         }
     });
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
-    let register_href = move || format!("/register?next={}", next());
+    let register_href = format!("/register?next={}", next.unwrap_or_else(|| "/".to_string()));
     view! {
         <section class="auth-card">
             <h1>"Log in"</h1>
@@ -89,15 +76,17 @@ pub fn LoginPage() -> impl IntoView {
 /// `/login/code`: a 6-digit code texted to the phone; a phone's first log-in creates its account.
 #[component]
 pub fn CodeLoginPage() -> impl IntoView {
+    view! { <CodeLoginForm next=next_param()/> }
+}
+
+/// The two steps of a log-in by code: text me a code, then type it.
+#[island(lazy)]
+fn CodeLoginForm(next: Option<String>) -> impl IntoView {
     let send = ServerAction::<SendLoginCode>::new();
     let login = ServerAction::<LoginWithCode>::new();
-    let auth = expect_context::<AuthContext>();
-    let next = next_param();
-    let navigate = use_navigate();
     Effect::new(move |_| {
         if let Some(Ok(user)) = login.value().get() {
-            auth.refresh();
-            navigate(&landing(next(), &user), Default::default());
+            go(&landing(next.clone(), &user));
         }
     });
     let send_error = Signal::derive(move || send.value().get().and_then(Result::err));
@@ -159,14 +148,16 @@ pub fn DevOutboxPage() -> impl IntoView {
 /// `/register`.
 #[component]
 pub fn RegisterPage() -> impl IntoView {
+    view! { <RegisterForm next=next_param()/> }
+}
+
+/// The sign-up form; a new account goes on to `next`, else home.
+#[island(lazy)]
+fn RegisterForm(next: Option<String>) -> impl IntoView {
     let action = ServerAction::<Register>::new();
-    let auth = expect_context::<AuthContext>();
-    let next = next_path();
-    let navigate = use_navigate();
     Effect::new(move |_| {
         if let Some(Ok(_)) = action.value().get() {
-            auth.refresh();
-            navigate(&next(), Default::default());
+            go(next.as_deref().unwrap_or("/"));
         }
     });
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
@@ -192,7 +183,7 @@ pub fn RegisterPage() -> impl IntoView {
                     {move || if action.pending().get() { "Creating…" } else { "Create account" }}
                 </button>
             </ActionForm>
-            <p class="muted">"Already have an account? " <A href="/login">"Log in"</A></p>
+            <p class="muted">"Already have an account? " <a href="/login">"Log in"</a></p>
         </section>
     }
 }
@@ -229,51 +220,11 @@ pub fn MePage() -> impl IntoView {
 #[component]
 pub fn AccountMenu() -> impl IntoView {
     let auth = expect_context::<AuthContext>();
-    let open = RwSignal::new(false);
-    let logout = ServerAction::<Logout>::new();
-    let navigate = use_navigate();
-    Effect::new(move |_| {
-        if let Some(Ok(())) = logout.value().get() {
-            open.set(false);
-            auth.refresh();
-            navigate("/", Default::default());
-        }
-    });
     view! {
-        <Transition fallback=|| view! { <span class="account-loading">"…"</span> }>
+        <Suspense fallback=|| view! { <span class="account-loading">"…"</span> }>
             {move || Suspend::new(async move {
                 match auth.me.await {
-                    Ok(Some(user)) => {
-                        let masked = user.masked_account.clone();
-                        let merchant = user.role == super::model::Role::Merchant;
-                        view! {
-                            <div class="account-menu">
-                                {merchant.then(|| view! { <A href="/merchant" attr:class="console-entry">"Merchant console"</A> })}
-                                <button
-                                    type="button"
-                                    class="account-button"
-                                    aria-haspopup="menu"
-                                    aria-expanded=move || open.get().to_string()
-                                    on:click=move |_| open.update(|o| *o = !*o)
-                                >
-                                    {user.nickname.clone()}
-                                </button>
-                                <Show when=move || open.get()>
-                                    <div class="account-dropdown" role="menu">
-                                        <p class="muted">{masked.clone()}</p>
-                                        <A href="/me">"My account"</A>
-                                        <A href="/orders">"My orders"</A>
-                                        <A href="/checkin">"Check in"</A>
-                                        {(user.role == super::model::Role::Merchant).then(|| view! { <A href="/shops/new">"Open a shop"</A> })}
-                                        <ActionForm action=logout>
-                                            <button type="submit" class="link">"Log out"</button>
-                                        </ActionForm>
-                                    </div>
-                                </Show>
-                            </div>
-                        }
-                        .into_any()
-                    }
+                    Ok(Some(user)) => view! { <UserMenu user/> }.into_any(),
                     _ => view! {
                         <nav class="account-links">
                             <A href="/login">"Log in"</A>
@@ -283,6 +234,47 @@ pub fn AccountMenu() -> impl IntoView {
                     .into_any(),
                 }
             })}
-        </Transition>
+        </Suspense>
+    }
+}
+
+/// The logged-in user's name, opening their menu; "Log out" goes home.
+#[island]
+fn UserMenu(user: super::model::CurrentUser) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let logout = ServerAction::<Logout>::new();
+    Effect::new(move |_| {
+        if let Some(Ok(())) = logout.value().get() {
+            open.set(false);
+            go("/");
+        }
+    });
+    let merchant = user.role == super::model::Role::Merchant;
+    let masked = user.masked_account.clone();
+    view! {
+        <div class="account-menu">
+            {merchant.then(|| view! { <a href="/merchant" class="console-entry">"Merchant console"</a> })}
+            <button
+                type="button"
+                class="account-button"
+                aria-haspopup="menu"
+                aria-expanded=move || open.get().to_string()
+                on:click=move |_| open.update(|o| *o = !*o)
+            >
+                {user.nickname.clone()}
+            </button>
+            <Show when=move || open.get()>
+                <div class="account-dropdown" role="menu">
+                    <p class="muted">{masked.clone()}</p>
+                    <a href="/me">"My account"</a>
+                    <a href="/orders">"My orders"</a>
+                    <a href="/checkin">"Check in"</a>
+                    {merchant.then(|| view! { <a href="/shops/new">"Open a shop"</a> })}
+                    <ActionForm action=logout>
+                        <button type="submit" class="link">"Log out"</button>
+                    </ActionForm>
+                </div>
+            </Show>
+        </div>
     }
 }

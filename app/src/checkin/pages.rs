@@ -7,7 +7,7 @@ use super::model::CheckinMonth;
 use crate::ui::{busy, error_notice};
 
 /// `/checkin`.
-#[component]
+#[island(lazy)]
 pub fn CheckinPage() -> impl IntoView {
     let check = ServerAction::<CheckInToday>::new();
     let month = Resource::new(move || check.version().get(), |_| month_of_checkins());

@@ -54,29 +54,6 @@ pub fn NearbyPage() -> impl IntoView {
         (type_id, lon, lat, q.get("r").unwrap_or_default(), page_from_query(q.get("page").as_deref()))
     };
     let types = Resource::new(|| (), |_| list_shop_types());
-    let (locating, set_locating) = signal(None::<&'static str>);
-    let navigate = leptos_router::hooks::use_navigate();
-    // The browser's position when it shares it; a chosen area otherwise.
-    let use_my_location = move |_| {
-        #[cfg(feature = "hydrate")]
-        {
-            let navigate = navigate.clone();
-            let (type_id, radius) = (field_value("type"), field_value("radius"));
-            set_locating.set(Some("Finding you…"));
-            locate(
-                move |lon, lat| {
-                    set_locating.set(None);
-                    navigate(
-                        &format!("/nearby?type={type_id}&lon={lon:.6}&lat={lat:.6}&r={radius}"),
-                        Default::default(),
-                    );
-                },
-                move || set_locating.set(Some("Your browser did not share a location — choose an area instead.")),
-            );
-        }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = (&navigate, set_locating);
-    };
     let results = Resource::new(params, |(type_id, lon, lat, r, page)| async move {
         match type_id {
             Some(t) if !lon.is_empty() => Some(nearby_shops(t, lon, lat, r, page).await),
@@ -123,10 +100,9 @@ pub fn NearbyPage() -> impl IntoView {
                 </div>
                 <div class="form-actions">
                     <button type="submit" class="primary">"Search"</button>
-                    <button type="button" class="secondary locate-button" on:click=use_my_location>"Use my location"</button>
+                    <LocateButton/>
                 </div>
             </form>
-            {move || locating.get().map(|m| view! { <p class="locate-status" role="status">{m}</p> })}
             <Suspense fallback=|| view! { <p>"Searching…"</p> }>
                 {move || Suspend::new(async move {
                     match results.await {
@@ -166,5 +142,32 @@ pub fn NearbyPage() -> impl IntoView {
                 })}
             </Suspense>
         </section>
+    }
+}
+
+/// "Use my location": searches around the browser's position when it shares it (with the kind of shop and
+/// radius chosen in the form), else says to choose an area.
+#[island(lazy)]
+fn LocateButton() -> impl IntoView {
+    let (locating, set_locating) = signal(None::<&'static str>);
+    let use_my_location = move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            let (type_id, radius) = (field_value("type"), field_value("radius"));
+            set_locating.set(Some("Finding you…"));
+            locate(
+                move |lon, lat| {
+                    set_locating.set(None);
+                    crate::ui::go(&format!("/nearby?type={type_id}&lon={lon:.6}&lat={lat:.6}&r={radius}"));
+                },
+                move || set_locating.set(Some("Your browser did not share a location — choose an area instead.")),
+            );
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = set_locating;
+    };
+    view! {
+        <button type="button" class="secondary locate-button" on:click=use_my_location>"Use my location"</button>
+        {move || locating.get().map(|m| view! { <p class="locate-status" role="status">{m}</p> })}
     }
 }

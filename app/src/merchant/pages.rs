@@ -127,8 +127,8 @@ fn short_day(day: &str) -> String {
 /// `/merchant/shops/:id`: 30 days of visitors, orders and revenue, and the notes about the shop.
 #[component]
 pub fn ShopReportPage() -> impl IntoView {
-    let report = id_resource("Shop", || 0, get_shop_report);
     let id = id_param();
+    let report = id_resource("Shop", id(), || 0, get_shop_report);
     view! {
         <section class="console">
             <Suspense fallback=|| view! { <p>"Loading the report…"</p> }>
@@ -184,14 +184,20 @@ fn ShopReportView(r: ShopReport) -> impl IntoView {
 /// cancel before the start, clone).
 #[component]
 pub fn CouponsConsolePage() -> impl IntoView {
+    view! { <CouponsConsole id=id_param()()/> }
+}
+
+/// The coupons and sales of shop `id`, their actions, and the coupon form.
+#[island(lazy)]
+fn CouponsConsole(id: Option<i64>) -> impl IntoView {
     let save = ServerAction::<SaveCoupon>::new();
     let toggle = ServerAction::<SetCouponOnSale>::new();
     let cancel = ServerAction::<CancelSale>::new();
     let clone = ServerAction::<CloneSale>::new();
     let version =
         move || save.version().get() + toggle.version().get() + cancel.version().get() + clone.version().get();
-    let page = id_resource("Shop", version, get_coupons_page);
-    let id = id_param();
+    let page = id_resource("Shop", id, version, get_coupons_page);
+    let id = move || id;
     let editing = RwSignal::new(None::<Coupon>);
     Effect::new(move |_| {
         if let Some(Ok(_)) = save.value().get() {
@@ -520,9 +526,15 @@ fn ShopOrderRow(o: ShopOrder) -> impl IntoView {
 /// orders in flight refresh every second without a reload.
 #[component]
 pub fn SaleConsolePage() -> impl IntoView {
+    view! { <SaleConsole id=id_param()()/> }
+}
+
+/// Sale `id`'s funnel, refreshed every second while it runs.
+#[island(lazy)]
+fn SaleConsole(id: Option<i64>) -> impl IntoView {
     let tick = RwSignal::new(0usize);
-    let funnel_data = id_resource("Flash sale", move || tick.get(), get_sale_funnel);
-    let id = id_param();
+    let funnel_data = id_resource("Flash sale", id, move || tick.get(), get_sale_funnel);
+    let id = move || id;
     // Grabs per second, from the attempt counts of the last two answers on the server's clock.
     let last = StoredValue::new(None::<(i64, i64)>);
     let rate = RwSignal::new(None::<f64>);
@@ -611,7 +623,7 @@ fn SaleView(f: SaleFunnel, rate: RwSignal<Option<f64>>) -> impl IntoView {
 
 /// `/merchant/redeem`: the counter types the customer's code (or scans its QR code where the browser can)
 /// and the coupon is honoured once.
-#[component]
+#[island(lazy)]
 pub fn RedeemPage() -> impl IntoView {
     let redeem = ServerAction::<RedeemCode>::new();
     let error = Signal::derive(move || redeem.value().get().and_then(Result::err));

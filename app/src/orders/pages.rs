@@ -10,7 +10,7 @@ use crate::error::AppError;
 use crate::ui::{NO_PICTURE, busy, countdown_text, error_notice, server_clock, yuan};
 
 /// `/orders`.
-#[component]
+#[island(lazy)]
 pub fn MyOrdersPage() -> impl IntoView {
     let pay = ServerAction::<PayOrder>::new();
     let orders = Resource::new(move || pay.version().get(), |_| my_orders());

@@ -44,71 +44,125 @@ impl SalePhase {
     }
 }
 
-/// A sale's stock left as the page knows it, starting from what the server rendered.
-pub fn stock_signal(v: &VoucherView) -> RwSignal<i64> {
-    RwSignal::new(i64::from(v.stock.unwrap_or(0)))
-}
-
-/// One flash-sale coupon with its live state and grab button; `left` is kept current by [`follow_stocks`].
+/// One flash-sale coupon: the card, rendered on the server, around its live part ([`SaleState`]).
 #[component]
-pub fn FlashSaleCard(v: VoucherView, server_now_ms: i64, shop_id: i64, left: RwSignal<i64>) -> impl IntoView {
-    let (begin, end) = (v.begin_ms.unwrap_or(0), v.end_ms.unwrap_or(0));
-    let now = server_clock(server_now_ms);
-    let phase = Memo::new(move |_| SalePhase::at(now.get(), begin, end, left.get()));
+pub fn FlashSaleCard(v: VoucherView, server_now_ms: i64, shop_id: i64) -> impl IntoView {
     let (voucher_id, human_check) = (v.id, v.human_check);
+    let (begin_ms, end_ms, stock) = (v.begin_ms.unwrap_or(0), v.end_ms.unwrap_or(0), i64::from(v.stock.unwrap_or(0)));
     view! {
         <VoucherShell v>
-            {move || match phase.get() {
-                SalePhase::Upcoming(ms) => view! {
-                    <p class="sale-state upcoming" data-state="upcoming">
-                        "Starts in " <span class="countdown">{countdown_text(ms)}</span>
-                    </p>
-                }.into_any(),
-                SalePhase::Live => view! {
-                    <p class="sale-state live" data-state="live">
-                        "Flash sale · " <span class="stock-left">{move || left.get()}</span> " left"
-                    </p>
-                    <GrabButton voucher_id shop_id human_check/>
-                }.into_any(),
-                SalePhase::SoldOut => view! { <p class="sale-state sold-out" data-state="sold-out">"Sold out"</p> }.into_any(),
-                SalePhase::Ended => view! { <p class="sale-state ended" data-state="ended">"This sale has ended"</p> }.into_any(),
-            }}
+            <SaleState voucher_id begin_ms end_ms stock human_check shop_id server_now_ms/>
         </VoucherShell>
     }
 }
 
-/// Keeps each sale's `left` current while the page is open, over one server-sent-events stream for all of
-/// them (at most five updates a second; the browser reconnects by itself if it drops). Sales already
-/// over at `now_ms` are not followed.
-pub fn follow_stocks(sales: Vec<(VoucherView, RwSignal<i64>)>, now_ms: i64) {
-    let live: Vec<(i64, RwSignal<i64>)> =
-        sales.into_iter().filter(|(v, _)| v.end_ms.is_some_and(|end| end > now_ms)).map(|(v, s)| (v.id, s)).collect();
-    if live.is_empty() {
-        return;
+/// A sale's state on the sale clock — counting down, live with the stock left and the grab button, sold
+/// out, over — kept current while the page is open (the stock by [`follow_stock`]).
+#[island]
+fn SaleState(
+    voucher_id: i64,
+    begin_ms: i64,
+    end_ms: i64,
+    stock: i64,
+    human_check: bool,
+    shop_id: i64,
+    server_now_ms: i64,
+) -> impl IntoView {
+    let left = RwSignal::new(stock);
+    if end_ms > server_now_ms {
+        follow_stock(voucher_id, left);
     }
+    let now = server_clock(server_now_ms);
+    let phase = Memo::new(move |_| SalePhase::at(now.get(), begin_ms, end_ms, left.get()));
+    move || match phase.get() {
+        SalePhase::Upcoming(ms) => view! {
+            <p class="sale-state upcoming" data-state="upcoming">
+                "Starts in " <span class="countdown">{countdown_text(ms)}</span>
+            </p>
+        }
+        .into_any(),
+        SalePhase::Live => view! {
+            <p class="sale-state live" data-state="live">
+                "Flash sale · " <span class="stock-left">{move || left.get()}</span> " left"
+            </p>
+            <GrabButton voucher_id shop_id human_check/>
+        }
+        .into_any(),
+        SalePhase::SoldOut => view! { <p class="sale-state sold-out" data-state="sold-out">"Sold out"</p> }.into_any(),
+        SalePhase::Ended => {
+            view! { <p class="sale-state ended" data-state="ended">"This sale has ended"</p> }.into_any()
+        }
+    }
+}
+
+/// Keeps `left` current while the page is open. Every sale card on the page registers here as it hydrates,
+/// and one server-sent-events stream then follows all of them (at most five updates a second; the browser
+/// reconnects by itself if it drops).
+pub fn follow_stock(sale: i64, left: RwSignal<i64>) {
     #[cfg(feature = "hydrate")]
-    Effect::new(move |_| {
-        use wasm_bindgen::JsCast;
-        use wasm_bindgen::closure::Closure;
-        let ids: Vec<String> = live.iter().map(|(id, _)| id.to_string()).collect();
-        let Ok(source) = web_sys::EventSource::new(&format!("/api/v1/stock?sales={}", ids.join(","))) else { return };
-        let signals = live.clone();
+    stock_stream::follow(sale, left);
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (sale, left);
+}
+
+/// The page's one stock stream (browser only).
+#[cfg(feature = "hydrate")]
+mod stock_stream {
+    use std::cell::RefCell;
+    use std::time::Duration;
+
+    use leptos::prelude::*;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+
+    /// The sales followed, and the stream following them.
+    #[derive(Default)]
+    struct Followed {
+        sales: Vec<(i64, RwSignal<i64>)>,
+        source: Option<web_sys::EventSource>,
+        opening: bool,
+    }
+
+    thread_local! {
+        static FOLLOWED: RefCell<Followed> = RefCell::default();
+    }
+
+    /// Adds a sale; the stream is (re)opened once the cards hydrating now have all registered.
+    pub fn follow(sale: i64, left: RwSignal<i64>) {
+        let schedule = FOLLOWED.with_borrow_mut(|f| {
+            f.sales.push((sale, left));
+            !std::mem::replace(&mut f.opening, true)
+        });
+        if schedule {
+            set_timeout(open, Duration::ZERO);
+        }
+    }
+
+    /// Opens one stream for every followed sale, closing the one before.
+    fn open() {
+        let ids = FOLLOWED.with_borrow_mut(|f| {
+            f.opening = false;
+            if let Some(old) = f.source.take() {
+                old.close();
+            }
+            f.sales.iter().map(|(id, _)| id.to_string()).collect::<Vec<_>>().join(",")
+        });
+        let Ok(source) = web_sys::EventSource::new(&format!("/api/v1/stock?sales={ids}")) else { return };
         let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
             let Some(data) = ev.data().as_string() else { return };
             for (id, stock) in data.split(',').filter_map(|pair| pair.split_once(':')) {
                 let (Ok(id), Ok(stock)) = (id.parse::<i64>(), stock.parse::<i64>()) else { continue };
-                if let Some((_, left)) = signals.iter().find(|(sale, _)| *sale == id) {
+                let left =
+                    FOLLOWED.with_borrow(|f| f.sales.iter().find(|(sale, _)| *sale == id).map(|(_, left)| *left));
+                if let Some(left) = left {
                     left.set(stock);
                 }
             }
         });
         source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
-        let source = StoredValue::new_local(source);
-        on_cleanup(move || source.with_value(|s| s.close()));
-    });
-    #[cfg(not(feature = "hydrate"))]
-    let _ = live;
+        FOLLOWED.with_borrow_mut(|f| f.source = Some(source));
+    }
 }
 
 /// The grab button: one request at a time (disabled while pending, further clicks ignored), replaced by
@@ -246,12 +300,12 @@ fn SliderPuzzle(voucher_id: i64, puzzle: Puzzle, on_pass: Callback<String>, on_m
         None if solve.pending().get() => "Checking…".to_string(),
         None => "Slide the piece into the gap (or use the arrow keys, then Enter).".to_string(),
     };
-    let (w, h, max) = (f64::from(WIDTH), f64::from(HEIGHT), WIDTH - PIECE);
+    let max = WIDTH - PIECE;
     view! {
         <div class="puzzle" role="group" aria-label="Human check">
-            <svg class="puzzle-picture" viewBox=format!("0 0 {w} {h}") width=WIDTH height=HEIGHT aria-hidden="true">
+            <svg class="puzzle-picture" viewBox=format!("0 0 {WIDTH} {HEIGHT}") width=WIDTH height=HEIGHT aria-hidden="true">
                 <g inner_html=picture></g>
-                <path class="puzzle-piece" d=move || piece_path(f64::from(x.get()), f64::from(piece_y))
+                <path class="puzzle-piece" d=move || piece_path(x.get(), piece_y)
                     fill="#fff" fill-opacity="0.92" stroke="#e4572e" stroke-width="2"/>
             </svg>
             <input type="range" class="puzzle-slider" min="0" max=max step=STEP
@@ -362,8 +416,13 @@ fn OrderFollower(order_id: i64) -> impl IntoView {
 /// Postgres and Redis side by side (in flight = grabbed but not yet stored; drift should always be 0).
 #[component]
 pub fn ShopSalesPage() -> impl IntoView {
-    let params = leptos_router::hooks::use_params_map();
-    let shop_id = move || params.read().get("id").and_then(|s| s.parse::<i64>().ok()).unwrap_or_default();
+    view! { <ShopSales shop_id=crate::ui::id_param()().unwrap_or_default()/> }
+}
+
+/// The owner's sales of one shop, each with its stock audit and restock form, and the form for a new one.
+#[island(lazy)]
+fn ShopSales(shop_id: i64) -> impl IntoView {
+    let shop_id = move || shop_id;
     let create = ServerAction::<CreateFlashSale>::new();
     let restock = ServerAction::<ChangeSaleStock>::new();
     let sales = Resource::new(

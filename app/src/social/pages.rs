@@ -1,16 +1,15 @@
 //! Social pages: a shop's notes and the note form, a note with its likes, profiles with follows, the feed.
 
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
 
 use super::api::{WriteNote, delete_note, get_note, get_profile, my_feed, set_follow, shop_notes, toggle_like};
 use super::model::{FeedPage, NoteSummary};
 use crate::error::AppError;
 use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_notice, error_view};
 
-fn id_param(name: &'static str) -> impl Fn() -> i64 + Copy + Send + Sync + 'static {
-    let params = use_params_map();
-    move || params.read().get(name).and_then(|s| s.parse::<i64>().ok()).unwrap_or_default()
+/// The URL's `:id` (0, which finds nothing, when it is not a number).
+fn page_id() -> i64 {
+    crate::ui::id_param()().unwrap_or_default()
 }
 
 #[component]
@@ -24,26 +23,56 @@ fn NoteItem(n: NoteSummary) -> impl IntoView {
     }
 }
 
-/// The notes of a shop and, for a logged-in visitor, the form to write one.
+/// The notes of a shop and, for a logged-in visitor, the form to write one: read on the server, then kept
+/// by [`NotesBlock`].
 #[component]
 pub fn ShopNotes(shop_id: i64) -> impl IntoView {
+    let notes = Resource::new(|| (), move |_| shop_notes(shop_id));
+    view! {
+        <Suspense fallback=|| view! { <section class="notes"><h2>"Notes"</h2><p>"Loading notes…"</p></section> }>
+            {move || Suspend::new(async move {
+                match notes.await {
+                    Ok(notes) => view! { <NotesBlock shop_id notes/> }.into_any(),
+                    Err(e) => view! { <section class="notes"><h2>"Notes"</h2>{error_view(e)}</section> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// The notes list and the note form; a published note shows up in the list at once. The list comes in
+/// as a prop and is re-read by an action, not a resource: the shop page's one island with a list keeps
+/// the browser's bundle free of resource hydration.
+#[island]
+fn NotesBlock(shop_id: i64, notes: Vec<NoteSummary>) -> impl IntoView {
+    let notes = RwSignal::new(notes);
     let write = ServerAction::<WriteNote>::new();
-    let notes = Resource::new(move || write.version().get(), move |_| shop_notes(shop_id));
+    let reread = Action::new(move |_: &()| shop_notes(shop_id));
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = write.value().get() {
+            reread.dispatch(());
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(list)) = reread.value().get() {
+            notes.set(list);
+        }
+    });
     let error = Signal::derive(move || write.value().get().and_then(Result::err));
     view! {
         <section class="notes">
             <h2>"Notes"</h2>
-            <Transition fallback=|| view! { <p>"Loading notes…"</p> }>
-                {move || Suspend::new(async move {
-                    match notes.await {
-                        Ok(list) if list.is_empty() => view! { <p class="muted">"No notes yet — be the first."</p> }.into_any(),
-                        Ok(list) => view! {
-                            <ul class="note-list">{list.into_iter().map(|n| view! { <NoteItem n/> }).collect_view()}</ul>
-                        }.into_any(),
-                        Err(e) => error_view(e),
+            {move || {
+                let list = notes.get();
+                if list.is_empty() {
+                    view! { <p class="muted">"No notes yet — be the first."</p> }.into_any()
+                } else {
+                    view! {
+                        <ul class="note-list">{list.into_iter().map(|n| view! { <NoteItem n/> }).collect_view()}</ul>
                     }
-                })}
-            </Transition>
+                    .into_any()
+                }
+            }}
             <details class="note-form">
                 <summary>"Write a note"</summary>
                 <ActionForm action=write>
@@ -69,7 +98,13 @@ pub fn ShopNotes(shop_id: i64) -> impl IntoView {
 /// `/notes/:id`: the note, its like button (count updates in place) and the first five likers.
 #[component]
 pub fn NotePage() -> impl IntoView {
-    let id = id_param("id");
+    view! { <NoteView id=page_id()/> }
+}
+
+/// Note `id` with its like and delete buttons.
+#[island(lazy)]
+fn NoteView(id: i64) -> impl IntoView {
+    let id = move || id;
     let like = Action::new(|id: &i64| toggle_like(*id));
     let delete = Action::new(|id: &i64| delete_note(*id));
     let note = Resource::new(move || (id(), like.version().get(), delete.version().get()), |(id, _, _)| get_note(id));
@@ -115,7 +150,13 @@ pub fn NotePage() -> impl IntoView {
 /// `/users/:id`: followers, following, the follow button and the people both follow.
 #[component]
 pub fn ProfilePage() -> impl IntoView {
-    let id = id_param("id");
+    view! { <ProfileView id=page_id()/> }
+}
+
+/// User `id`'s profile and the follow button.
+#[island(lazy)]
+fn ProfileView(id: i64) -> impl IntoView {
+    let id = move || id;
     let follow = Action::new(|(uid, on): &(i64, bool)| set_follow(*uid, *on));
     let profile = Resource::new(move || (id(), follow.version().get()), |(id, _)| get_profile(id));
     view! {
@@ -153,7 +194,7 @@ pub fn ProfilePage() -> impl IntoView {
 }
 
 /// `/feed`: notes of the people you follow, newest first, with "More" continuing from the cursor.
-#[component]
+#[island(lazy)]
 pub fn FeedPageView() -> impl IntoView {
     let (shown, set_shown) = signal(Vec::<NoteSummary>::new());
     let (cursor, set_cursor) = signal(Some((None::<i64>, 0u32)));

@@ -9,7 +9,7 @@ use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
 use crate::error::AppError;
 use crate::orders::api::buy_voucher;
 use crate::orders::model::order_code;
-use crate::seckill::pages::{FlashSaleCard, follow_stocks, stock_signal};
+use crate::seckill::pages::FlashSaleCard;
 use crate::social::pages::ShopNotes;
 use crate::ui::{
     FieldError, FormError, NO_PICTURE, PhotoUpload, VoucherShell, busy, error_notice, error_view, id_param,
@@ -19,7 +19,7 @@ use crate::ui::{
 /// `/shops/:id`.
 #[component]
 pub fn ShopDetailPage() -> impl IntoView {
-    let data = id_resource("Shop", || 0, get_shop_page);
+    let data = id_resource("Shop", id_param()(), || 0, get_shop_page);
     view! {
         <Suspense fallback=|| view! { <p>"Loading shop…"</p> }>
             {move || Suspend::new(async move {
@@ -36,10 +36,6 @@ pub fn ShopDetailPage() -> impl IntoView {
 fn ShopDetails(page: ShopPage) -> impl IntoView {
     let ShopPage { shop, vouchers, coupons_unavailable, visitors_today, is_owner, visitors_week, server_now_ms } = page;
     let id = shop.id;
-    // One live stream for all the page's flash sales.
-    let stocks: Vec<(VoucherView, RwSignal<i64>)> =
-        vouchers.iter().filter(|v| v.kind == "flash").map(|v| (v.clone(), stock_signal(v))).collect();
-    follow_stocks(stocks.clone(), server_now_ms);
     view! {
         <article class="shop">
             <div class="gallery">
@@ -85,8 +81,7 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
             })}
             <ul class="vouchers">
                 {vouchers.into_iter().map(|v| if v.kind == "flash" {
-                    let left = stocks.iter().find(|(s, _)| s.id == v.id).map(|(_, left)| *left).unwrap_or_else(|| stock_signal(&v));
-                    view! { <FlashSaleCard v server_now_ms shop_id=id left/> }.into_any()
+                    view! { <FlashSaleCard v server_now_ms shop_id=id/> }.into_any()
                 } else {
                     view! { <VoucherCard v shop_id=id/> }.into_any()
                 }).collect_view()}
@@ -95,32 +90,42 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
     }
 }
 
+/// A normal coupon: the card, rendered on the server, around its Buy button.
 #[component]
 fn VoucherCard(v: VoucherView, shop_id: i64) -> impl IntoView {
     let voucher_id = v.id;
-    let buy = Action::new(move |vid: &i64| buy_voucher(*vid));
     view! {
         <VoucherShell v>
-            {move || match buy.value().get() {
-                Some(Ok(order_id)) => view! {
-                    <p class="buy-result ok" role="status" data-order-id=order_id>
-                        {format!("Order {} created — ", order_code(order_id))} <a href="/orders">"pay in My orders"</a>
-                    </p>
-                }.into_any(),
-                Some(Err(AppError::LoginRequired)) => view! {
-                    <p class="buy-result" role="status">
-                        "Log in first. " <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>
-                    </p>
-                }.into_any(),
-                other => view! {
-                    <button class="buy-button" disabled=move || buy.pending().get() aria-busy=move || busy(buy.pending().get())
-                        on:click=move |_| { if !buy.pending().get_untracked() { buy.dispatch(voucher_id); } }>
-                        "Buy"
-                    </button>
-                    {other.and_then(Result::err).map(|e| view! { <p class="buy-result" role="alert">{e.to_string()}</p> })}
-                }.into_any(),
-            }}
+            <BuyButton voucher_id shop_id/>
         </VoucherShell>
+    }
+}
+
+/// "Buy", replaced by the order it created (or why not).
+#[island]
+fn BuyButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
+    let buy = Action::new(move |vid: &i64| buy_voucher(*vid));
+    move || match buy.value().get() {
+        Some(Ok(order_id)) => view! {
+            <p class="buy-result ok" role="status" data-order-id=order_id>
+                {format!("Order {} created — ", order_code(order_id))} <a href="/orders">"pay in My orders"</a>
+            </p>
+        }
+        .into_any(),
+        Some(Err(AppError::LoginRequired)) => view! {
+            <p class="buy-result" role="status">
+                "Log in first. " <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>
+            </p>
+        }
+        .into_any(),
+        other => view! {
+            <button class="buy-button" disabled=move || buy.pending().get() aria-busy=move || busy(buy.pending().get())
+                on:click=move |_| { if !buy.pending().get_untracked() { buy.dispatch(voucher_id); } }>
+                "Buy"
+            </button>
+            {other.and_then(Result::err).map(|e| view! { <p class="buy-result" role="alert">{e.to_string()}</p> })}
+        }
+        .into_any(),
     }
 }
 
@@ -161,8 +166,13 @@ fn ShopFields(shop: Option<Shop>, error: Signal<Option<AppError>>) -> impl IntoV
 /// `/shops/:id/edit`: the owner's edit form.
 #[component]
 pub fn EditShopPage() -> impl IntoView {
-    let id = id_param();
-    let data = id_resource("Shop", || 0, shop_for_edit);
+    view! { <EditShopForm id=id_param()()/> }
+}
+
+/// The edit and remove forms of shop `id`, filled from what is stored.
+#[island(lazy)]
+fn EditShopForm(id: Option<i64>) -> impl IntoView {
+    let data = id_resource("Shop", id, || 0, shop_for_edit);
     let action = ServerAction::<UpdateShop>::new();
     let remove = ServerAction::<RemoveShop>::new();
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
@@ -197,7 +207,7 @@ pub fn EditShopPage() -> impl IntoView {
                         Err(e @ (AppError::LoginRequired | AppError::Forbidden)) => error_notice(
                             e,
                             "edit your shop",
-                            format!("/shops/{}/edit", id().unwrap_or_default()),
+                            format!("/shops/{}/edit", id.unwrap_or_default()),
                             "You can only edit your own shops.",
                         ),
                         Err(e) => error_view(e),
@@ -209,7 +219,7 @@ pub fn EditShopPage() -> impl IntoView {
 }
 
 /// `/shops/new`: a merchant opens a shop (it appears in its category and in nearby search at once).
-#[component]
+#[island(lazy)]
 pub fn NewShopPage() -> impl IntoView {
     let action = ServerAction::<OpenShop>::new();
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
