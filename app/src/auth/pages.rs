@@ -270,9 +270,12 @@ fn UserMenu(user: super::model::CurrentUser) -> impl IntoView {
                     <a href="/orders">"My orders"</a>
                     <a href="/checkin">"Check in"</a>
                     {merchant.then(|| view! { <a href="/shops/new">"Open a shop"</a> })}
-                    <ActionForm action=logout>
+                    <form method="post" action={<Logout as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
+                        ev.prevent_default();
+                        logout.dispatch(Logout {});
+                    }>
                         <button type="submit" class="link">"Log out"</button>
-                    </ActionForm>
+                    </form>
                 </div>
             </Show>
         </div>

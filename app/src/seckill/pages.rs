@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use leptos::either::{Either, EitherOf4, EitherOf5};
 use leptos::prelude::*;
 
 use super::api::{
@@ -74,23 +75,25 @@ fn SaleState(
     }
     let now = server_clock(server_now_ms);
     let phase = Memo::new(move |_| SalePhase::at(now.get(), begin_ms, end_ms, left.get()));
+    // Either types rather than `.into_any()`: the islands on the shop page are the bundle's main module, and
+    // type-erased views carry code for every way a view can be rendered.
     move || match phase.get() {
-        SalePhase::Upcoming(ms) => view! {
+        SalePhase::Upcoming(ms) => EitherOf4::A(view! {
             <p class="sale-state upcoming" data-state="upcoming">
                 "Starts in " <span class="countdown">{countdown_text(ms)}</span>
             </p>
-        }
-        .into_any(),
-        SalePhase::Live => view! {
+        }),
+        SalePhase::Live => EitherOf4::B(view! {
             <p class="sale-state live" data-state="live">
                 "Flash sale · " <span class="stock-left">{move || left.get()}</span> " left"
             </p>
             <GrabButton voucher_id shop_id human_check/>
+        }),
+        SalePhase::SoldOut => {
+            EitherOf4::C(view! { <p class="sale-state sold-out" data-state="sold-out">"Sold out"</p> })
         }
-        .into_any(),
-        SalePhase::SoldOut => view! { <p class="sale-state sold-out" data-state="sold-out">"Sold out"</p> }.into_any(),
         SalePhase::Ended => {
-            view! { <p class="sale-state ended" data-state="ended">"This sale has ended"</p> }.into_any()
+            EitherOf4::D(view! { <p class="sale-state ended" data-state="ended">"This sale has ended"</p> })
         }
     }
 }
@@ -227,19 +230,19 @@ fn GrabButton(voucher_id: i64, shop_id: i64, human_check: bool) -> impl IntoView
     let outcome = move || grab.value().get().or_else(|| load_puzzle.value().get().and_then(Result::err).map(Err));
     view! {
         {move || match outcome() {
-            Some(Ok(order_id)) => view! { <OrderFollower order_id/> }.into_any(),
-            Some(Err(AppError::LoginRequired)) => view! {
+            Some(Ok(order_id)) => EitherOf5::A(view! { <OrderFollower order_id/> }),
+            Some(Err(AppError::LoginRequired)) => EitherOf5::B(view! {
                 <p class="grab-result" role="status">
                     "Log in first. " <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>
                 </p>
-            }.into_any(),
-            Some(Err(e)) if !retryable(&e) => view! { <p class="grab-result" role="status">{e.to_string()}</p> }.into_any(),
-            _ if puzzle.with(Option::is_some) => view! {
+            }),
+            Some(Err(e)) if !retryable(&e) => EitherOf5::C(view! { <p class="grab-result" role="status">{e.to_string()}</p> }),
+            _ if puzzle.with(Option::is_some) => EitherOf5::D(view! {
                 {move || puzzle.get().map(|p| view! { <SliderPuzzle voucher_id puzzle=p on_pass on_miss/> })}
-            }.into_any(),
+            }),
             other => {
                 let error = other.and_then(Result::err).map(|e| e.to_string());
-                view! {
+                EitherOf5::E(view! {
                     <button class="primary grab-button" on:click=on_click disabled=move || pending.get() aria-busy=move || busy(pending.get())>
                         {move || match (pending.get(), retrying.get()) {
                             (_, true) => "Busy — retrying…",
@@ -248,7 +251,7 @@ fn GrabButton(voucher_id: i64, shop_id: i64, human_check: bool) -> impl IntoView
                         }}
                     </button>
                     {error.map(|m| view! { <p class="grab-result" role="status">{m}</p> })}
-                }.into_any()
+                })
             }
         }}
     }
@@ -382,14 +385,12 @@ fn OrderFollower(order_id: i64) -> impl IntoView {
         }
         _ => {}
     });
-    move || {
-        match poll.value().get() {
-        Some(Ok(OrderStatus::Failed(why))) => view! {
+    move || match poll.value().get() {
+        Some(Ok(OrderStatus::Failed(why))) => Either::Left(view! {
             <p class="grab-result" role="status" data-state="failed" data-order-id=order_id>
                 {format!("Sorry — order {} could not be completed: {}. Nothing was charged.", order_code(order_id), why.message())}
             </p>
-        }
-        .into_any(),
+        }),
         status => {
             let label = match status {
                 Some(Ok(OrderStatus::Queued)) if asked.get_value() >= STATUS_POLLS => {
@@ -399,16 +400,14 @@ fn OrderFollower(order_id: i64) -> impl IntoView {
                 Some(Err(e)) => e.to_string(),
                 None => OrderStatus::Queued.label().to_string(),
             };
-            view! {
+            Either::Right(view! {
                 <p class="grab-result ok" role="status" data-order-id=order_id>
                     {format!("Got it — order {} (", order_code(order_id))}
                     <span class="order-status">{label}</span>
                     ") · " <a href="/orders">"My orders"</a>
                 </p>
-            }
-            .into_any()
+            })
         }
-    }
     }
 }
 

@@ -1,5 +1,6 @@
 //! Social pages: a shop's notes and the note form, a note with its likes, profiles with follows, the feed.
 
+use leptos::either::Either;
 use leptos::prelude::*;
 
 use super::api::{WriteNote, delete_note, get_note, get_profile, my_feed, set_follow, shop_notes, toggle_like};
@@ -65,17 +66,25 @@ fn NotesBlock(shop_id: i64, notes: Vec<NoteSummary>) -> impl IntoView {
             {move || {
                 let list = notes.get();
                 if list.is_empty() {
-                    view! { <p class="muted">"No notes yet — be the first."</p> }.into_any()
+                    Either::Left(view! { <p class="muted">"No notes yet — be the first."</p> })
                 } else {
-                    view! {
+                    Either::Right(view! {
                         <ul class="note-list">{list.into_iter().map(|n| view! { <NoteItem n/> }).collect_view()}</ul>
-                    }
-                    .into_any()
+                    })
                 }
             }}
             <details class="note-form">
                 <summary>"Write a note"</summary>
-                <ActionForm action=write>
+                <form method="post" action={<WriteNote as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
+                    ev.prevent_default();
+                    let value = |id: &str| field_value(id);
+                    write.dispatch(WriteNote {
+                        shop_id,
+                        title: value("note-title"),
+                        body: value("note-body"),
+                        images: value("note-images"),
+                    });
+                }>
                     <input type="hidden" name="shop_id" value=shop_id/>
                     <label for="note-title">"Title"</label>
                     <input id="note-title" name="title"/>
@@ -89,7 +98,7 @@ fn NotesBlock(shop_id: i64, notes: Vec<NoteSummary>) -> impl IntoView {
                     <FieldError error field="images"/>
                     <FormError error fields=&["title", "body", "images"]/>
                     <button type="submit" class="primary" disabled=move || write.pending().get() aria-busy=move || busy(write.pending().get())>"Publish"</button>
-                </ActionForm>
+                </form>
             </details>
         </section>
     }
@@ -223,5 +232,23 @@ pub fn FeedPageView() -> impl IntoView {
                 <button class="more-button" disabled=move || more.pending().get() aria-busy=move || busy(more.pending().get()) on:click=move |_| { more.dispatch(c); }>"More"</button>
             })}
         </section>
+    }
+}
+
+/// The value of the input or text area with `id` (empty on the server).
+fn field_value(id: &str) -> String {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        let el = document().get_element_by_id(id);
+        el.clone()
+            .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok().map(|t| t.value()))
+            .or_else(|| el.and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok().map(|i| i.value())))
+            .unwrap_or_default()
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = id;
+        String::new()
     }
 }

@@ -1,5 +1,6 @@
 //! The shop page (coupons, flash sales, notes, visitors) and the merchant's shop forms.
 
+use leptos::either::EitherOf3;
 use leptos::prelude::*;
 
 use super::api::{OpenShop, RemoveShop, UpdateShop, get_shop_page};
@@ -106,26 +107,23 @@ fn VoucherCard(v: VoucherView, shop_id: i64) -> impl IntoView {
 fn BuyButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
     let buy = Action::new(move |vid: &i64| buy_voucher(*vid));
     move || match buy.value().get() {
-        Some(Ok(order_id)) => view! {
+        Some(Ok(order_id)) => EitherOf3::A(view! {
             <p class="buy-result ok" role="status" data-order-id=order_id>
                 {format!("Order {} created — ", order_code(order_id))} <a href="/orders">"pay in My orders"</a>
             </p>
-        }
-        .into_any(),
-        Some(Err(AppError::LoginRequired)) => view! {
+        }),
+        Some(Err(AppError::LoginRequired)) => EitherOf3::B(view! {
             <p class="buy-result" role="status">
                 "Log in first. " <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>
             </p>
-        }
-        .into_any(),
-        other => view! {
+        }),
+        other => EitherOf3::C(view! {
             <button class="buy-button" disabled=move || buy.pending().get() aria-busy=move || busy(buy.pending().get())
                 on:click=move |_| { if !buy.pending().get_untracked() { buy.dispatch(voucher_id); } }>
                 "Buy"
             </button>
             {other.and_then(Result::err).map(|e| view! { <p class="buy-result" role="alert">{e.to_string()}</p> })}
-        }
-        .into_any(),
+        }),
     }
 }
 
