@@ -2,7 +2,7 @@
 // fetching its own code (`#[island(lazy)]`) — then marks <body data-hydrated> for tests and tools.
 // Leptos' own islands loader, except that it hydrates islands in parallel rather than one after another
 // and says when it is done; it does not look for islands inside islands (this app has none).
-((root, pkgPath, jsName, wasmName) => {
+((pkgPath, jsName, wasmName) => {
   const idle = (f) => ("requestIdleCallback" in window ? window.requestIdleCallback(f) : f());
   async function hydrate(el, mod) {
     const f = mod[el.dataset.component];
@@ -10,8 +10,8 @@
     else console.warn(`No wasm function for the island ${el.dataset.component}.`);
   }
   idle(async () => {
-    const mod = await import(`${root}/${pkgPath}/${jsName}.js`);
-    await mod.default({ module_or_path: `${root}/${pkgPath}/${wasmName}.wasm` });
+    const mod = await import(`/${pkgPath}/${jsName}.js`);
+    await mod.default({ module_or_path: `/${pkgPath}/${wasmName}.wasm` });
     mod.hydrate();
     await Promise.all([...document.querySelectorAll("leptos-island")].map((el) => hydrate(el, mod)));
     document.body.dataset.hydrated = "true";

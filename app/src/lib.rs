@@ -125,7 +125,7 @@ fn IslandScripts(options: LeptosOptions) -> impl IntoView {
         <link rel="preload" href=format!("/{pkg}/{wasm}.wasm") r#as="fetch" r#type="application/wasm"
             crossorigin=nonce.as_ref().map(|n| n.to_string()).unwrap_or_default()/>
         <script type="module" nonce=nonce>
-            {format!("{}(\"\", {pkg:?}, {js:?}, {wasm:?});", include_str!("islands.js"))}
+            {format!("{}({pkg:?}, {js:?}, {wasm:?});", include_str!("islands.js"))}
         </script>
     }
 }

@@ -106,6 +106,28 @@ pub fn go(path: &str) {
     let _ = path;
 }
 
+/// The value of the form control with `id` — an input, a select or a text area — as the browser has it
+/// (empty on the server).
+pub fn field_value(id: &str) -> String {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        let Some(el) = document().get_element_by_id(id) else { return String::new() };
+        if let Some(input) = el.dyn_ref::<web_sys::HtmlInputElement>() {
+            return input.value();
+        }
+        if let Some(area) = el.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+            return area.value();
+        }
+        el.dyn_ref::<web_sys::HtmlSelectElement>().map(web_sys::HtmlSelectElement::value).unwrap_or_default()
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = id;
+        String::new()
+    }
+}
+
 /// A 404 page for a missing thing, else the message.
 pub fn error_view(e: AppError) -> AnyView {
     match e {

@@ -28,17 +28,6 @@ fn locate(found: impl FnOnce(f64, f64) + 'static, failed: impl FnOnce() + 'stati
     let _ = geolocation.get_current_position_with_error_callback(ok.unchecked_ref(), Some(err.unchecked_ref()));
 }
 
-/// The value of the form field with `id` (browser only).
-#[cfg(feature = "hydrate")]
-fn field_value(id: &str) -> String {
-    use wasm_bindgen::JsCast;
-    let el = document().get_element_by_id(id);
-    el.clone()
-        .and_then(|e| e.dyn_into::<web_sys::HtmlSelectElement>().ok().map(|s| s.value()))
-        .or_else(|| el.and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok().map(|i| i.value())))
-        .unwrap_or_default()
-}
-
 /// `/nearby?type=&area=|lon=&lat=&r=&page=`.
 #[component]
 pub fn NearbyPage() -> impl IntoView {
@@ -153,7 +142,7 @@ fn LocateButton() -> impl IntoView {
     let use_my_location = move |_| {
         #[cfg(feature = "hydrate")]
         {
-            let (type_id, radius) = (field_value("type"), field_value("radius"));
+            let (type_id, radius) = (crate::ui::field_value("type"), crate::ui::field_value("radius"));
             set_locating.set(Some("Finding you…"));
             locate(
                 move |lon, lat| {

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use super::api::{WriteNote, delete_note, get_note, get_profile, my_feed, set_follow, shop_notes, toggle_like};
 use super::model::{FeedPage, NoteSummary};
 use crate::error::AppError;
-use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_notice, error_view};
+use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_notice, error_view, field_value};
 
 /// The URL's `:id` (0, which finds nothing, when it is not a number).
 fn page_id() -> i64 {
@@ -77,12 +77,11 @@ fn NotesBlock(shop_id: i64, notes: Vec<NoteSummary>) -> impl IntoView {
                 <summary>"Write a note"</summary>
                 <form method="post" action={<WriteNote as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
                     ev.prevent_default();
-                    let value = |id: &str| field_value(id);
                     write.dispatch(WriteNote {
                         shop_id,
-                        title: value("note-title"),
-                        body: value("note-body"),
-                        images: value("note-images"),
+                        title: field_value("note-title"),
+                        body: field_value("note-body"),
+                        images: field_value("note-images"),
                     });
                 }>
                     <input type="hidden" name="shop_id" value=shop_id/>
@@ -232,23 +231,5 @@ pub fn FeedPageView() -> impl IntoView {
                 <button class="more-button" disabled=move || more.pending().get() aria-busy=move || busy(more.pending().get()) on:click=move |_| { more.dispatch(c); }>"More"</button>
             })}
         </section>
-    }
-}
-
-/// The value of the input or text area with `id` (empty on the server).
-fn field_value(id: &str) -> String {
-    #[cfg(feature = "hydrate")]
-    {
-        use wasm_bindgen::JsCast;
-        let el = document().get_element_by_id(id);
-        el.clone()
-            .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok().map(|t| t.value()))
-            .or_else(|| el.and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok().map(|i| i.value())))
-            .unwrap_or_default()
-    }
-    #[cfg(not(feature = "hydrate"))]
-    {
-        let _ = id;
-        String::new()
     }
 }
