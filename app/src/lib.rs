@@ -1,5 +1,10 @@
 //! Haodian (好店): the Leptos application — pages, server functions and, under `ssr`, the backend.
 
+// The shop page's islands branch with nested `Either` views (sale state → grab button → order follower);
+// laying out their async rendering types goes deeper than rustc's default limit of 128 (the test and release
+// builds of `app` stop there).
+#![recursion_limit = "256"]
+
 // Capabilities, lowest first: each may use the ones above it in this list, never one below
 // (`app/tests/module_graph.rs` checks it; docs/architecture.md draws it).
 pub mod auth;
