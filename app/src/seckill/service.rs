@@ -513,10 +513,16 @@ pub async fn release_stranded(state: &AppState, older_than: Duration) -> Result<
         return Ok(0);
     }
     let ids: Vec<i64> = suspects.iter().map(|o| o.order_id).collect();
-    let mut accounted = crate::orders::service::known_order_ids(state, &ids).await?;
-    accounted.extend(store::compensation_order_ids(&state.redis, &state.keys).await?);
+    // Looked for in the order an order travels — compensation list, then Kafka past the writer's offsets,
+    // then Postgres — so one that moves on between two looks is found at the later one (a resend is
+    // removed from the list only once Kafka has it; the writer commits its offsets only after Postgres).
+    // Postgres first would miss an order the writer stored and committed past in between, and give back
+    // a coupon that was sold.
+    let mut accounted: std::collections::HashSet<i64> =
+        store::compensation_order_ids(&state.redis, &state.keys).await?.into_iter().collect();
     let writer = crate::orders::writer::group(&state.config);
     accounted.extend(kafka::unconsumed_orders(&state.config, &writer).await?.into_iter().map(|o| o.order_id));
+    accounted.extend(crate::orders::service::known_order_ids(state, &ids).await?);
     let mut released = 0;
     for o in suspects.iter().filter(|o| !accounted.contains(&o.order_id)) {
         if inventory::release(&state.redis, &state.keys, o.voucher_id, o.user_id, o.order_id).await? {
