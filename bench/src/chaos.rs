@@ -204,6 +204,9 @@ async fn check(state: &AppState, dir: &Path, scenario: &str) -> Result<bool, Str
         }
     }
     let missing = ids.len() - written.len() - failed.len();
+    if missing > 0 {
+        explain_lost(state, &acked, &written, &failed).await;
+    }
 
     // Drift back to 0: the healer and the stranded-grab sweeper have had their time.
     let started = Instant::now();
@@ -267,6 +270,40 @@ async fn check(state: &AppState, dir: &Path, scenario: &str) -> Result<bool, Str
         .map_err(|e| e.to_string())?;
     writeln!(table, "{row}").map_err(|e| e.to_string())?;
     Ok(all_ok)
+}
+
+/// Says on stderr where the acknowledged orders that are neither stored nor failed are, so a failed run
+/// tells its reader which promise broke: an order id acknowledged to two shoppers, an order still waiting
+/// in Kafka for the writer (a stalled consumer), or one that is nowhere (acknowledged, never produced).
+async fn explain_lost(state: &AppState, acked: &[(i64, i64)], written: &HashSet<i64>, failed: &HashSet<i64>) {
+    let mut seen = HashSet::new();
+    let shared = acked.iter().filter(|(_, o)| !seen.insert(*o)).count();
+    let lost: Vec<&(i64, i64)> = acked.iter().filter(|(_, o)| !written.contains(o) && !failed.contains(o)).collect();
+    // Past a group's committed offsets: the writer's (waiting for it), and a group that never committed
+    // (the whole topic: whether the order was ever produced at all).
+    let among = |group: String| {
+        let lost = &lost;
+        async move {
+            match app::kafka::unconsumed_orders(&state.config, &group).await {
+                Ok(orders) => {
+                    let found: HashSet<i64> = orders.iter().map(|o| o.order_id).collect();
+                    lost.iter().filter(|(_, o)| found.contains(o)).count().to_string()
+                }
+                Err(e) => format!("unknown ({e})"),
+            }
+        }
+    };
+    let writer = app::orders::writer::group(&state.config);
+    let waiting = among(writer.clone()).await;
+    let in_topic = among(format!("chaos-judge-{}", app::clock::now_ms())).await;
+    let sample: Vec<String> = lost.iter().take(10).map(|(u, o)| format!("user {u} order {o}")).collect();
+    eprintln!(
+        "{} acknowledged orders neither stored nor failed: {in_topic} of them in the orders topic at all, \
+         {waiting} past the offsets of {writer} (not consumed yet); {shared} order ids acknowledged twice; \
+         e.g. {}",
+        lost.len(),
+        sample.join(", ")
+    );
 }
 
 /// One answer as `load` logged it.
