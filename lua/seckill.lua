@@ -3,7 +3,8 @@
 -- Nil-safe: a sale whose keys are missing answers 1 instead of erroring on tonumber(nil).
 -- Uses Redis' own clock so every app instance agrees on when a sale starts and ends.
 -- KEYS[1] = seckill:{vid}:stock   KEYS[2] = seckill:{vid}:buyers   KEYS[3] = seckill:{vid}:window
--- KEYS[4] = seckill:{vid}:grabs (user id -> the order id of the grab that recorded them)
+-- KEYS[4] = seckill:{vid}:grabs (user id -> "<order id>:<ms>": the grab that recorded them, and when, by
+-- Redis' clock: the order id's own time is when it was minted, before a call that may wait out a failover)
 -- KEYS[5] = seckill:{vid}:tries:{user} (this buyer's recent attempts on this sale: a sorted set of times)
 -- KEYS[6] = seckill:{vid}:pass:{token} (the buyer's solved slider puzzle; asked for only when the window
 -- hash says check = 1, and taken by the grab whatever comes of it)
@@ -60,7 +61,7 @@ local left = redis.call('DECR', KEYS[1])
 -- that heard 0 answers "sold out" without coming here.
 redis.call(ARGV[6] == 'SPUBLISH' and 'SPUBLISH' or 'PUBLISH', KEYS[1] .. ':live', left)
 redis.call('SADD', KEYS[2], ARGV[1])
-redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[2] .. ':' .. now)
 -- The buyer set and the grab record are born here: give them the sale's lifetime so Redis forgets the
 -- sale as a whole — the stock key's own instant (PEXPIRETIME, Redis 7), as a relative PTTL can land a
 -- millisecond off.

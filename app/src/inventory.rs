@@ -102,6 +102,32 @@ mod redis_state {
     use super::GrabCode;
     use crate::keys::Keys;
 
+    /// A grab as `lua/seckill.lua` recorded it in the sale's grabs hash.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct RecordedGrab {
+        /// The buyer.
+        pub user_id: i64,
+        /// The order the grab produces.
+        pub order_id: i64,
+        /// When the script ran, unix ms by Redis' clock. Not the order id's time: the id is minted before
+        /// the call, which may wait out a failover, so an id can be old while its grab is new.
+        pub at_ms: i64,
+    }
+
+    impl RecordedGrab {
+        /// Reads a grabs-hash value, `<order id>:<ms>`; a bare order id (written before the time was
+        /// recorded) counts from the id's own time.
+        pub fn parse(user_id: i64, value: &str) -> Option<Self> {
+            let (order, at) = value.split_once(':').unwrap_or((value, ""));
+            let order_id: i64 = order.parse().ok()?;
+            let at_ms = match at {
+                "" => crate::ids::IdGenerator::timestamp_ms(order_id) as i64,
+                at => at.parse().ok()?,
+            };
+            Some(Self { user_id, order_id, at_ms })
+        }
+    }
+
     static SECKILL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/seckill.lua")));
     static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/release.lua")));
     static RESTORE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/restore_sale.lua")));
@@ -285,7 +311,7 @@ mod redis_state {
         order_id: i64,
     ) -> Result<bool, redis::RedisError> {
         // Still a buyer too: a grab given back since (by the stranded-grab sweeper) no longer counts.
-        let (recorded, buyer): (Option<i64>, bool) = redis::pipe()
+        let (recorded, buyer): (Option<String>, bool) = redis::pipe()
             .cmd("HGET")
             .arg(keys.seckill_grabs(voucher_id))
             .arg(user_id)
@@ -294,24 +320,24 @@ mod redis_state {
             .arg(user_id)
             .query_async(&mut redis.clone())
             .await?;
-        Ok(buyer && recorded == Some(order_id))
+        Ok(buyer && recorded.and_then(|r| RecordedGrab::parse(user_id, &r)).is_some_and(|g| g.order_id == order_id))
     }
 
-    /// Every buyer of a sale with the order id of the grab that recorded them (buyers restored from
-    /// Postgres after Redis lost its data have none: their orders exist).
+    /// Every buyer of a sale with the grab that recorded them (buyers restored from Postgres after Redis
+    /// lost its data have none: their orders exist).
     pub async fn recorded_grabs(
         redis: &Redis,
         keys: &Keys,
         voucher_id: i64,
-    ) -> Result<Vec<(i64, i64)>, redis::RedisError> {
-        let (buyers, grabs): (Vec<i64>, std::collections::HashMap<i64, i64>) = redis::pipe()
+    ) -> Result<Vec<RecordedGrab>, redis::RedisError> {
+        let (buyers, grabs): (Vec<i64>, std::collections::HashMap<i64, String>) = redis::pipe()
             .cmd("SMEMBERS")
             .arg(keys.seckill_buyers(voucher_id))
             .cmd("HGETALL")
             .arg(keys.seckill_grabs(voucher_id))
             .query_async(&mut redis.clone())
             .await?;
-        Ok(buyers.into_iter().filter_map(|u| grabs.get(&u).map(|order| (u, *order))).collect())
+        Ok(buyers.into_iter().filter_map(|u| grabs.get(&u).and_then(|g| RecordedGrab::parse(u, g))).collect())
     }
 
     /// Gives a grab back once per order (`lua/release.lua`); true if stock was returned now.

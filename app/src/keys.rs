@@ -136,7 +136,7 @@ impl Keys {
         format!("{}seckill:{{{voucher_id}}}:window", self.prefix)
     }
 
-    /// `seckill:{vid}:grabs`: hash of buyer → the order id of the grab that recorded them.
+    /// `seckill:{vid}:grabs`: hash of buyer → `<order id>:<ms>`, the grab that recorded them and when it ran.
     pub fn seckill_grabs(&self, voucher_id: i64) -> String {
         format!("{}seckill:{{{voucher_id}}}:grabs", self.prefix)
     }
@@ -160,11 +160,6 @@ impl Keys {
     /// `seckill:{vid}:released`: order ids whose grab was already given back (release once only).
     pub fn seckill_released(&self, voucher_id: i64) -> String {
         format!("{}seckill:{{{voucher_id}}}:released", self.prefix)
-    }
-
-    /// `seckill:compensation`: order messages whose produce outcome was unknown, re-sent by a worker.
-    pub fn seckill_compensation(&self) -> String {
-        format!("{}seckill:compensation", self.prefix)
     }
 
     /// `rl:{scope}:{who}`: sliding-window rate-limit log.

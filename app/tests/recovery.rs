@@ -83,3 +83,41 @@ async fn a_wiped_redis_is_rebuilt_without_a_restart_counting_the_orders_still_in
     assert_eq!(audit[0].drift(), 0);
     assert!(app::marker::state_present(&a.redis, &a.keys).await.unwrap());
 }
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn an_order_waiting_for_a_resend_counts_as_sold_when_the_state_is_rebuilt(db: PgPool) {
+    let states = test_instances(db.clone(), 1, &[]).await;
+    let a = &states[0];
+    app::kafka::ensure_topics(&a.config).await.unwrap();
+    seed_flash_sale(&db, SALE, 10, -60, 3600).await.unwrap();
+    let users = seed_users(&db, 460, 2).await.unwrap();
+    app::recovery::service::rebuild(a).await.unwrap();
+
+    // A grab hears nothing from the broker in time: its buyer is told yes, and its order waits for a
+    // resend. Then Redis loses everything — the queue is in Postgres, so the order is still counted.
+    let waiting = app::kafka::OrderCreated {
+        order_id: a.ids.next_id().unwrap(),
+        user_id: users[0],
+        voucher_id: SALE,
+        ts: app::clock::now_ms(),
+    };
+    service::queue_for_resend(a, &waiting).await.unwrap();
+    app::keys::unlink_matching(&a.redis, &format!("{}*", a.config.redis_key_prefix)).await.unwrap();
+    assert_eq!(service::compensation_backlog(a).await.unwrap(), 1, "the resend outlives Redis");
+
+    assert_eq!(heal_once(a).await.unwrap().map(|r| r.sales), Some(1));
+    assert_eq!(
+        inventory::sale_state(&a.redis, &a.keys, SALE).await.unwrap(),
+        (Some(9), 1),
+        "the waiting order holds its coupon"
+    );
+    assert!(matches!(grab(a, users[0]).await, Err(SeckillError::Refused(GrabCode::AlreadyBought))));
+    grab(a, users[1]).await.expect("another buyer gets one of the nine left");
+
+    // The resend goes out and both orders are written: nothing acknowledged was lost with Redis.
+    assert_eq!(service::drain_compensation(a).await.unwrap(), 1);
+    assert_eq!(service::compensation_backlog(a).await.unwrap(), 0);
+    let writer = app::orders::writer::spawn(a.clone());
+    wait_for_orders(&db, 2).await;
+    writer.abort();
+}

@@ -120,7 +120,7 @@ async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_
     assert_eq!(inventory::try_grab(&state.redis, &state.keys, 9, users[3], 0).await.unwrap(), GrabCode::Ok);
     inventory::release(&state.redis, &state.keys, 9, users[3], -1).await.unwrap();
 
-    // A grab whose delivery report never came (the unknown outcome) waits on the compensation list.
+    // A grab whose delivery report never came (the unknown outcome) waits in the resend queue.
     let unknown =
         OrderCreated { order_id: state.ids.next_id().unwrap(), user_id: users[11], voucher_id: 9, ts: now_ms() };
     assert_eq!(inventory::try_grab(&state.redis, &state.keys, 9, users[11], 0).await.unwrap(), GrabCode::Ok);

@@ -1,6 +1,6 @@
 //! A grab whose instance died between the sale script and the send (`kill -9`) leaves a buyer in Redis
 //! with no order anywhere. The sweeper gives such grabs back once they are old enough — and never a grab
-//! whose order is in Kafka, on the compensation list, or in Postgres.
+//! whose order is in Kafka, waiting for a resend, or in Postgres.
 
 use std::time::Duration;
 
@@ -54,4 +54,30 @@ async fn a_grab_whose_order_exists_nowhere_is_given_back_and_no_other(db: PgPool
     tokio::time::sleep(Duration::from_millis(20)).await;
     assert_eq!(service::release_stranded(&state, Duration::from_millis(10)).await.unwrap(), 0);
     assert_eq!(service::release_stranded(&state, Duration::from_millis(10)).await.unwrap(), 0, "idempotent");
+}
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn a_grab_is_aged_from_when_its_script_ran_not_from_its_order_id(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    app::kafka::ensure_topics(&state.config).await.unwrap();
+    let users = seed_users(&db, 433, 1).await.unwrap();
+    seed_flash_sale(&db, 34, 10, -60, 3600).await.unwrap();
+    service::restore_sales(&state).await.unwrap();
+
+    // The id is minted, then the script call waits (a Redis failover) before the grab happens; its
+    // order is still on its way to Kafka, so it is no stranded grab yet, however old its id.
+    let order = state.ids.next_id().unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(inventory::try_grab(&state.redis, &state.keys, 34, users[0], order).await.unwrap(), GrabCode::Ok);
+    assert_eq!(
+        service::release_stranded(&state, Duration::from_millis(200)).await.unwrap(),
+        0,
+        "a grab that ran just now is left alone"
+    );
+    assert!(inventory::grab_recorded(&state.redis, &state.keys, 34, users[0], order).await.unwrap());
+
+    // Once the grab itself is that old with its order nowhere, it is given back.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(service::release_stranded(&state, Duration::from_millis(200)).await.unwrap(), 1);
+    assert_eq!(inventory::sale_state(&state.redis, &state.keys, 34).await.unwrap(), (Some(10), 0));
 }

@@ -118,7 +118,7 @@ async fn serve(config: Config) -> Result<(), CliError> {
     tracing::info!(?rebuilt, "Redis state rebuilt from Postgres");
     let router = crate::router::build(state.clone());
     // Background workers. Aborting one mid-batch is safe: offsets are committed after the DB commit,
-    // and a compensation entry leaves its list only after the broker acknowledged the resend.
+    // and an order leaves the resend queue only after the broker acknowledged the resend.
     let workers = [
         app::orders::writer::spawn(state.clone()),
         app::orders::closer::spawn(state.clone()),

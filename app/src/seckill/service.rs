@@ -182,7 +182,7 @@ pub async fn grab(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> 
 }
 
 /// One grab for a logged-in user, spending the puzzle `pass` of [`solve`] if the sale asks for one. On
-/// `Ok` the order is in Kafka (or, if the broker's answer was lost, on the compensation list that re-sends
+/// `Ok` the order is in Kafka (or, if the broker's answer was lost, on the resend queue that re-sends
 /// it), so it will be written; the id is what the page then follows. Its latency lands in `/metrics` by
 /// outcome.
 pub async fn grab_with_pass(
@@ -299,15 +299,13 @@ async fn settle_unknown_grab(state: AppState, order: OrderCreated) {
 }
 
 /// Produces the order and settles every outcome: acknowledged → done; certainly lost → grab given back
-/// and an error; unknown → onto the compensation list (the writer is idempotent, so a resend is safe).
+/// and an error; unknown → onto the resend queue in Postgres (the writer is idempotent, so a resend is
+/// safe).
 async fn publish(state: &AppState, order: &OrderCreated) -> Result<(), SeckillError> {
     let topic = kafka::topic(&state.config, ORDERS_CREATED);
-    let (payload, delivery) = match serde_json::to_vec(order) {
-        Ok(payload) => {
-            let delivery = state.publisher.send(&topic, &order.order_id.to_string(), &payload).await;
-            (payload, delivery)
-        }
-        Err(e) => (Vec::new(), Delivery::NotPersisted(format!("cannot encode the order: {e}"))),
+    let delivery = match serde_json::to_vec(order) {
+        Ok(payload) => state.publisher.send(&topic, &order.order_id.to_string(), &payload).await,
+        Err(e) => Delivery::NotPersisted(format!("cannot encode the order: {e}")),
     };
     // Recorded here, not by the request: this runs in its own task, and may outlive the request.
     match &delivery {
@@ -324,29 +322,27 @@ async fn publish(state: &AppState, order: &OrderCreated) -> Result<(), SeckillEr
         Delivery::Unknown(cause) => {
             state.metrics.seckill.produce_unknown.inc();
             tracing::warn!(order = order.order_id, %cause, "produce outcome unknown; queued for compensation");
-            store::push_compensation(&state.redis, &state.keys, &payload).await?;
-            Ok(())
+            Ok(store::push_compensation(state.postgres()?, order).await?)
         }
     }
 }
 
-/// Re-sends the compensation list until it is empty or the broker stops taking messages; returns how
-/// many were delivered. Oldest first; an entry leaves the list only after the broker acknowledged it.
+/// Re-sends the resend queue until it is empty or the broker stops taking messages; returns how many were
+/// delivered. Oldest first; an order leaves the queue only after the broker acknowledged it.
 pub async fn drain_compensation(state: &AppState) -> Result<usize, SeckillError> {
     let topic = kafka::topic(&state.config, ORDERS_CREATED);
     let mut delivered = 0;
     loop {
-        let batch = store::oldest_compensation(&state.redis, &state.keys, 100).await?;
+        let batch = store::compensation_orders(state.postgres()?, Some(100)).await?;
         if batch.is_empty() {
             return Ok(delivered);
         }
-        for payload in batch {
-            let key =
-                serde_json::from_slice::<OrderCreated>(&payload).map(|o| o.order_id.to_string()).unwrap_or_default();
-            match state.publisher.send(&topic, &key, &payload).await {
+        for order in batch {
+            let payload = serde_json::to_vec(&order).map_err(|e| SeckillError::BrokerUnavailable(e.to_string()))?;
+            match state.publisher.send(&topic, &order.order_id.to_string(), &payload).await {
                 Delivery::Persisted => {
                     state.breakers.kafka.success();
-                    store::remove_compensation(&state.redis, &state.keys, &payload).await?;
+                    store::remove_compensation(state.postgres()?, order.order_id).await?;
                     state.metrics.seckill.compensated.inc();
                     delivered += 1;
                 }
@@ -362,16 +358,15 @@ pub async fn drain_compensation(state: &AppState) -> Result<usize, SeckillError>
 
 /// Queues an order whose produce outcome is unknown, for the compensation worker to re-send.
 pub async fn queue_for_resend(state: &AppState, order: &OrderCreated) -> Result<(), SeckillError> {
-    let payload = serde_json::to_vec(order).map_err(|e| SeckillError::BrokerUnavailable(e.to_string()))?;
-    Ok(store::push_compensation(&state.redis, &state.keys, &payload).await?)
+    Ok(store::push_compensation(state.postgres()?, order).await?)
 }
 
-/// How many order messages wait for a resend.
+/// How many orders wait for a resend.
 pub async fn compensation_backlog(state: &AppState) -> Result<u64, SeckillError> {
-    Ok(store::compensation_backlog(&state.redis, &state.keys).await?)
+    Ok(store::compensation_backlog(state.postgres()?).await?)
 }
 
-/// Keeps the compensation list draining for the life of the process.
+/// Keeps the resend queue draining for the life of the process.
 pub fn spawn_compensation(state: AppState) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         loop {
@@ -392,10 +387,15 @@ pub fn forget_at_ms(state: &AppState, end_ms: i64) -> i64 {
 
 /// Loads the Redis state of every sale Redis should hold but does not (first start, or Redis lost its
 /// data); sales Redis already knows are left alone. Postgres is the truth except for orders still in
-/// Kafka: those count as sold — stock = Postgres stock − orders in flight, buyers = live orders ∪ in flight
-/// — so nobody can grab a coupon twice or a coupon that is already someone's.
+/// Kafka or waiting for a resend: those count as sold — stock = Postgres stock − orders in flight, buyers =
+/// live orders ∪ in flight — so nobody can grab a coupon twice or a coupon that is already someone's.
 pub async fn restore_sales(state: &AppState) -> Result<usize, SeckillError> {
-    let in_flight = kafka::unconsumed_orders(&state.config, &crate::orders::writer::group(&state.config)).await?;
+    // In flight: orders acknowledged to their buyers that the writer has not handled — those waiting for a
+    // resend (their produce's outcome was unknown; the queue is in Postgres, so it outlives Redis), then
+    // those in Kafka past the writer's offsets, looked at in the order an order travels. Left out, their
+    // coupons would be sold again and the orders refused later.
+    let mut in_flight = store::compensation_orders(state.postgres()?, None).await?;
+    in_flight.extend(kafka::unconsumed_orders(&state.config, &crate::orders::writer::group(&state.config)).await?);
     let ids: Vec<i64> = in_flight.iter().map(|o| o.order_id).collect();
     let keep = inventory::kept_after_end(state.config.pay_timeout);
     let (sales, handled) = store::restorable_sales(state.postgres()?, keep, &ids).await?;
@@ -494,8 +494,9 @@ pub async fn forget_sales(state: &AppState, voucher_ids: &[i64]) -> Result<(), S
 }
 
 /// Gives back grabs whose order exists nowhere — not in Postgres (as an order or a recorded failure), not
-/// in Kafka, not on the compensation list — and which are older than `older_than` (`STRANDED_GRAB_SECS`,
-/// far past the produce timeout and the compensation push, so an order on its way is never taken for one): the instance that ran
+/// in Kafka, not on the resend queue — and whose script ran longer ago than `older_than`
+/// (`STRANDED_GRAB_SECS`, far past the produce timeout and the compensation push, so an order on its way is
+/// never taken for one): the instance that ran
 /// the script died before producing (`kill -9` between the script and the send). Without this its buyer
 /// would hold the coupon ("you already have one") with no order until the sale ends. Returns how many.
 pub async fn release_stranded(state: &AppState, older_than: Duration) -> Result<usize, SeckillError> {
@@ -503,9 +504,12 @@ pub async fn release_stranded(state: &AppState, older_than: Duration) -> Result<
     let cutoff = now_ms() - older_than.as_millis() as i64;
     let mut suspects = Vec::new();
     for voucher_id in store::recent_sale_ids(state.postgres()?, keep).await? {
-        for (user_id, order_id) in inventory::recorded_grabs(&state.redis, &state.keys, voucher_id).await? {
-            if (crate::ids::IdGenerator::timestamp_ms(order_id) as i64) < cutoff {
-                suspects.push(OrderCreated { order_id, user_id, voucher_id, ts: 0 });
+        for grab in inventory::recorded_grabs(&state.redis, &state.keys, voucher_id).await? {
+            // Aged from when the script ran (Redis' clock; the instances' clocks agree with it far more
+            // closely than `STRANDED_GRAB_SECS`), not from the order id's minting: a grab whose call waited
+            // out a failover may still be on its way to Kafka.
+            if grab.at_ms < cutoff {
+                suspects.push(OrderCreated { order_id: grab.order_id, user_id: grab.user_id, voucher_id, ts: 0 });
             }
         }
     }
@@ -513,13 +517,13 @@ pub async fn release_stranded(state: &AppState, older_than: Duration) -> Result<
         return Ok(0);
     }
     let ids: Vec<i64> = suspects.iter().map(|o| o.order_id).collect();
-    // Looked for in the order an order travels — compensation list, then Kafka past the writer's offsets,
+    // Looked for in the order an order travels — the resend queue, then Kafka past the writer's offsets,
     // then Postgres — so one that moves on between two looks is found at the later one (a resend is
     // removed from the list only once Kafka has it; the writer commits its offsets only after Postgres).
     // Postgres first would miss an order the writer stored and committed past in between, and give back
     // a coupon that was sold.
     let mut accounted: std::collections::HashSet<i64> =
-        store::compensation_order_ids(&state.redis, &state.keys).await?.into_iter().collect();
+        store::compensation_orders(state.postgres()?, None).await?.into_iter().map(|o| o.order_id).collect();
     let writer = crate::orders::writer::group(&state.config);
     accounted.extend(kafka::unconsumed_orders(&state.config, &writer).await?.into_iter().map(|o| o.order_id));
     accounted.extend(crate::orders::service::known_order_ids(state, &ids).await?);

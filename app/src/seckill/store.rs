@@ -1,13 +1,11 @@
-//! The flash-sale capability's SQL and its Redis list of unsettled order messages (the sale's own Redis
+//! The flash-sale capability's SQL, with the queue of orders whose send is unsettled (the sale's own Redis
 //! state is the inventory's).
 
-use crate::redis_conn::Redis;
 use sqlx::PgPool;
 
 use super::model::{NewFlashSale, SaleAudit};
 use crate::inventory::SaleSnapshot;
 use crate::kafka::OrderCreated;
-use crate::keys::Keys;
 
 /// What Redis is rebuilt from, read in one snapshot: every flash sale Redis should hold (those that
 /// ended less than `keep` ago), with the users holding a live order, and which of the `pending` order ids
@@ -44,29 +42,39 @@ pub async fn restorable_sales(
     Ok((sales, handled))
 }
 
-/// Queues an order message whose produce outcome is unknown (newest at the head).
-pub async fn push_compensation(redis: &Redis, keys: &Keys, payload: &[u8]) -> Result<(), redis::RedisError> {
-    redis::cmd("LPUSH").arg(keys.seckill_compensation()).arg(payload).query_async(&mut redis.clone()).await
+/// Queues an order whose produce outcome is unknown; queueing the same order again changes nothing.
+pub async fn push_compensation(db: &PgPool, order: &OrderCreated) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO order_resends (order_id, user_id, voucher_id, ts) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (order_id) DO NOTHING",
+    )
+    .bind(order.order_id)
+    .bind(order.user_id)
+    .bind(order.voucher_id)
+    .bind(order.ts)
+    .execute(db)
+    .await
+    .map(|_| ())
 }
 
-/// Up to `n` of the oldest queued messages, oldest first.
-pub async fn oldest_compensation(redis: &Redis, keys: &Keys, n: isize) -> Result<Vec<Vec<u8>>, redis::RedisError> {
-    let mut items: Vec<Vec<u8>> =
-        redis::cmd("LRANGE").arg(keys.seckill_compensation()).arg(-n).arg(-1).query_async(&mut redis.clone()).await?;
-    items.reverse();
-    Ok(items)
+/// Up to `n` of the queued orders, oldest first; every one when `n` is `None` (for the stranded-grab
+/// sweeper and the state rebuild: the queue is short).
+pub async fn compensation_orders(db: &PgPool, n: Option<i64>) -> Result<Vec<OrderCreated>, sqlx::Error> {
+    let rows: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
+        "SELECT order_id, user_id, voucher_id, ts FROM order_resends ORDER BY queued_at, order_id LIMIT $1",
+    )
+    .bind(n)
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(order_id, user_id, voucher_id, ts)| OrderCreated { order_id, user_id, voucher_id, ts })
+        .collect())
 }
 
-/// Drops one delivered message from the list.
-pub async fn remove_compensation(redis: &Redis, keys: &Keys, payload: &[u8]) -> Result<(), redis::RedisError> {
-    redis::cmd("LREM").arg(keys.seckill_compensation()).arg(-1).arg(payload).query_async(&mut redis.clone()).await
-}
-
-/// The order ids of every queued message (for the stranded-grab sweeper; the list is short).
-pub async fn compensation_order_ids(redis: &Redis, keys: &Keys) -> Result<Vec<i64>, redis::RedisError> {
-    let items: Vec<Vec<u8>> =
-        redis::cmd("LRANGE").arg(keys.seckill_compensation()).arg(0).arg(-1).query_async(&mut redis.clone()).await?;
-    Ok(items.iter().filter_map(|p| serde_json::from_slice::<OrderCreated>(p).ok()).map(|o| o.order_id).collect())
+/// Drops one order from the queue once the broker has acknowledged its resend.
+pub async fn remove_compensation(db: &PgPool, order_id: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM order_resends WHERE order_id = $1").bind(order_id).execute(db).await.map(|_| ())
 }
 
 /// Flash sales Redis may still hold (ended less than `keep` ago).
@@ -79,9 +87,10 @@ pub async fn recent_sale_ids(db: &PgPool, keep: std::time::Duration) -> Result<V
     .await
 }
 
-/// How many messages wait for a resend.
-pub async fn compensation_backlog(redis: &Redis, keys: &Keys) -> Result<u64, redis::RedisError> {
-    redis::cmd("LLEN").arg(keys.seckill_compensation()).query_async(&mut redis.clone()).await
+/// How many orders wait for a resend.
+pub async fn compensation_backlog(db: &PgPool) -> Result<u64, sqlx::Error> {
+    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM order_resends").fetch_one(db).await?;
+    Ok(n.max(0) as u64)
 }
 
 /// Inserts a flash sale inside the caller's transaction and returns its id: a new id, or `Some(id)` for a
