@@ -518,8 +518,8 @@ pub async fn release_stranded(state: &AppState, older_than: Duration) -> Result<
     }
     let ids: Vec<i64> = suspects.iter().map(|o| o.order_id).collect();
     // Looked for in the order an order travels — the resend queue, then Kafka past the writer's offsets,
-    // then Postgres — so one that moves on between two looks is found at the later one (a resend is
-    // removed from the list only once Kafka has it; the writer commits its offsets only after Postgres).
+    // then Postgres — so one that moves on between two looks is found at the later one (a resend leaves
+    // the queue only once Kafka has it; the writer commits its offsets only after Postgres).
     // Postgres first would miss an order the writer stored and committed past in between, and give back
     // a coupon that was sold.
     let mut accounted: std::collections::HashSet<i64> =
