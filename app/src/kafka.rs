@@ -138,6 +138,12 @@ impl Publisher {
         Ok(Self { producer, deadline: config.kafka_produce_timeout + Duration::from_secs(1) })
     }
 
+    /// The longest a [`send`](Self::send) takes to settle — reported, purged or given up as unknown — with
+    /// a margin for queueing its resend: after this, no send started before is still undecided.
+    pub fn settle_time(&self) -> Duration {
+        self.deadline + Duration::from_secs(2)
+    }
+
     /// Sends one message and waits for its delivery report. A message still undecided a second past its
     /// timeout means the broker is unreachable: whatever was never transmitted is purged so it fails now
     /// as certainly not persisted (librdkafka alone can take several timeouts to report it while it

@@ -121,3 +121,39 @@ async fn an_order_waiting_for_a_resend_counts_as_sold_when_the_state_is_rebuilt(
     wait_for_orders(&db, 2).await;
     writer.abort();
 }
+
+#[sqlx::test(migrator = "app::state::MIGRATOR")]
+async fn an_order_still_on_its_way_to_kafka_when_redis_is_lost_counts_as_sold(db: PgPool) {
+    let states = test_instances(db.clone(), 1, &[("KAFKA_PRODUCE_TIMEOUT_MS", "1000")]).await;
+    let a = &states[0];
+    app::kafka::ensure_topics(&a.config).await.unwrap();
+    seed_flash_sale(&db, SALE, 10, -60, 3600).await.unwrap();
+    let users = seed_users(&db, 470, 1).await.unwrap();
+    app::recovery::service::rebuild(a).await.unwrap();
+
+    // Redis loses everything while a grab that ran on it is still sending its order; the send lands
+    // once the loss has been noticed.
+    app::keys::unlink_matching(&a.redis, &format!("{}*", a.config.redis_key_prefix)).await.unwrap();
+    let heal = tokio::spawn({
+        let a = a.clone();
+        async move { heal_once(&a).await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let late = app::kafka::OrderCreated {
+        order_id: a.ids.next_id().unwrap(),
+        user_id: users[0],
+        voucher_id: SALE,
+        ts: app::clock::now_ms(),
+    };
+    let topic = app::kafka::topic(&a.config, app::kafka::ORDERS_CREATED);
+    let sent = a.publisher.send(&topic, &late.order_id.to_string(), &serde_json::to_vec(&late).unwrap()).await;
+    assert!(matches!(sent, app::kafka::Delivery::Persisted), "{sent:?}");
+
+    assert_eq!(heal.await.unwrap().unwrap().map(|r| r.sales), Some(1));
+    assert_eq!(
+        inventory::sale_state(&a.redis, &a.keys, SALE).await.unwrap(),
+        (Some(9), 1),
+        "the order sent during the rebuild holds its coupon"
+    );
+    assert!(matches!(grab(a, users[0]).await, Err(SeckillError::Refused(GrabCode::AlreadyBought))));
+}

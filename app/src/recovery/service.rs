@@ -64,6 +64,10 @@ pub async fn heal_once(state: &AppState) -> Result<Option<Rebuilt>, RecoveryErro
     if !lock::try_lock(&state.redis, &key, &token, REBUILD_LOCK).await? {
         return Ok(None);
     }
+    // Grabs that ran on the lost Redis may still be sending their orders: one not yet in Kafka (nor queued
+    // for a resend) would be left out of the count and its coupon sold again. Until every such send has
+    // settled, grabs keep answering "being restored".
+    tokio::time::sleep(state.publisher.settle_time()).await;
     let rebuilt = rebuild(state).await;
     if let Err(e) = lock::unlock(&state.redis, &key, &token).await {
         tracing::warn!("rebuild lock not released (it expires by itself): {e}");
