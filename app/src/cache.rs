@@ -217,10 +217,23 @@ where
     }
 
     /// The row `id` (loaded by `load` on a miss), or `None` if it does not exist.
+    ///
+    /// A hit is answered without building the miss path's future (Redis, the rebuild lock, Postgres),
+    /// which moka's entry API takes by value even when it will not run; the miss path is boxed so that its
+    /// size stays out of this future and of every future that awaits it.
     pub async fn get(self: &Arc<Self>, id: i64, load: Loader<V>) -> Result<Option<Arc<V>>, Arc<BackendError>> {
         self.metrics.count(CacheEvent::Requests);
+        if let Some(value) = self.l1.get(&id).await {
+            self.metrics.count(CacheEvent::L1Hits);
+            return Ok(value);
+        }
+        Box::pin(self.get_on_miss(id, load)).await
+    }
+
+    /// [`TieredCache::get`] past an L1 miss: one load per key per instance (moka coalesces the callers).
+    async fn get_on_miss(self: &Arc<Self>, id: i64, load: Loader<V>) -> Result<Option<Arc<V>>, Arc<BackendError>> {
         let entry = self.l1.entry(id).or_try_insert_with(self.clone().load_through_l2(id, load)).await?;
-        // Not fresh: served from L1, or from another caller's load that this one waited for.
+        // Not fresh: loaded by another caller meanwhile, which this one waited for.
         if !entry.is_fresh() {
             self.metrics.count(CacheEvent::L1Hits);
         }

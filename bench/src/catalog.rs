@@ -8,7 +8,9 @@
 //!
 //! `BENCH_URL` (default http://127.0.0.1:3000), `BENCH_ADMIN_URL` (http://127.0.0.1:3101, for `/metrics`),
 //! `BENCH_CONCURRENCY` (64), `BENCH_SECONDS` (3 per measurement), `BENCH_ROUNDS` (5),
-//! `REDIS_URL` / `REDIS_KEY_PREFIX` as the server uses them.
+//! `REDIS_URL` / `REDIS_KEY_PREFIX` as the server uses them, `BENCH_SERVER_PID` (the server's CPU per
+//! request: the client shares the cores, so this is what says where a ratio's gap is). `BENCH_PATH=/livez`
+//! measures that one path alone for `BENCH_SECONDS`, to profile the server under it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,6 +36,36 @@ async fn get(client: &HttpClient, url: &str) -> Result<(u16, Bytes), String> {
     let status = resp.status().as_u16();
     let body = resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
     Ok((status, body))
+}
+
+/// One route's measurement: requests per second, errors, and the server's CPU per request.
+struct Measured {
+    /// Successful requests per second.
+    rps: f64,
+    /// Requests that failed or answered other than 200.
+    errors: u64,
+    /// Server CPU (user + system) per successful request, when `BENCH_SERVER_PID` names the server.
+    cpu_us: Option<f64>,
+}
+
+/// [`throughput`], with the server's CPU time read from `/proc` around it.
+async fn measure(
+    client: &HttpClient,
+    url: &str,
+    concurrency: usize,
+    seconds: u64,
+    server: Option<(u32, f64)>,
+) -> Measured {
+    let before = server.and_then(|(pid, _)| bench::probe::cpu_ticks(pid).ok());
+    let started = Instant::now();
+    let (rps, errors) = throughput(client, url, concurrency, seconds).await;
+    let served = rps * started.elapsed().as_secs_f64();
+    let after = server.and_then(|(pid, _)| bench::probe::cpu_ticks(pid).ok());
+    let cpu_us = match (before, after, server) {
+        (Some(b), Some(a), Some((_, per_tick))) if served > 0.0 => Some((a - b) as f64 * per_tick / served),
+        _ => None,
+    };
+    Measured { rps, errors, cpu_us }
 }
 
 /// Requests per second of `url` with `concurrency` workers for `seconds`; errors are counted apart.
@@ -78,7 +110,18 @@ async fn main() -> Result<(), String> {
     let seconds: u64 = env("BENCH_SECONDS", "3").parse().map_err(|e| format!("BENCH_SECONDS: {e}"))?;
     let rounds: usize = env("BENCH_ROUNDS", "5").parse().map_err(|e| format!("BENCH_ROUNDS: {e}"))?;
     let client: HttpClient = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(concurrency).build_http();
+    let server: Option<(u32, f64)> = std::env::var("BENCH_SERVER_PID")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .map(|pid| (pid, bench::probe::micros_per_tick()));
 
+    // One path alone, for a profiler attached to the server (`perf record -p`), then nothing else.
+    if let Ok(path) = std::env::var("BENCH_PATH") {
+        let m = measure(&client, &format!("{base}{path}"), concurrency, seconds, server).await;
+        let cpu = m.cpu_us.map_or(String::new(), |us| format!(", server CPU {us:.1} µs per request"));
+        println!("{path}: {:.0} req/s, {} errors{cpu}", m.rps, m.errors);
+        return Ok(());
+    }
     let shop_url = format!("{base}/api/catalog/shop-cached?id=1");
     let (status, _) = get(&client, &shop_url).await?;
     if status != 200 {
@@ -93,22 +136,29 @@ async fn main() -> Result<(), String> {
     println!("concurrency {concurrency}, {seconds} s per measurement, {rounds} rounds (req/s; errors apart)");
     println!("round  (a) JSON route  (a') server fn  (b) /livez   a/b   a'/b");
     let (mut ratio_rest, mut ratio_fn, mut errors) = (Vec::new(), Vec::new(), 0);
+    let mut cpu: [Vec<f64>; 3] = Default::default();
     for round in 1..=rounds {
-        let (rest, e1) = throughput(&client, &rest_url, concurrency, seconds).await;
-        let (cached, e2) = throughput(&client, &shop_url, concurrency, seconds).await;
-        let (trivial, e3) = throughput(&client, &livez, concurrency, seconds).await;
-        errors += e1 + e2 + e3;
+        let rest = measure(&client, &rest_url, concurrency, seconds, server).await;
+        let cached = measure(&client, &shop_url, concurrency, seconds, server).await;
+        let trivial = measure(&client, &livez, concurrency, seconds, server).await;
+        errors += rest.errors + cached.errors + trivial.errors;
         println!(
-            "{round:>5}  {rest:>13.0}  {cached:>14.0}  {trivial:>11.0}  {:>4.2}  {:>5.2}",
-            rest / trivial,
-            cached / trivial
+            "{round:>5}  {:>13.0}  {:>14.0}  {:>11.0}  {:>4.2}  {:>5.2}",
+            rest.rps,
+            cached.rps,
+            trivial.rps,
+            rest.rps / trivial.rps,
+            cached.rps / trivial.rps
         );
-        ratio_rest.push(rest / trivial);
-        ratio_fn.push(cached / trivial);
+        ratio_rest.push(rest.rps / trivial.rps);
+        ratio_fn.push(cached.rps / trivial.rps);
+        for (i, m) in [&rest, &cached, &trivial].into_iter().enumerate() {
+            cpu[i].extend(m.cpu_us);
+        }
     }
     let median = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
     };
     println!(
         "(a)  cached shop read, JSON route /api/v1/shops/1 ÷ /livez   median {:.2}  (target >= 0.80)",
@@ -118,6 +168,12 @@ async fn main() -> Result<(), String> {
         "(a') cached shop read, server fn (GET) ÷ /livez           median {:.2}  (target >= 0.80)",
         median(&mut ratio_fn)
     );
+    if server.is_some() {
+        let [rest, cached, trivial] = cpu.each_mut().map(median);
+        println!(
+            "     server CPU per request (median): JSON route {rest:.1} µs, server fn {cached:.1} µs, /livez {trivial:.1} µs"
+        );
+    }
     println!("     errors {errors}");
 
     // (c) Make one shop's L2 entry logically expired (and absent from L1: an id not read before), then

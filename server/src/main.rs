@@ -2,6 +2,11 @@
 
 use std::process::ExitCode;
 
+/// mimalloc rather than glibc's malloc: each request allocates and frees dozens of small objects, often
+/// on another worker thread than the one that allocated them.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     server::telemetry::init();

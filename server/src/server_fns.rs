@@ -1,17 +1,21 @@
 //! Server functions, each on its own route with a leaner per-request setup than leptos_axum's generic
-//! handler, which copied the whole request head (headers and every extension) into context for each call:
-//! here the head is moved into context and the function's codecs get only what they read. What the
+//! handler, which looked the function up by a freshly allocated path and boxed it anew for each call, and
+//! copied the whole request head (headers and every extension) into context: here each route holds its
+//! function, the head is moved into context, and the function's codecs get only what they read. What the
 //! functions see is the same: `Parts`, `ResponseOptions` and the state in context, and a plain form post
 //! sent back to its page.
+
+use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, Method, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
 use axum::routing::{MethodFilter, on};
 use leptos::prelude::{Owner, provide_context};
 use leptos::reactive::computed::ScopedFuture;
+use leptos::server_fn::middleware::BoxedService;
 use leptos_axum::ResponseOptions;
 
 use app::state::AppState;
@@ -28,19 +32,24 @@ pub fn routes(mut router: Router<AppState>) -> Router<AppState> {
             tracing::error!(%path, %method, "server function with a method axum cannot route: not served");
             continue;
         };
+        let Some(service) = leptos::server_fn::axum::get_server_fn_service(path, method) else { continue };
+        // Built once here: server_fn's own lookup allocates the path, hashes it and boxes the function anew
+        // on every call. `run` only starts the call (the future it returns owns the request), so the lock is
+        // held for nanoseconds.
+        let service = Arc::new(Mutex::new(service));
         router = router.route(
             path,
-            on(filter, move |State(state): State<AppState>, req: Request| dispatch(state, path, method.clone(), req)),
+            on(filter, move |State(state): State<AppState>, req: Request| dispatch(state, service.clone(), req)),
         );
     }
     router
 }
 
-/// Runs the function at `path` on `req` inside a fresh reactive owner holding the request's context.
-async fn dispatch(state: AppState, path: &'static str, method: Method, req: Request) -> Response {
-    let Some(mut service) = leptos::server_fn::axum::get_server_fn_service(path, method) else {
-        return (StatusCode::NOT_FOUND, "no such server function").into_response();
-    };
+/// One server function's service, shared by the requests to its route.
+type Shared = Arc<Mutex<BoxedService<Request, Response>>>;
+
+/// Runs `service` on `req` inside a fresh reactive owner holding the request's context.
+async fn dispatch(state: AppState, service: Shared, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     // A form posted without JavaScript goes back to the page it came from, as leptos_axum does.
     let back_to = accepts_html(&parts.headers).then(|| parts.headers.get(header::REFERER).cloned()).flatten();
@@ -52,14 +61,15 @@ async fn dispatch(state: AppState, path: &'static str, method: Method, req: Requ
         provide_context(options.clone());
         provide_context(state);
     });
-    let mut res = ScopedFuture { owner, observer: None, fut: service.run(inner) }.await;
+    let call = service.lock().unwrap_or_else(PoisonError::into_inner).run(inner);
+    let mut res = ScopedFuture { owner, observer: None, fut: call }.await;
     if let Some(referer) = back_to
         && !res.headers().contains_key(header::LOCATION)
     {
         *res.status_mut() = StatusCode::FOUND;
         res.headers_mut().insert(header::LOCATION, referer);
     }
-    let set = std::mem::take(&mut *options.0.write().unwrap_or_else(std::sync::PoisonError::into_inner));
+    let set = std::mem::take(&mut *options.0.write().unwrap_or_else(PoisonError::into_inner));
     if let Some(status) = set.status {
         *res.status_mut() = status;
     }
