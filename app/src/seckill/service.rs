@@ -385,17 +385,23 @@ pub fn forget_at_ms(state: &AppState, end_ms: i64) -> i64 {
     inventory::forget_at_ms(state.config.pay_timeout, end_ms)
 }
 
+/// Orders acknowledged to their buyers that the order writer has not handled: those waiting for a resend
+/// (their produce's outcome was unknown; the queue is in Postgres, so it outlives Redis), then those in
+/// Kafka past the writer's offsets — looked at in the order an order travels, so one that moves on between
+/// the two looks is found at the later one (a resend leaves the queue only once Kafka has it).
+async fn orders_in_flight(state: &AppState) -> Result<Vec<OrderCreated>, SeckillError> {
+    let mut in_flight = store::compensation_orders(state.postgres()?, None).await?;
+    in_flight.extend(kafka::unconsumed_orders(&state.config, &crate::orders::writer::group(&state.config)).await?);
+    Ok(in_flight)
+}
+
 /// Loads the Redis state of every sale Redis should hold but does not (first start, or Redis lost its
 /// data); sales Redis already knows are left alone. Postgres is the truth except for orders still in
 /// Kafka or waiting for a resend: those count as sold — stock = Postgres stock − orders in flight, buyers =
 /// live orders ∪ in flight — so nobody can grab a coupon twice or a coupon that is already someone's.
 pub async fn restore_sales(state: &AppState) -> Result<usize, SeckillError> {
-    // In flight: orders acknowledged to their buyers that the writer has not handled — those waiting for a
-    // resend (their produce's outcome was unknown; the queue is in Postgres, so it outlives Redis), then
-    // those in Kafka past the writer's offsets, looked at in the order an order travels. Left out, their
-    // coupons would be sold again and the orders refused later.
-    let mut in_flight = store::compensation_orders(state.postgres()?, None).await?;
-    in_flight.extend(kafka::unconsumed_orders(&state.config, &crate::orders::writer::group(&state.config)).await?);
+    // Left out, the orders in flight would have their coupons sold again and be refused later.
+    let in_flight = orders_in_flight(state).await?;
     let ids: Vec<i64> = in_flight.iter().map(|o| o.order_id).collect();
     let keep = inventory::kept_after_end(state.config.pay_timeout);
     let (sales, handled) = store::restorable_sales(state.postgres()?, keep, &ids).await?;
@@ -523,9 +529,7 @@ pub async fn release_stranded(state: &AppState, older_than: Duration) -> Result<
     // Postgres first would miss an order the writer stored and committed past in between, and give back
     // a coupon that was sold.
     let mut accounted: std::collections::HashSet<i64> =
-        store::compensation_orders(state.postgres()?, None).await?.into_iter().map(|o| o.order_id).collect();
-    let writer = crate::orders::writer::group(&state.config);
-    accounted.extend(kafka::unconsumed_orders(&state.config, &writer).await?.into_iter().map(|o| o.order_id));
+        orders_in_flight(state).await?.into_iter().map(|o| o.order_id).collect();
     accounted.extend(crate::orders::service::known_order_ids(state, &ids).await?);
     let mut released = 0;
     for o in suspects.iter().filter(|o| !accounted.contains(&o.order_id)) {
