@@ -16,7 +16,7 @@ cd "$ROOT"
 
 CLUSTER_DIR="$RUN_DIR/redis-cluster"
 PORTS=(7000 7001 7002 7003 7004 7005)
-# What the app reads as "a cluster": several seed nodes, comma-separated (app/src/redis_conn.rs).
+# What the app reads as "a cluster": several seed nodes, comma-separated (app/src/platform/redis_conn.rs).
 CLUSTER_URL="$(printf 'redis://127.0.0.1:%s,' "${PORTS[@]:0:3}")"
 CLUSTER_URL="${CLUSTER_URL%,}"
 

@@ -15,12 +15,21 @@ BINARYEN_VERSION="132"
 log() { printf '\033[1;34m[haodian]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[haodian] %s\033[0m\n' "$*" >&2; exit 1; }
 
-# Runs "$@" and logs how long it took (the README quotes these timings).
+# Runs "$@" and logs how long it took (the README quotes these timings); `log_summary` lists them all.
+TIMINGS=()
 timed() {
   local label="$1"; shift
   local start=$SECONDS
   "$@"
   log "$label: $((SECONDS - start)) s"
+  TIMINGS+=("$(printf '%6d s  %s' $((SECONDS - start)) "$label")")
+}
+
+# The time of every step `timed` ran so far, one a line (scripts call it on exit).
+log_summary() {
+  [ ${#TIMINGS[@]} -gt 0 ] || return 0
+  log "steps and their times:"
+  printf '%s\n' "${TIMINGS[@]}" >&2
 }
 
 # True when something accepts TCP connections on 127.0.0.1:$1.

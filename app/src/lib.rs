@@ -5,8 +5,8 @@
 // builds of `app` stop there).
 #![recursion_limit = "256"]
 
-// Capabilities, lowest first: each may use the ones above it in this list, never one below
-// (`app/tests/module_graph.rs` checks it; docs/architecture.md draws it).
+// The capabilities, one folder each (model → store → service → api → pages). A capability may call another
+// one's service, never its store, and no cycle runs between them (`app/tests/module_graph.rs`).
 pub mod auth;
 pub mod catalog;
 pub mod checkin;
@@ -19,55 +19,19 @@ pub mod seckill;
 pub mod social;
 pub mod storefront;
 
-// Shared leaf modules: they use no capability (only models, the bottom layer of each).
-pub mod chart;
-pub mod clock;
-pub mod error;
-pub mod human_check;
-pub mod inventory;
-pub mod money;
-pub mod point;
-pub mod text;
+// The floors below them, each using only the ones listed after it: the UI kit and what browser and server
+// share are compiled on both sides; the rest is server-only.
+#[cfg(feature = "ssr")]
+pub mod platform;
+pub mod sale;
+pub mod shared;
 pub mod ui;
+#[cfg(feature = "ssr")]
+pub mod web;
 
+// Above everything: the composition root that builds an instance's state, and the tests' support.
 #[cfg(feature = "ssr")]
-pub mod abuse;
-#[cfg(feature = "ssr")]
-pub mod breaker;
-#[cfg(feature = "ssr")]
-pub mod cache;
-#[cfg(feature = "ssr")]
-pub mod channel;
-#[cfg(feature = "ssr")]
-pub mod client_addr;
-#[cfg(feature = "ssr")]
-pub mod config;
-#[cfg(feature = "ssr")]
-pub mod edge;
-#[cfg(feature = "ssr")]
-pub mod funnel;
-#[cfg(feature = "ssr")]
-pub mod ids;
-#[cfg(feature = "ssr")]
-pub mod kafka;
-#[cfg(feature = "ssr")]
-pub mod keys;
-#[cfg(feature = "ssr")]
-pub mod live_stock;
-#[cfg(feature = "ssr")]
-pub mod lock;
-#[cfg(feature = "ssr")]
-pub mod marker;
-#[cfg(feature = "ssr")]
-pub mod metrics;
-#[cfg(feature = "ssr")]
-pub mod redis_conn;
-#[cfg(feature = "ssr")]
-pub mod session;
-#[cfg(feature = "ssr")]
-pub mod sms;
-#[cfg(feature = "ssr")]
-pub mod state;
+pub mod start;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -92,7 +56,7 @@ use ui::NotFound;
 /// The HTML document around the app (server rendering only).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
-    edge::content_security_policy();
+    web::edge::content_security_policy();
     view! {
         <!DOCTYPE html>
         <html lang="en">

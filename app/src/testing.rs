@@ -4,10 +4,10 @@
 use leptos::prelude::LeptosOptions;
 use sqlx::PgPool;
 
-use crate::config::Config;
+use crate::platform::config::Config;
 use crate::seckill::model::NewFlashSale;
 use crate::seckill::service::SeckillError;
-use crate::state::AppState;
+use crate::web::state::AppState;
 
 /// A short random token for namespacing one test's keys and topics.
 pub fn unique_token() -> String {
@@ -46,9 +46,10 @@ pub async fn test_instances(db: PgPool, n: usize, overrides: &[(&str, &str)]) ->
     let mut states = Vec::with_capacity(n);
     for _ in 0..n {
         let options = LeptosOptions::builder().output_name("haodian").build();
-        states.push(AppState::with_db(config.clone(), options, db.clone()).await.expect("Redis and Kafka reachable"));
+        states
+            .push(crate::start::with_db(config.clone(), options, db.clone()).await.expect("Redis and Kafka reachable"));
     }
-    crate::marker::mark_present(&states[0].redis, &states[0].keys, crate::clock::now_ms())
+    crate::platform::marker::mark_present(&states[0].redis, &states[0].keys, crate::shared::clock::now_ms())
         .await
         .expect("Redis reachable");
     states
@@ -76,7 +77,7 @@ pub async fn seed_flash_sale(
     end_secs: i64,
 ) -> Result<(), SeckillError> {
     seed_shop(db).await?;
-    let now = crate::clock::now_ms();
+    let now = crate::shared::clock::now_ms();
     let sale = NewFlashSale {
         title: "V".into(),
         rules: String::new(),
@@ -114,7 +115,7 @@ pub async fn sale_end_ms(db: &PgPool, voucher_id: i64) -> Result<i64, sqlx::Erro
 }
 
 /// When Redis will drop `key`, unix ms (-1: never, -2: no such key).
-pub async fn expires_at(redis: &crate::redis_conn::Redis, key: &str) -> Result<i64, redis::RedisError> {
+pub async fn expires_at(redis: &crate::platform::redis_conn::Redis, key: &str) -> Result<i64, redis::RedisError> {
     redis::cmd("PEXPIRETIME").arg(key).query_async(&mut redis.clone()).await
 }
 

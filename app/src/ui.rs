@@ -5,8 +5,7 @@ use leptos::prelude::*;
 #[cfg(feature = "hydrate")]
 use std::time::Duration;
 
-use crate::catalog::model::VoucherView;
-use crate::error::AppError;
+use crate::shared::error::AppError;
 
 /// What a shop without a picture shows (a neutral tile the size of a seeded picture, 640 × 400).
 pub const NO_PICTURE: &str = "/images/shop.svg";
@@ -40,7 +39,7 @@ pub fn FormError(#[prop(into)] error: Signal<Option<AppError>>, fields: &'static
 
 /// Formats fen as yuan: 12345 → "¥123.45", 1200 → "¥12".
 pub fn yuan(cents: i64) -> String {
-    format!("¥{}", crate::money::yuan_amount(cents))
+    format!("¥{}", crate::shared::money::yuan_amount(cents))
 }
 
 /// What a page shows instead of its content when loading failed: a log-in link back to `next` when the
@@ -133,24 +132,6 @@ pub fn error_view(e: AppError) -> AnyView {
     match e {
         AppError::NotFound(what) => view! { <NotFound message=format!("{what} not found.")/> }.into_any(),
         other => view! { <p class="form-error">{other.to_string()}</p> }.into_any(),
-    }
-}
-
-/// A coupon's price, title and rules around `children` (its button and state), normal or flash.
-#[component]
-pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
-    view! {
-        <li class="voucher" class:flash=v.kind == "flash" data-voucher-id=v.id>
-            <div class="price">
-                <strong>{yuan(v.pay_value_cents)}</strong>
-                <s class="muted">{yuan(v.actual_value_cents)}</s>
-            </div>
-            <div class="flash-body">
-                <p class="voucher-title">{v.title}</p>
-                <p class="muted">{v.sub_title}" · "{v.rules}</p>
-                {children()}
-            </div>
-        </li>
     }
 }
 

@@ -1,7 +1,7 @@
 //! Account rules against real Postgres and Redis: registration, duplicates, wrong passwords, lockouts.
 
 use app::auth::service::{self, AuthError, Registration};
-use app::error::AppError;
+use app::shared::error::AppError;
 use app::testing::test_state;
 use sqlx::PgPool;
 
@@ -9,7 +9,7 @@ fn form<'a>(account: &'a str, password: &'a str) -> Registration<'a> {
     Registration { account, nickname: "Tester", password, password_confirm: password, client: "ip:10.0.0.1" }
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn register_then_login(db: PgPool) {
     let state = test_state(db, &[]).await;
     let user = service::register(&state, form("13900000001", "secret2026")).await.expect("registers");
@@ -27,7 +27,7 @@ async fn register_then_login(db: PgPool) {
     assert!(stored.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "argon2id with stated params: {stored}");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn duplicate_accounts_are_refused_case_insensitively(db: PgPool) {
     let state = test_state(db, &[]).await;
     service::register(&state, form("Mei@Example.com", "secret2026")).await.expect("first");
@@ -39,7 +39,7 @@ async fn duplicate_accounts_are_refused_case_insensitively(db: PgPool) {
     assert_eq!(count, 1, "nothing written for the duplicate");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn invalid_input_writes_nothing(db: PgPool) {
     let state = test_state(db, &[]).await;
     let cases = [
@@ -75,7 +75,7 @@ async fn invalid_input_writes_nothing(db: PgPool) {
     assert_eq!(count, 0);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn wrong_password_and_unknown_account_look_the_same(db: PgPool) {
     let state = test_state(db, &[]).await;
     service::register(&state, form("13900000003", "secret2026")).await.unwrap();
@@ -86,7 +86,7 @@ async fn wrong_password_and_unknown_account_look_the_same(db: PgPool) {
     }
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn failures_lock_that_address_out_but_a_stranger_cannot_lock_the_owner_out(db: PgPool) {
     let state = test_state(db, &[("LOGIN_MAX_FAILURES", "3"), ("LOGIN_LOCKOUT_SECS", "60")]).await;
     service::register(&state, form("13900000004", "secret2026")).await.unwrap();
@@ -110,7 +110,7 @@ async fn failures_lock_that_address_out_but_a_stranger_cannot_lock_the_owner_out
     service::login(&state, "13900000004", "secret2026", "10.0.0.5").await.expect("the owner gets in");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn guesses_sent_all_at_once_cannot_exceed_the_limit(db: PgPool) {
     let state = test_state(db, &[("LOGIN_MAX_FAILURES", "5")]).await;
     service::register(&state, form("13900000008", "secret2026")).await.unwrap();
@@ -129,7 +129,7 @@ async fn guesses_sent_all_at_once_cannot_exceed_the_limit(db: PgPool) {
     assert_eq!(checked, Some(5));
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn an_account_under_attack_from_everywhere_is_slowed_more_and_more(db: PgPool) {
     let state = test_state(db, &[("LOGIN_MAX_FAILURES", "2"), ("LOGIN_SLOWDOWN_MAX_SECS", "3")]).await;
     let mut waits = Vec::new();
@@ -148,7 +148,7 @@ async fn an_account_under_attack_from_everywhere_is_slowed_more_and_more(db: PgP
     assert_eq!(waits, [1, 2, 3, 3], "doubling from 1 s, capped at LOGIN_SLOWDOWN_MAX_SECS");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_success_resets_the_account_counter(db: PgPool) {
     let state = test_state(db, &[("LOGIN_MAX_FAILURES", "3")]).await;
     service::register(&state, form("13900000005", "secret2026")).await.unwrap();
@@ -160,7 +160,7 @@ async fn a_success_resets_the_account_counter(db: PgPool) {
     assert!(matches!(e, AuthError::WrongCredentials { attempts_left: 2 }), "counter restarted: {e:?}");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn one_address_guessing_many_accounts_is_locked_out(db: PgPool) {
     // Per-address limit is 4× the per-account one: 2 → 8 failures from one IP.
     let state = test_state(db, &[("LOGIN_MAX_FAILURES", "2")]).await;

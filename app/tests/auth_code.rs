@@ -7,8 +7,8 @@ use app::testing::test_state;
 use sqlx::PgPool;
 
 /// The code in the newest message to `phone`.
-async fn texted_code(state: &app::state::AppState, phone: &str) -> String {
-    let outbox = app::sms::outbox(&state.redis, &state.keys).await.unwrap();
+async fn texted_code(state: &app::web::state::AppState, phone: &str) -> String {
+    let outbox = app::platform::sms::outbox(&state.redis, &state.keys).await.unwrap();
     let sms = outbox.iter().find(|m| m.phone == phone).expect("a message to the phone");
     sms.text
         .split_whitespace()
@@ -17,7 +17,7 @@ async fn texted_code(state: &app::state::AppState, phone: &str) -> String {
         .expect("a code")
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_texted_code_logs_in_once_and_creates_the_account(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     service::send_code(&state, "139 0000 0091", "ip:10.0.0.91").await.expect("sent");
@@ -41,7 +41,7 @@ async fn a_texted_code_logs_in_once_and_creates_the_account(db: PgPool) {
     assert!(matches!(e, AuthError::WrongCredentials { .. }), "{e:?}");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn five_wrong_tries_burn_the_code(db: PgPool) {
     let state = test_state(db, &[]).await;
     service::send_code(&state, "13900000092", "ip:10.0.0.92").await.unwrap();
@@ -59,7 +59,7 @@ async fn five_wrong_tries_burn_the_code(db: PgPool) {
     assert!(matches!(e, AuthError::Invalid(_)), "{e:?}");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_phone_gets_ten_codes_a_day(db: PgPool) {
     let state = test_state(db, &[("LOGIN_CODE_COOLDOWN_SECS", "0"), ("ABUSE_LIMIT_FACTOR", "10")]).await;
     for i in 0..10 {

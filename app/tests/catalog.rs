@@ -5,13 +5,13 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use app::auth::model::{CurrentUser, Role};
-use app::cache::{CacheEvent, L2Entry};
 use app::catalog::model::{Shop, ShopEdit, ShopForm};
 use app::catalog::service::{self, CatalogError};
-use app::clock::now_ms;
-use app::state::AppState;
+use app::platform::cache::{CacheEvent, L2Entry};
+use app::shared::clock::now_ms;
 use app::storefront::service::{StorefrontError, shop_page};
 use app::testing::test_instances;
+use app::web::state::AppState;
 use futures::StreamExt;
 use futures::future::join_all;
 use sqlx::PgPool;
@@ -54,7 +54,7 @@ async fn fixture(db: &PgPool) -> People {
 }
 
 fn total(states: &[AppState], event: CacheEvent) -> u64 {
-    states.iter().map(|s| s.shops.metrics.get(event)).sum()
+    states.iter().map(|s| app::catalog::service::ShopCache::of(s).unwrap().metrics.get(event)).sum()
 }
 
 /// The shop through the cache; `None` when it does not exist.
@@ -90,10 +90,10 @@ async fn read_all(states: &[AppState], id: i64, n: usize) -> Vec<Option<String>>
 }
 
 async fn l2_entry(state: &AppState, id: i64) -> Option<L2Entry<Shop>> {
-    state.shops.l2_entry(id).await.unwrap()
+    app::catalog::service::ShopCache::of(state).unwrap().l2_entry(id).await.unwrap()
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn expired_hot_key_serves_stale_to_everyone_and_rebuilds_once(db: PgPool) {
     let people = fixture(&db).await;
     let states = test_instances(db.clone(), 4, &[]).await;
@@ -105,7 +105,11 @@ async fn expired_hot_key_serves_stale_to_everyone_and_rebuilds_once(db: PgPool) 
         owner_id: Some(people.owner.id),
         ..Shop::default()
     };
-    states[0].shops.put_l2(SHOP, &L2Entry { data: Some(stale), expires_at: now_ms() - 1_000 }).await.unwrap();
+    app::catalog::service::ShopCache::of(&states[0])
+        .unwrap()
+        .put_l2(SHOP, &L2Entry { data: Some(stale), expires_at: now_ms() - 1_000 })
+        .await
+        .unwrap();
 
     let names = read_all(&states, SHOP, 1_000).await;
     assert!(names.iter().all(|n| n.as_deref() == Some("旧名字")), "every reader got the stale value at once");
@@ -126,7 +130,7 @@ async fn expired_hot_key_serves_stale_to_everyone_and_rebuilds_once(db: PgPool) 
     assert!(total(&states, CacheEvent::L2StaleHits) >= 1);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn cold_key_is_loaded_once(db: PgPool) {
     fixture(&db).await;
     let states = test_instances(db, 4, &[]).await;
@@ -135,7 +139,7 @@ async fn cold_key_is_loaded_once(db: PgPool) {
     assert_eq!(total(&states, CacheEvent::DbLoads), 1, "exactly one Postgres load");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn missing_ids_are_null_cached_until_the_null_ttl(db: PgPool) {
     fixture(&db).await;
     let states =
@@ -150,7 +154,8 @@ async fn missing_ids_are_null_cached_until_the_null_ttl(db: PgPool) {
     assert!(missing.iter().all(|m| *m));
     let loads = total(&states, CacheEvent::DbLoads);
     assert!(loads <= 100, "{loads} Postgres queries for 100 bogus ids");
-    let snap: Vec<_> = states.iter().map(|s| s.shops.metrics.snapshot()).collect();
+    let snap: Vec<_> =
+        states.iter().map(|s| app::catalog::service::ShopCache::of(s).unwrap().metrics.snapshot()).collect();
     assert!(total(&states, CacheEvent::NullHits) > 0, "{snap:?}");
 
     sqlx::query(
@@ -165,7 +170,7 @@ async fn missing_ids_are_null_cached_until_the_null_ttl(db: PgPool) {
     assert_eq!(shop.map(|s| s.name.clone()).as_deref(), Some("新开的店"));
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn an_edit_on_one_instance_is_seen_by_another_before_any_ttl(db: PgPool) {
     let people = fixture(&db).await;
     let ttl = [("SHOP_CACHE_L1_TTL_SECS", "600"), ("SHOP_CACHE_L2_TTL_SECS", "3600")];
@@ -188,7 +193,7 @@ async fn an_edit_on_one_instance_is_seen_by_another_before_any_ttl(db: PgPool) {
     assert_eq!(seen, "老张火锅(新)", "instance A dropped its L1 copy on the invalidation message");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn unique_visitors_are_counted_by_hyperloglog(db: PgPool) {
     fixture(&db).await;
     let state = test_instances(db, 1, &[]).await.remove(0);
@@ -210,7 +215,7 @@ async fn unique_visitors_are_counted_by_hyperloglog(db: PgPool) {
     assert_eq!(week.last().unwrap().1, count, "today is the last day of the week view");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn visitors_are_counted_per_business_day(db: PgPool) {
     fixture(&db).await;
     let state = test_instances(db, 1, &[]).await.remove(0);
@@ -229,7 +234,7 @@ async fn visitors_are_counted_per_business_day(db: PgPool) {
     assert_eq!(day, 1, "filed under the Hangzhou date");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn only_the_owner_may_edit(db: PgPool) {
     let people = fixture(&db).await;
     let state = test_instances(db.clone(), 1, &[]).await.remove(0);
@@ -250,7 +255,7 @@ async fn only_the_owner_may_edit(db: PgPool) {
     assert!(matches!(missing, CatalogError::ShopNotFound(999)), "{missing:?}");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn unknown_shop_page_is_not_found(db: PgPool) {
     fixture(&db).await;
     let state = test_instances(db, 1, &[]).await.remove(0);

@@ -1,7 +1,7 @@
 //! Check-ins on real Redis: once a day, the streak across a month boundary, the calendar bits.
 
 use app::checkin::service::{self, CheckinError};
-use app::clock;
+use app::shared::clock;
 use app::testing::test_state;
 use sqlx::PgPool;
 use time::{Date, Month};
@@ -10,7 +10,7 @@ fn date(y: i32, m: u8, d: u8) -> Date {
     Date::from_calendar_date(y, Month::try_from(m).unwrap(), d).unwrap()
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_second_check_in_the_same_day_is_refused(db: PgPool) {
     let state = test_state(db, &[]).await;
     let month = service::check_in(&state, 7, date(2026, 3, 10)).await.unwrap();
@@ -22,7 +22,7 @@ async fn a_second_check_in_the_same_day_is_refused(db: PgPool) {
     assert_eq!(service::month(&state, 8, date(2026, 3, 10)).await.unwrap().checked, Vec::<u8>::new(), "per user");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn the_streak_runs_across_a_month_boundary(db: PgPool) {
     let state = test_state(db, &[]).await;
     for d in [date(2026, 1, 30), date(2026, 1, 31), date(2026, 2, 1), date(2026, 2, 2)] {
@@ -46,7 +46,7 @@ async fn the_streak_runs_across_a_month_boundary(db: PgPool) {
     assert_eq!(service::month(&state, 1, date(2026, 2, 1)).await.unwrap().streak, 3);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn the_calendar_marks_exactly_the_checked_days(db: PgPool) {
     let state = test_state(db, &[]).await;
     for day in [1, 5, 6, 28] {
@@ -61,7 +61,7 @@ async fn the_calendar_marks_exactly_the_checked_days(db: PgPool) {
     assert_eq!((mid.checked, mid.streak), (vec![1, 5, 6], 2), "only days up to today are read");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn the_business_day_turns_at_midnight_in_hangzhou(db: PgPool) {
     let state = test_state(db, &[]).await;
     // 23:59:59.999 on 30 November in Hangzhou is 15:59:59.999 UTC; one ms later it is 1 December there

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use app::kafka::{self, ORDERS_CLOSE_DELAY, ORDERS_CREATED};
-use app::state::AppState;
+use app::platform::kafka::{self, ORDERS_CLOSE_DELAY, ORDERS_CREATED};
 use app::testing::test_instances;
+use app::web::state::AppState;
 use sqlx::PgPool;
 
 const PARTITIONS: i32 = 6;
@@ -42,7 +42,7 @@ async fn wait_for_spread(states: &[AppState], group: &str, topic: &str) -> BTree
     panic!("{group} did not spread {topic}'s {PARTITIONS} partitions over {} instances: {last:?}", states.len());
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn writer_and_closer_groups_spread_over_three_instances(db: PgPool) {
     let partitions = PARTITIONS.to_string();
     let states = test_instances(db, 3, &[("KAFKA_PARTITIONS", partitions.as_str())]).await;

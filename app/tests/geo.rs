@@ -3,8 +3,8 @@
 
 use app::geo::model::GeoPoint;
 use app::geo::service::{self, distance_m};
-use app::state::AppState;
 use app::testing::test_state;
+use app::web::state::AppState;
 use sqlx::PgPool;
 
 /// Hubin, the centre every test measures from.
@@ -43,7 +43,7 @@ async fn shops_at(state: &AppState, distances: &[f64]) {
     service::load_all(state).await.unwrap();
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn nearest_first_with_redis_distances_matching_haversine(db: PgPool) {
     let state = test_state(db, &[]).await;
     shops_at(&state, &[3_000.0, 850.0, 4_950.0, 120.0, 5_060.0, 2_300.0]).await;
@@ -74,7 +74,7 @@ async fn nearest_first_with_redis_distances_matching_haversine(db: PgPool) {
     ));
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn pages_neither_skip_nor_repeat_even_with_equal_distances(db: PgPool) {
     let state = test_state(db, &[]).await;
     // 45 shops, in groups of three at the same spot (equal distances straddle page ends).
@@ -94,7 +94,7 @@ async fn pages_neither_skip_nor_repeat_even_with_equal_distances(db: PgPool) {
     assert_eq!((seen.len(), unique.len()), (45, 45), "every shop exactly once");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_moved_shop_moves_in_the_results(db: PgPool) {
     let state = test_state(db, &[]).await;
     shops_at(&state, &[300.0, 600.0]).await;
@@ -105,7 +105,7 @@ async fn a_moved_shop_moves_in_the_results(db: PgPool) {
     assert!((page.items[1].distance_m - 4_000.0).abs() < 20.0);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn opened_and_removed_shops_come_and_go_in_nearby_search(db: PgPool) {
     use app::auth::model::{CurrentUser, Role};
     use app::catalog::model::{ShopEdit, ShopForm};
@@ -163,7 +163,7 @@ async fn opened_and_removed_shops_come_and_go_in_nearby_search(db: PgPool) {
         Err(StorefrontError::Catalog(CatalogError::Forbidden(_)))
     ));
     // An unsold flash sale of the shop ends with it: Redis forgets it, so nobody can grab it any more.
-    let now = app::clock::now_ms();
+    let now = app::shared::clock::now_ms();
     let sale = app::seckill::model::NewFlashSale {
         title: "t".into(),
         rules: String::new(),
@@ -175,11 +175,14 @@ async fn opened_and_removed_shops_come_and_go_in_nearby_search(db: PgPool) {
         human_check: false,
     };
     let vid = app::seckill::service::open_sale(&state, id, sale).await.unwrap();
-    assert_eq!(app::inventory::sale_state(&state.redis, &state.keys, vid).await.unwrap(), (Some(5), 0));
+    assert_eq!(app::sale::inventory::sale_state(&state.redis, &state.keys, vid).await.unwrap(), (Some(5), 0));
     remove_shop(&state, Some(&merchant), id).await.unwrap();
     assert_eq!(ids(service::nearby(&state, 1, CENTRE, 5_000.0, 1).await.unwrap()), vec![1]);
     assert!(matches!(app::catalog::service::shop(&state, id).await, Err(CatalogError::ShopNotFound(_))));
-    assert_eq!(app::inventory::sale_state(&state.redis, &state.keys, vid).await.unwrap(), (None, 0));
+    assert_eq!(app::sale::inventory::sale_state(&state.redis, &state.keys, vid).await.unwrap(), (None, 0));
     let grab = app::seckill::service::grab(&state, owner[1], vid, "127.0.0.1").await;
-    assert!(matches!(grab, Err(app::seckill::service::SeckillError::Refused(app::inventory::GrabCode::NoSuchSale))));
+    assert!(matches!(
+        grab,
+        Err(app::seckill::service::SeckillError::Refused(app::sale::inventory::GrabCode::NoSuchSale))
+    ));
 }

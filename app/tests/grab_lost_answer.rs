@@ -5,17 +5,17 @@
 
 use std::time::{Duration, Instant};
 
-use app::inventory;
+use app::sale::inventory;
 use app::seckill::service::{self, SeckillError};
 use app::testing::{Proxy, ProxyMode, seed_flash_sale, seed_users, test_state};
 use sqlx::PgPool;
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_lost_script_answer_is_settled_by_checking_and_the_order_appears(db: PgPool) {
     let proxy = Proxy::start("127.0.0.1:6379".parse().unwrap()).await.unwrap();
     let url = format!("redis://{}/0", proxy.addr);
     let state = test_state(db.clone(), &[("REDIS_URL", url.as_str()), ("IP_RATE_LIMIT", "1000000")]).await;
-    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     let writer = app::orders::writer::spawn(state.clone());
     let users = seed_users(&db, 431, 2).await.unwrap();
     seed_flash_sale(&db, 31, 10, -60, 3600).await.unwrap();

@@ -4,13 +4,13 @@
 
 use std::time::Duration;
 
-use app::clock::now_ms;
-use app::human_check::{Puzzle, Refusal};
-use app::inventory::{self, GrabCode};
+use app::sale::inventory::{self, GrabCode};
 use app::seckill::model::NewFlashSale;
 use app::seckill::service::{self, SeckillError};
-use app::state::AppState;
+use app::shared::clock::now_ms;
+use app::shared::human_check::{Puzzle, Refusal};
 use app::testing::{seed_shop, seed_users, test_state};
+use app::web::state::AppState;
 use sqlx::PgPool;
 
 /// The gap's left edge, read off the picture the way a person reads it off the screen.
@@ -58,10 +58,10 @@ fn puzzle_refusal<T: std::fmt::Debug>(r: Result<T, SeckillError>) -> Refusal {
     }
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_pass_buys_one_grab_by_the_user_who_solved_the_puzzle(db: PgPool) {
     let state = test_state(db.clone(), &[("HUMAN_CHECK_MIN_DRAG_MS", "100")]).await;
-    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     let sale = open_checked_sale(&state, 5).await;
     let users = seed_users(&db, 610, 3).await.unwrap();
     let (alice, bob) = (users[0], users[1]);
@@ -92,7 +92,7 @@ async fn a_pass_buys_one_grab_by_the_user_who_solved_the_puzzle(db: PgPool) {
     assert_eq!(inventory::sale_state(&state.redis, &state.keys, sale).await.unwrap(), (Some(3), 2));
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn each_puzzle_is_answered_once_and_only_as_a_person_could(db: PgPool) {
     let state = test_state(db.clone(), &[("HUMAN_CHECK_MIN_DRAG_MS", "100")]).await;
     let sale = open_checked_sale(&state, 5).await;
@@ -137,12 +137,12 @@ async fn each_puzzle_is_answered_once_and_only_as_a_person_could(db: PgPool) {
     assert_eq!(puzzle_refusal(r), Refusal::Forged);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn the_check_survives_redis_losing_its_data(db: PgPool) {
     let state = test_state(db.clone(), &[("HUMAN_CHECK_MIN_DRAG_MS", "100")]).await;
     let sale = open_checked_sale(&state, 5).await;
     let users = seed_users(&db, 612, 1).await.unwrap();
-    app::keys::unlink_matching(&state.redis, &format!("{}*", state.config.redis_key_prefix)).await.unwrap();
+    app::platform::keys::unlink_matching(&state.redis, &format!("{}*", state.config.redis_key_prefix)).await.unwrap();
     service::restore_sales(&state).await.unwrap();
     assert_eq!(refused(service::grab(&state, users[0], sale, "10.0.0.1").await), GrabCode::NeedsPuzzle);
     assert_eq!(inventory::sale_state(&state.redis, &state.keys, sale).await.unwrap(), (Some(5), 0));

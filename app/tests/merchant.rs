@@ -5,16 +5,16 @@
 use app::auth::model::CurrentUser;
 use app::catalog::model::{CouponForm, NewCoupon};
 use app::catalog::service as catalog;
-use app::inventory::{self, GrabCode};
-use app::kafka::OrderCreated;
 use app::merchant::service as merchant;
 use app::orders::model::{OrderFilter, OrderQuery, OrderStatus, PayOutcome, RedeemCode};
 use app::orders::service::{self as orders, CloseOutcome, OrderError};
 use app::orders::writer::write_batch;
+use app::platform::kafka::OrderCreated;
+use app::sale::inventory::{self, GrabCode};
 use app::seckill::model::SaleState;
 use app::seckill::service as seckill;
-use app::state::AppState;
 use app::testing::{seed_flash_sale, seed_users, test_state};
+use app::web::state::AppState;
 use futures::StreamExt;
 use sqlx::PgPool;
 
@@ -54,7 +54,7 @@ async fn paid_order(state: &AppState, owner: &CurrentUser, buyer: i64) -> (i64, 
     (order, code)
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_code_is_honoured_once_by_its_own_shop_and_a_used_coupon_is_never_closed_or_refunded(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     seed_flash_sale(&db, 900, 1, 3600, 7200).await.unwrap();
@@ -113,7 +113,7 @@ async fn a_code_is_honoured_once_by_its_own_shop_and_a_used_coupon_is_never_clos
     ));
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn an_unpaid_order_cannot_be_redeemed(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     seed_flash_sale(&db, 901, 1, 3600, 7200).await.unwrap();
@@ -130,7 +130,7 @@ async fn an_unpaid_order_cannot_be_redeemed(db: PgPool) {
     assert!(matches!(err, merchant::MerchantError::Orders(OrderError::NotPaid(OrderStatus::Closed))), "{err:?}");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_shops_orders_page_by_keyset_filter_and_export_whole(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     seed_flash_sale(&db, 902, 500, -60, 3600).await.unwrap();
@@ -141,7 +141,7 @@ async fn a_shops_orders_page_by_keyset_filter_and_export_whole(db: PgPool) {
     for &u in &users {
         let order_id = state.ids.next_id().unwrap();
         assert_eq!(inventory::try_grab(&state.redis, &state.keys, 902, u, order_id).await.unwrap(), GrabCode::Ok);
-        batch.push(OrderCreated { order_id, user_id: u, voucher_id: 902, ts: app::clock::now_ms() });
+        batch.push(OrderCreated { order_id, user_id: u, voucher_id: 902, ts: app::shared::clock::now_ms() });
     }
     write_batch(&db, &batch).await.unwrap();
     // Ten of them paid.
@@ -170,8 +170,8 @@ async fn a_shops_orders_page_by_keyset_filter_and_export_whole(db: PgPool) {
     let page = merchant::orders_page(&state, Some(&owner), 1, &paid, None).await.unwrap().page;
     assert_eq!(page.orders.len(), 10);
     assert!(page.orders.iter().all(|o| o.status == OrderStatus::Paid && o.paid_ms.is_some()));
-    let today = app::clock::iso_day(app::clock::today());
-    let tomorrow = app::clock::iso_day(app::clock::today().next_day().unwrap());
+    let today = app::shared::clock::iso_day(app::shared::clock::today());
+    let tomorrow = app::shared::clock::iso_day(app::shared::clock::today().next_day().unwrap());
     let on = |day: &str| {
         OrderQuery::try_from(&OrderFilter { from: day.into(), to: day.into(), ..Default::default() }).unwrap()
     };
@@ -194,7 +194,7 @@ async fn a_shops_orders_page_by_keyset_filter_and_export_whole(db: PgPool) {
     assert!(merchant::orders_page(&state, Some(&stranger), 1, &OrderQuery::default(), None).await.is_err());
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_sale_that_has_not_started_is_cancelled_in_both_stores_and_a_past_one_cloned(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     seed_flash_sale(&db, 903, 40, 3600, 7200).await.unwrap();
@@ -221,7 +221,7 @@ async fn a_sale_that_has_not_started_is_cancelled_in_both_stores_and_a_past_one_
     assert!(seckill::cancel_sale(&state, Some(&owner), 904).await.is_err(), "an ended sale cannot be cancelled");
 
     // Clone the ended sale to start tomorrow: same stock and length, loaded in Redis.
-    let begin = app::clock::now_ms() + 86_400_000;
+    let begin = app::shared::clock::now_ms() + 86_400_000;
     let new = seckill::clone_sale(&state, Some(&owner), 904, Ok(begin)).await.unwrap();
     let (stock, _) = inventory::sale_state(&state.redis, &state.keys, new).await.unwrap();
     assert_eq!(stock, Some(25));
@@ -229,12 +229,12 @@ async fn a_sale_that_has_not_started_is_cancelled_in_both_stores_and_a_past_one_
         seckill::console_sales(&state, Some(&owner), 1).await.unwrap().into_iter().find(|s| s.id == new).unwrap();
     assert_eq!((sale.total, sale.state, sale.end_ms - sale.begin_ms), (25, SaleState::Upcoming, 3_600_000));
     assert!(
-        seckill::clone_sale(&state, Some(&owner), 904, Ok(app::clock::now_ms() - 1000)).await.is_err(),
+        seckill::clone_sale(&state, Some(&owner), 904, Ok(app::shared::clock::now_ms() - 1000)).await.is_err(),
         "not in the past"
     );
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn the_funnel_counts_every_grab_outcome_in_postgres(db: PgPool) {
     let state = test_state(db.clone(), &[("SECKILL_RATE_LIMIT", "2"), ("IP_RATE_LIMIT", "1000000")]).await;
     seed_flash_sale(&db, 905, 2, -60, 3600).await.unwrap();

@@ -1,17 +1,29 @@
-//! The import graph of `app/src` stays a tree a newcomer can draw from memory: no cycle between capability
-//! folders or through the shared modules, shared leaves and models import no capability, and no capability
-//! reaches into another one's store. Parsed from the `crate::…` paths in the source, so a new upward
-//! import fails here before review.
+//! The import graph of `app/src` stays a tree a newcomer can draw from memory: every top-level folder or
+//! file is one node — a capability (with its model), a floor or a root — with no cycle between them; each
+//! floor uses only the floors below it and no capability; no capability reaches into another one's store;
+//! and no loose file sits at the root. Parsed from the `crate::…` and `$crate::…` paths in the source
+//! (`use`, `pub use` and code), so a new upward import fails here before review.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// A module of the graph: a capability folder (`seckill`), the model layer of one (`seckill::model`, which
-/// sits at the bottom with the leaves), a shared leaf file (`clock`), or a root.
+/// A node of the graph: one top-level folder or file of `app/src` (a capability with its model, a floor,
+/// or a root).
 type Node = String;
 
-/// Modules above every capability: the routes, and the test support that builds whole instances.
-const ROOTS: [&str; 2] = ["lib", "testing"];
+/// Modules above everything: the routes, the composition root that builds an instance's state, and the
+/// test support that builds whole instances. They may use anything; nothing uses them.
+const ROOTS: [&str; 3] = ["lib", "start", "testing"];
+
+/// The floors below the capabilities, each with the floors it may use. Every other top-level folder is a
+/// capability, which may use any floor and another capability's public face (never its store).
+const FLOORS: [(&str, &[&str]); 5] = [
+    ("ui", &["shared"]),
+    ("web", &["sale", "platform", "shared"]),
+    ("sale", &["platform", "shared"]),
+    ("platform", &["shared"]),
+    ("shared", &[]),
+];
 
 /// Every `.rs` file below `dir`, with its path relative to `root`.
 fn sources(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
@@ -26,48 +38,40 @@ fn sources(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// The capability folders and leaf files of the crate.
+/// The top-level modules of the crate.
 struct Layout {
-    capabilities: BTreeSet<String>,
-    leaves: BTreeSet<String>,
+    nodes: BTreeSet<Node>,
+    /// The nodes that are a single file at the root (`lib.rs`, `ui.rs`).
+    files: BTreeSet<Node>,
 }
 
 impl Layout {
     fn of(files: &[(String, String)]) -> Self {
-        let mut capabilities = BTreeSet::new();
-        let mut leaves = BTreeSet::new();
-        for (rel, _) in files {
-            match rel.split_once('/') {
-                Some((dir, _)) => capabilities.insert(dir.to_string()),
-                None if rel != "lib.rs" => leaves.insert(rel.trim_end_matches(".rs").to_string()),
-                None => false,
-            };
+        Self {
+            nodes: files.iter().map(|(rel, _)| Self::node_of_file(rel)).collect(),
+            files: files.iter().filter(|(rel, _)| !rel.contains('/')).map(|(rel, _)| Self::node_of_file(rel)).collect(),
         }
-        Self { capabilities, leaves }
     }
 
-    /// The node a file belongs to.
-    fn node_of_file(&self, rel: &str) -> Node {
+    /// The node a file belongs to: its top-level folder, or itself.
+    fn node_of_file(rel: &str) -> Node {
         match rel.split_once('/') {
-            Some((cap, "model.rs")) => format!("{cap}::model"),
-            Some((cap, _)) => cap.to_string(),
+            Some((top, _)) => top.to_string(),
             None => rel.trim_end_matches(".rs").to_string(),
         }
     }
 
-    /// The node `first::second` names, if it is one of ours (a macro or an item at the root is not).
-    fn node_of_path(&self, first: &str, second: Option<&str>) -> Option<Node> {
-        if self.capabilities.contains(first) {
-            Some(if second == Some("model") { format!("{first}::model") } else { first.to_string() })
-        } else if self.leaves.contains(first) {
-            Some(first.to_string())
-        } else {
-            None
-        }
+    /// The node a path's first segment names, if it is one of ours (a macro or an item at the root is not).
+    fn node_of_path(&self, first: &str) -> Option<Node> {
+        self.nodes.contains(first).then(|| first.to_string())
+    }
+
+    fn floor(node: &str) -> Option<&'static [&'static str]> {
+        FLOORS.iter().find(|(name, _)| *name == node).map(|(_, below)| *below)
     }
 
     fn is_capability(&self, node: &str) -> bool {
-        self.capabilities.contains(node)
+        !ROOTS.contains(&node) && Self::floor(node).is_none()
     }
 }
 
@@ -104,10 +108,10 @@ fn paths_after<'a>(text: &'a str, prefix: &str) -> Vec<Vec<&'a str>> {
     let mut found = Vec::new();
     let mut rest = text;
     while let Some(at) = rest.find(prefix) {
-        // `$crate::`, `foo_crate::` and the like are not ours.
+        // `foo_crate::` and the like are not ours; a macro's `$crate::` is.
         let before = rest[..at].chars().next_back();
         rest = &rest[at + prefix.len()..];
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
             continue;
         }
         match rest.strip_prefix('{') {
@@ -136,12 +140,12 @@ fn paths_after<'a>(text: &'a str, prefix: &str) -> Vec<Vec<&'a str>> {
     found
 }
 
-/// The references of every file, with comments left out.
+/// The references of every file, with comments left out: every `crate::` and `$crate::` path, in `use`,
+/// `pub use` and code alike.
 fn edges(layout: &Layout, files: &[(String, String)]) -> Result<Vec<Edge>, String> {
     let mut out = Vec::new();
     for (rel, text) in files {
-        let from = layout.node_of_file(rel);
-        let own_folder = rel.split_once('/').map(|(cap, _)| cap);
+        let from = Layout::node_of_file(rel);
         let code: String =
             text.lines().filter(|l| !l.trim_start().starts_with("//")).map(|l| format!("{l}\n")).collect();
         if code.contains("super::super::") {
@@ -149,17 +153,9 @@ fn edges(layout: &Layout, files: &[(String, String)]) -> Result<Vec<Edge>, Strin
         }
         for segments in paths_after(&code, "crate::") {
             let Some(&first) = segments.first() else { continue };
-            let Some(to) = layout.node_of_path(first, segments.get(1).copied()) else { continue };
+            let Some(to) = layout.node_of_path(first) else { continue };
             let into_store = layout.is_capability(first) && segments.get(1) == Some(&"store");
             out.push(Edge { from: from.clone(), to, into_store, file: rel.clone() });
-        }
-        // `super::x` inside a capability folder names a sibling module of that folder.
-        if let Some(cap) = own_folder {
-            for segments in paths_after(&code, "super::") {
-                let Some(&first) = segments.first() else { continue };
-                let to = if first == "model" { format!("{cap}::model") } else { cap.to_string() };
-                out.push(Edge { from: from.clone(), to, into_store: false, file: rel.clone() });
-            }
         }
     }
     out.retain(|e| e.from != e.to);
@@ -206,29 +202,34 @@ fn find_cycle(graph: &BTreeMap<Node, BTreeSet<Node>>) -> Option<Vec<Node>> {
     graph.keys().find_map(|n| visit(n, graph, &mut marks, &mut Vec::new()))
 }
 
-/// Everything wrong with the crate's imports (empty: the graph is a tree of layers).
+/// Everything wrong with the crate's imports (empty: the graph is a tree of floors).
 fn problems(files: &[(String, String)]) -> Vec<String> {
     let layout = Layout::of(files);
     let edges = match edges(&layout, files) {
         Ok(edges) => edges,
         Err(e) => return vec![e],
     };
-    let mut problems = Vec::new();
+    let mut problems: Vec<String> = layout
+        .files
+        .iter()
+        .filter(|n| !ROOTS.contains(&n.as_str()) && Layout::floor(n).is_none())
+        .map(|n| format!("{n}.rs: a loose file at the root; move it onto a floor or into the capability that uses it"))
+        .collect();
     let mut graph: BTreeMap<Node, BTreeSet<Node>> = BTreeMap::new();
     for e in &edges {
         graph.entry(e.from.clone()).or_default().insert(e.to.clone());
-        let from_cap = e.from.split("::").next().unwrap_or_default();
-        if e.into_store && from_cap != e.to {
+        if e.into_store {
             problems.push(format!("{}: calls {}'s store; call its service", e.file, e.to));
         }
-        let from_bottom = !layout.is_capability(&e.from) && !ROOTS.contains(&e.from.as_str());
         if ROOTS.contains(&e.to.as_str()) {
             problems.push(format!("{}: `{}` uses `{}`, which sits above everything", e.file, e.from, e.to));
-        }
-        if from_bottom && layout.is_capability(&e.to) {
+        } else if let Some(below) = Layout::floor(&e.from)
+            && !below.contains(&e.to.as_str())
+        {
+            let what = if layout.is_capability(&e.to) { "the capability" } else { "the floor" };
             problems.push(format!(
-                "{}: `{}` (a shared leaf or a model, the bottom layer) uses the capability `{}`",
-                e.file, e.from, e.to
+                "{}: the floor `{}` uses {what} `{}`; it may use only {:?}",
+                e.file, e.from, e.to, below
             ));
         }
     }
@@ -278,22 +279,19 @@ fn a_cycle_between_capabilities_is_refused() {
 }
 
 #[test]
-fn a_cycle_through_a_shared_module_is_refused() {
+fn a_cycle_through_a_floor_is_refused() {
     let files = [
         file("lib.rs", ""),
-        file("state.rs", "use crate::a::cache::Cache;"),
-        file("a/service.rs", "use crate::state::AppState;"),
+        file("web/state.rs", "use crate::a::cache::Cache;"),
+        file("a/service.rs", "use crate::web::state::AppState;"),
     ];
     let p = problems(&files);
-    assert!(
-        p.iter().any(|m| m.contains("`state` (a shared leaf or a model, the bottom layer) uses the capability `a`")),
-        "{p:?}"
-    );
+    assert!(p.iter().any(|m| m.contains("the floor `web` uses the capability `a`")), "{p:?}");
     assert!(p.iter().any(|m| m.starts_with("import cycle")), "{p:?}");
 }
 
 #[test]
-fn another_capabilitys_store_and_upward_models_are_refused() {
+fn another_capabilitys_store_and_a_floor_using_a_model_are_refused() {
     let files = [
         file("lib.rs", ""),
         file("a/service.rs", "// crate::b::store::x in a comment is fine\nfn f() { crate::b::store::x() }"),
@@ -304,21 +302,44 @@ fn another_capabilitys_store_and_upward_models_are_refused() {
     ];
     let p = problems(&files);
     assert!(p.iter().any(|m| m.contains("a/service.rs: calls b's store")), "{p:?}");
-    assert!(p.iter().any(|m| m.contains("`b::model` (a shared leaf or a model")), "{p:?}");
-    assert!(p.iter().any(|m| m.starts_with("import cycle")), "model → service → model: {p:?}");
-    assert!(!p.iter().any(|m| m.contains("ui.rs")), "a leaf may use a model: {p:?}");
-    assert_eq!(p.len(), 3, "{p:?}");
+    assert!(
+        p.iter().any(|m| m.contains("ui.rs: the floor `ui` uses the capability `b`")),
+        "a model is its capability: {p:?}"
+    );
+    assert_eq!(p.len(), 2, "a capability's model and service are one node: {p:?}");
 }
 
 #[test]
 fn grouped_imports_are_read_member_by_member() {
     let files = [
         file("lib.rs", ""),
-        file("a/service.rs", "use crate::{clock, b::{model::X, service}};"),
+        file("a/service.rs", "use crate::{shared::clock, b::{model::X, service}};"),
         file("b/service.rs", "use crate::{a::service::f};"),
-        file("clock.rs", ""),
+        file("shared/clock.rs", ""),
     ];
     let p = problems(&files);
     assert_eq!(p.len(), 1, "{p:?}");
     assert!(p[0].starts_with("import cycle"), "{p:?}");
+}
+
+#[test]
+fn re_exports_and_macro_paths_are_edges() {
+    let files = [
+        file("lib.rs", ""),
+        file("platform/sms.rs", "pub use crate::auth::model::SentSms;"),
+        file("shared/error.rs", "macro_rules! m { () => { impl From<$crate::platform::breaker::Open> for X {} } }"),
+        file("platform/breaker.rs", ""),
+        file("auth/model.rs", ""),
+    ];
+    let p = problems(&files);
+    assert!(p.iter().any(|m| m.contains("the floor `platform` uses the capability `auth`")), "{p:?}");
+    assert!(p.iter().any(|m| m.contains("the floor `shared` uses the floor `platform`")), "{p:?}");
+    assert_eq!(p.len(), 2, "{p:?}");
+}
+
+#[test]
+fn a_loose_file_at_the_root_is_refused() {
+    let files = [file("lib.rs", ""), file("chart.rs", ""), file("merchant/chart.rs", ""), file("ui.rs", "")];
+    let p = problems(&files);
+    assert_eq!(p, ["chart.rs: a loose file at the root; move it onto a floor or into the capability that uses it"]);
 }

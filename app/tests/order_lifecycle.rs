@@ -3,14 +3,14 @@
 
 use std::time::{Duration, Instant};
 
-use app::clock::now_ms;
-use app::inventory::{self, GrabCode};
-use app::kafka::OrderCreated;
 use app::orders::model::PayOutcome;
 use app::orders::service::{self, CloseOutcome, OrderError};
 use app::orders::writer::write_batch;
-use app::state::AppState;
+use app::platform::kafka::OrderCreated;
+use app::sale::inventory::{self, GrabCode};
+use app::shared::clock::now_ms;
 use app::testing::{seed_flash_sale, seed_users, test_state};
+use app::web::state::AppState;
 use sqlx::PgPool;
 
 /// Grabs in Redis and stores the orders the way the writer does (no Kafka): one per user.
@@ -55,10 +55,10 @@ async fn wait_for(what: &str, mut check: impl AsyncFnMut() -> bool) {
     }
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn an_unpaid_order_closes_after_the_timeout_and_the_coupon_can_be_grabbed_again(db: PgPool) {
     let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "2"), ("IP_RATE_LIMIT", "1000000")]).await;
-    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     let workers = [app::orders::writer::spawn(state.clone()), app::orders::closer::spawn(state.clone())];
     let user = seed_users(&db, 420, 1).await.unwrap()[0];
     open_sale(&state, 11, 5).await;
@@ -98,7 +98,7 @@ async fn an_unpaid_order_closes_after_the_timeout_and_the_coupon_can_be_grabbed_
     workers.iter().for_each(|w| w.abort());
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn pay_and_close_race_on_two_hundred_orders_each_settles_exactly_once(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     let users = seed_users(&db, 421, 200).await.unwrap();
@@ -141,10 +141,10 @@ async fn pay_and_close_race_on_two_hundred_orders_each_settles_exactly_once(db: 
     assert_eq!(buyers as i64, paid);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn duplicate_close_checks_and_a_closer_restart_close_each_order_once(db: PgPool) {
     let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "6")]).await;
-    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     let users = seed_users(&db, 422, 21).await.unwrap();
     open_sale(&state, 13, 21).await;
     let closed = || state.metrics.orders.closed.get();
@@ -185,7 +185,7 @@ async fn duplicate_close_checks_and_a_closer_restart_close_each_order_once(db: P
     second.abort();
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn the_sweeper_alone_closes_overdue_orders_the_same_way(db: PgPool) {
     let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "2")]).await;
     let users = seed_users(&db, 423, 6).await.unwrap();
@@ -206,7 +206,7 @@ async fn the_sweeper_alone_closes_overdue_orders_the_same_way(db: PgPool) {
     assert_eq!(service::pay(&state, users[0], overdue[0].order_id).await.unwrap(), PayOutcome::Refunded);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn nobody_else_can_pay_or_see_my_order(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     let users = seed_users(&db, 424, 2).await.unwrap();
@@ -222,10 +222,10 @@ async fn nobody_else_can_pay_or_see_my_order(db: PgPool) {
     assert_eq!(service::pay(&state, users[0], mine.order_id).await.unwrap(), PayOutcome::AlreadyPaid);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_normal_coupon_is_bought_at_once_and_follows_the_same_lifecycle(db: PgPool) {
     let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "1")]).await;
-    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     app::testing::seed_shop(&db).await.unwrap();
     sqlx::query(
         "INSERT INTO vouchers (id, shop_id, title, pay_value_cents, actual_value_cents, kind) VALUES (16, 1, 'N', 8800, 10000, 'normal')",
@@ -242,7 +242,7 @@ async fn a_normal_coupon_is_bought_at_once_and_follows_the_same_lifecycle(db: Pg
     assert_eq!(status_of(&db, id).await, "closed");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn paying_after_the_deadline_charges_nothing_and_closes_the_order(db: PgPool) {
     let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "2")]).await;
     let users = seed_users(&db, 426, 2).await.unwrap();

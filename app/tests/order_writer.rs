@@ -1,8 +1,8 @@
 //! The order writer against real Postgres: redelivery writes nothing twice, the stock guard never oversells.
 
-use app::kafka::OrderCreated;
 use app::orders::model::FailReason;
 use app::orders::writer::write_batch;
+use app::platform::kafka::OrderCreated;
 use sqlx::PgPool;
 
 async fn fixture(db: &PgPool, stock: i32) -> Vec<i64> {
@@ -25,7 +25,7 @@ async fn failures(db: &PgPool) -> Vec<(i64, String)> {
     sqlx::query_as("SELECT order_id, reason FROM order_failures ORDER BY order_id").fetch_all(db).await.unwrap()
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_redelivered_batch_writes_nothing_twice(db: PgPool) {
     let users = fixture(&db, 100).await;
     let batch: Vec<OrderCreated> = users.iter().take(10).enumerate().map(|(i, u)| msg(1_000 + i as i64, *u)).collect();
@@ -40,7 +40,7 @@ async fn a_redelivered_batch_writes_nothing_twice(db: PgPool) {
     assert_eq!(counts(&db).await, (10, 90), "no duplicate rows, no double deduction");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn postgres_never_oversells_even_if_redis_disagrees(db: PgPool) {
     let users = fixture(&db, 2).await;
     let batch: Vec<OrderCreated> = users.iter().take(3).enumerate().map(|(i, u)| msg(2_000 + i as i64, *u)).collect();
@@ -52,7 +52,7 @@ async fn postgres_never_oversells_even_if_redis_disagrees(db: PgPool) {
     assert_eq!(failures(&db).await, vec![(2_002, "sold_out".to_string())], "recorded, so the buyer is told");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_second_live_order_of_the_same_user_is_rejected_not_written(db: PgPool) {
     let users = fixture(&db, 10).await;
     let out = write_batch(&db, &[msg(3_000, users[0]), msg(3_001, users[0])]).await.unwrap();
@@ -63,7 +63,7 @@ async fn a_second_live_order_of_the_same_user_is_rejected_not_written(db: PgPool
     assert_eq!(failures(&db).await, vec![(3_001, "already_holds".to_string())]);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn an_order_of_an_unknown_account_is_refused_not_a_poison_batch(db: PgPool) {
     let users = fixture(&db, 5).await;
     let batch = vec![msg(4_000, users[0]), msg(4_001, 987_654_321), msg(4_002, users[1])];
@@ -78,7 +78,7 @@ async fn an_order_of_an_unknown_account_is_refused_not_a_poison_batch(db: PgPool
     assert_eq!(failures(&db).await, vec![(4_001, "no_such_user".to_string())]);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn an_order_of_a_removed_sale_is_recorded_as_such(db: PgPool) {
     let users = fixture(&db, 5).await;
     let out = write_batch(&db, &[OrderCreated { voucher_id: 777, ..msg(5_000, users[0]) }]).await.unwrap();

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use app::kafka::{self, ORDERS_CREATED, ORDERS_DLQ, OrderCreated};
 use app::orders::model::{FailReason, OrderStatus};
+use app::platform::kafka::{self, ORDERS_CREATED, ORDERS_DLQ, OrderCreated};
 use app::testing::test_state;
 use rdkafka::Message;
 use rdkafka::consumer::Consumer;
@@ -12,7 +12,7 @@ use rdkafka::message::Headers;
 use rdkafka::producer::FutureRecord;
 use sqlx::PgPool;
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn produced_orders_are_written_once_and_refusals_dead_lettered(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     kafka::ensure_topics(&state.config).await.unwrap();

@@ -9,7 +9,7 @@ use app::testing::{Proxy, ProxyMode, seed_flash_sale, test_state};
 use sqlx::PgPool;
 use sqlx::postgres::PgPoolOptions;
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_shop_page_is_served_from_the_cached_copy_while_postgres_is_down(db: PgPool) {
     seed_flash_sale(&db, 61, 10, -60, 3600).await.unwrap();
     let proxy = Proxy::start("127.0.0.1:5432".parse().unwrap()).await.unwrap();

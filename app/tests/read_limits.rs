@@ -6,7 +6,7 @@ use app::catalog::service::{self, CatalogError};
 use app::testing::{test_config, test_state};
 use sqlx::PgPool;
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn name_search_reads_the_trigram_index(db: PgPool) {
     let mut conn = db.acquire().await.unwrap();
     // With scans priced out, the plan shows whether an index can answer `ILIKE '%…%'` at all.
@@ -18,7 +18,7 @@ async fn name_search_reads_the_trigram_index(db: PgPool) {
     assert!(plan.iter().any(|l| l.contains("shops_name_trgm")), "{plan:#?}");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn listings_stop_at_the_last_page_with_a_clear_error(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     app::testing::seed_shop(&db).await.unwrap();
@@ -41,12 +41,12 @@ async fn listings_stop_at_the_last_page_with_a_clear_error(db: PgPool) {
     }
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn postgres_cancels_a_statement_that_runs_too_long(_db: PgPool) {
     let config = test_config(&[("DATABASE_STATEMENT_TIMEOUT_MS", "200")]);
     let pool = sqlx::postgres::PgPoolOptions::new()
         .max_connections(1)
-        .connect_with(app::state::pg_options(&config).unwrap())
+        .connect_with(app::start::pg_options(&config).unwrap())
         .await
         .unwrap();
     let started = std::time::Instant::now();

@@ -3,12 +3,12 @@
 
 use std::time::{Duration, Instant};
 
-use app::error::AppError;
-use app::inventory::{self, GrabCode};
 use app::recovery::service::heal_once;
+use app::sale::inventory::{self, GrabCode};
 use app::seckill::service::{self, SeckillError};
-use app::state::AppState;
+use app::shared::error::AppError;
 use app::testing::{seed_flash_sale, seed_users, test_instances};
+use app::web::state::AppState;
 use sqlx::PgPool;
 
 const SALE: i64 = 50;
@@ -29,11 +29,11 @@ async fn grab(state: &AppState, user: i64) -> Result<i64, SeckillError> {
     service::grab(state, user, SALE, "10.0.0.1").await
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_wiped_redis_is_rebuilt_without_a_restart_counting_the_orders_still_in_kafka(db: PgPool) {
     let states = test_instances(db.clone(), 2, &[]).await;
     let (a, b) = (&states[0], &states[1]);
-    app::kafka::ensure_topics(&a.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&a.config).await.unwrap();
     seed_flash_sale(&db, SALE, 10, -60, 3600).await.unwrap();
     let users = seed_users(&db, 450, 6).await.unwrap();
     app::recovery::service::rebuild(a).await.unwrap(); // what `server serve` does at start
@@ -52,7 +52,7 @@ async fn a_wiped_redis_is_rebuilt_without_a_restart_counting_the_orders_still_in
     assert_eq!(inventory::sale_state(&a.redis, &a.keys, SALE).await.unwrap(), (Some(5), 5));
 
     // Redis loses everything.
-    app::keys::unlink_matching(&a.redis, &format!("{}*", a.config.redis_key_prefix)).await.unwrap();
+    app::platform::keys::unlink_matching(&a.redis, &format!("{}*", a.config.redis_key_prefix)).await.unwrap();
 
     // Until it is rebuilt, the reconciliation reports the loss, and a grab is "try again", not "no such sale".
     let audit = service::audit(a, None).await.unwrap();
@@ -81,28 +81,28 @@ async fn a_wiped_redis_is_rebuilt_without_a_restart_counting_the_orders_still_in
     let audit = service::audit(a, None).await.unwrap();
     assert_eq!((audit[0].pg_stock, audit[0].pg_orders, audit[0].redis_stock), (4, 6, Some(4)), "{audit:?}");
     assert_eq!(audit[0].drift(), 0);
-    assert!(app::marker::state_present(&a.redis, &a.keys).await.unwrap());
+    assert!(app::platform::marker::state_present(&a.redis, &a.keys).await.unwrap());
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn an_order_waiting_for_a_resend_counts_as_sold_when_the_state_is_rebuilt(db: PgPool) {
     let states = test_instances(db.clone(), 1, &[]).await;
     let a = &states[0];
-    app::kafka::ensure_topics(&a.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&a.config).await.unwrap();
     seed_flash_sale(&db, SALE, 10, -60, 3600).await.unwrap();
     let users = seed_users(&db, 460, 2).await.unwrap();
     app::recovery::service::rebuild(a).await.unwrap();
 
     // A grab hears nothing from the broker in time: its buyer is told yes, and its order waits for a
     // resend. Then Redis loses everything — the queue is in Postgres, so the order is still counted.
-    let waiting = app::kafka::OrderCreated {
+    let waiting = app::platform::kafka::OrderCreated {
         order_id: a.ids.next_id().unwrap(),
         user_id: users[0],
         voucher_id: SALE,
-        ts: app::clock::now_ms(),
+        ts: app::shared::clock::now_ms(),
     };
     service::queue_for_resend(a, &waiting).await.unwrap();
-    app::keys::unlink_matching(&a.redis, &format!("{}*", a.config.redis_key_prefix)).await.unwrap();
+    app::platform::keys::unlink_matching(&a.redis, &format!("{}*", a.config.redis_key_prefix)).await.unwrap();
     assert_eq!(service::compensation_backlog(a).await.unwrap(), 1, "the resend outlives Redis");
 
     assert_eq!(heal_once(a).await.unwrap().map(|r| r.sales), Some(1));
@@ -122,32 +122,32 @@ async fn an_order_waiting_for_a_resend_counts_as_sold_when_the_state_is_rebuilt(
     writer.abort();
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn an_order_still_on_its_way_to_kafka_when_redis_is_lost_counts_as_sold(db: PgPool) {
     let states = test_instances(db.clone(), 1, &[("KAFKA_PRODUCE_TIMEOUT_MS", "1000")]).await;
     let a = &states[0];
-    app::kafka::ensure_topics(&a.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&a.config).await.unwrap();
     seed_flash_sale(&db, SALE, 10, -60, 3600).await.unwrap();
     let users = seed_users(&db, 470, 1).await.unwrap();
     app::recovery::service::rebuild(a).await.unwrap();
 
     // Redis loses everything while a grab that ran on it is still sending its order; the send lands
     // once the loss has been noticed.
-    app::keys::unlink_matching(&a.redis, &format!("{}*", a.config.redis_key_prefix)).await.unwrap();
+    app::platform::keys::unlink_matching(&a.redis, &format!("{}*", a.config.redis_key_prefix)).await.unwrap();
     let heal = tokio::spawn({
         let a = a.clone();
         async move { heal_once(&a).await }
     });
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let late = app::kafka::OrderCreated {
+    let late = app::platform::kafka::OrderCreated {
         order_id: a.ids.next_id().unwrap(),
         user_id: users[0],
         voucher_id: SALE,
-        ts: app::clock::now_ms(),
+        ts: app::shared::clock::now_ms(),
     };
-    let topic = app::kafka::topic(&a.config, app::kafka::ORDERS_CREATED);
+    let topic = app::platform::kafka::topic(&a.config, app::platform::kafka::ORDERS_CREATED);
     let sent = a.publisher.send(&topic, &late.order_id.to_string(), &serde_json::to_vec(&late).unwrap()).await;
-    assert!(matches!(sent, app::kafka::Delivery::Persisted), "{sent:?}");
+    assert!(matches!(sent, app::platform::kafka::Delivery::Persisted), "{sent:?}");
 
     assert_eq!(heal.await.unwrap().unwrap().map(|r| r.sales), Some(1));
     assert_eq!(

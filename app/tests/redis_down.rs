@@ -44,7 +44,7 @@ impl Drop for OwnRedis {
     }
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_shop_page_is_served_from_postgres_while_redis_is_down(db: PgPool) {
     let mut redis = OwnRedis::start();
     let url = format!("redis://127.0.0.1:{}/0", redis.port);
@@ -67,5 +67,11 @@ async fn a_shop_page_is_served_from_postgres_while_redis_is_down(db: PgPool) {
     assert_eq!(down.visitors_today, 0, "no count without Redis");
     let sale = down.vouchers.iter().find(|v| v.id == 60).expect("the sale is listed");
     assert_eq!(sale.stock, Some(10), "Postgres' stock");
-    assert!(state.shops.metrics.get(app::cache::CacheEvent::RedisFallbacks) >= 1);
+    assert!(
+        app::catalog::service::ShopCache::of(&state)
+            .unwrap()
+            .metrics
+            .get(app::platform::cache::CacheEvent::RedisFallbacks)
+            >= 1
+    );
 }

@@ -6,10 +6,10 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use app::clock::now_ms;
-use app::inventory::{self, GrabCode};
-use app::kafka::OrderCreated;
+use app::platform::kafka::OrderCreated;
+use app::sale::inventory::{self, GrabCode};
 use app::seckill::service::{self, SeckillError};
+use app::shared::clock::now_ms;
 use app::testing::{seed_flash_sale, seed_users, test_state, unique_token};
 use sqlx::PgPool;
 
@@ -79,7 +79,7 @@ impl Drop for Broker {
     }
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_order(db: PgPool) {
     let mut broker = Broker::start(&db).await;
     let brokers = format!("127.0.0.1:{}", broker.port);
@@ -88,7 +88,7 @@ async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_
         &[("KAFKA_BROKERS", brokers.as_str()), ("KAFKA_PRODUCE_TIMEOUT_MS", "2000"), ("IP_RATE_LIMIT", "1000000")],
     )
     .await;
-    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     let writer = app::orders::writer::spawn(state.clone());
     let compensation = service::spawn_compensation(state.clone());
     let users = seed_users(&db, 410, 12).await.unwrap();

@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
-use app::clock::now_ms;
-use app::error::AppError;
-use app::inventory::{self, GrabCode};
+use app::sale::inventory::{self, GrabCode};
 use app::seckill::service::{self, SeckillError};
-use app::state::AppState;
+use app::shared::clock::now_ms;
+use app::shared::error::AppError;
 use app::testing::{expires_at, sale_end_ms, seed_flash_sale, seed_users, test_state};
+use app::web::state::AppState;
 use sqlx::PgPool;
 
 /// The sale in Postgres and its Redis state, loaded the way start-up loads it.
@@ -58,10 +58,10 @@ async fn grab_all(state: &AppState, voucher_id: i64, users: &[i64]) -> (Vec<i64>
     (ok, refused)
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_thousand_buyers_on_a_hundred_coupons_three_times_no_oversell(db: PgPool) {
     let state = test_state(db.clone(), &[("IP_RATE_LIMIT", "1000000")]).await;
-    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     let writer = app::orders::writer::spawn(state.clone());
     let users = seed_users(&db, 400, 1000).await.unwrap();
     for round in 0..3 {
@@ -95,10 +95,10 @@ async fn a_thousand_buyers_on_a_hundred_coupons_three_times_no_oversell(db: PgPo
     writer.abort();
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn fifty_concurrent_grabs_of_one_user_make_one_order(db: PgPool) {
     let state = test_state(db.clone(), &[("IP_RATE_LIMIT", "1000000")]).await;
-    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     let writer = app::orders::writer::spawn(state.clone());
     let user = seed_users(&db, 401, 1).await.unwrap()[0];
     open_sale(&state, 7, 10, -60, 3600).await;
@@ -120,7 +120,7 @@ async fn fifty_concurrent_grabs_of_one_user_make_one_order(db: PgPool) {
     writer.abort();
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn before_start_after_end_and_unknown_sale_each_answer_clearly_and_write_nothing(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     let user = seed_users(&db, 402, 1).await.unwrap()[0];
@@ -151,7 +151,7 @@ async fn before_start_after_end_and_unknown_sale_each_answer_clearly_and_write_n
     assert_eq!(rows, 0);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn the_rate_limit_answers_with_the_wait(db: PgPool) {
     let state = test_state(db.clone(), &[("SECKILL_RATE_LIMIT", "2"), ("SECKILL_RATE_WINDOW_SECS", "30")]).await;
     let user = seed_users(&db, 403, 1).await.unwrap()[0];
@@ -174,7 +174,7 @@ async fn the_rate_limit_answers_with_the_wait(db: PgPool) {
     }
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn start_up_restores_sales_redis_lost_but_never_overwrites_a_live_one(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     let users = seed_users(&db, 404, 2).await.unwrap();
@@ -202,7 +202,7 @@ async fn start_up_restores_sales_redis_lost_but_never_overwrites_a_live_one(db: 
     assert_eq!(inventory::sale_state(&state.redis, &state.keys, 5).await.unwrap(), (Some(8), 2));
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn start_up_gives_a_lifetime_to_a_sale_loaded_without_one_and_keeps_its_figures(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     seed_flash_sale(&db, 6, 10, -60, 3600).await.unwrap();

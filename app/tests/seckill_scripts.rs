@@ -2,11 +2,11 @@
 
 use std::time::Duration;
 
-use app::clock::now_ms;
-use app::inventory::{self, GrabCode};
-use app::keys::Keys;
-use app::redis_conn::Redis;
-use app::state::redis_connection;
+use app::platform::keys::Keys;
+use app::platform::redis_conn::Redis;
+use app::sale::inventory::{self, GrabCode};
+use app::shared::clock::now_ms;
+use app::start::redis_connection;
 use app::testing::{expires_at, unique_token};
 use futures::future::join_all;
 
@@ -129,7 +129,7 @@ async fn the_window_slides_and_says_how_long_to_wait() {
     assert_eq!(check().await.unwrap(), None, "a slot freed up exactly when it said");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn instances_mint_ids_that_never_collide(db: sqlx::PgPool) {
     // Three instances started together mint ids concurrently; every id must be distinct, or one buyer's
     // order would be taken for another's redelivery and vanish.
@@ -197,9 +197,9 @@ async fn a_sale_is_forgotten_as_a_whole_when_its_time_is_up() {
     assert_eq!(left, 0, "a late release must not bring a forgotten sale's keys back");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn worker_numbers_stay_unique_through_more_than_1024_restarts(db: sqlx::PgPool) {
-    use app::ids::{self, LeaseError};
+    use app::platform::ids::{self, LeaseError};
     // One instance lives throughout; 1,100 others start and stop around it (the old `INCR % 1024` handed
     // the live instance's number out again on the 1,025th start).
     let ttl = Duration::from_secs(30);
@@ -233,9 +233,9 @@ async fn worker_numbers_stay_unique_through_more_than_1024_restarts(db: sqlx::Pg
     assert!(matches!(ids::acquire(&db, ttl).await, Err(LeaseError::NoneFree)));
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn an_instance_whose_lease_was_taken_over_stops_minting_and_leases_anew(db: sqlx::PgPool) {
-    let ids = app::ids::acquire(&db, Duration::from_secs(30)).await.unwrap();
+    let ids = app::platform::ids::acquire(&db, Duration::from_secs(30)).await.unwrap();
     let old = ids.worker();
     assert!(ids.next_id().is_ok());
     // Another holder now owns the number (as if this instance had been cut off past its lease).

@@ -9,7 +9,7 @@ fn note(title: &str) -> NewNote {
     NewNote::parse(title, "body", "").unwrap()
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn concurrent_likes_and_unlikes_keep_the_count_equal_to_the_set(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     seed_shop(&db).await.unwrap();
@@ -41,7 +41,7 @@ async fn concurrent_likes_and_unlikes_keep_the_count_equal_to_the_set(db: PgPool
     assert!(service::note(&state, id, Some(users[59])).await.unwrap().liked_by_me);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn the_first_five_likers_come_in_the_order_they_liked(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     seed_shop(&db).await.unwrap();
@@ -57,7 +57,7 @@ async fn the_first_five_likers_come_in_the_order_they_liked(db: PgPool) {
     assert_eq!(first, vec![users[7], users[3], users[5], users[1], users[6]], "five, not seven, in liking order");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn follow_unfollow_and_common_follows(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     let u = seed_users(&db, 432, 5).await.unwrap();
@@ -96,7 +96,7 @@ async fn follow_unfollow_and_common_follows(db: PgPool) {
     assert_eq!(set, vec![u[2], u[4]]);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn the_feed_pages_through_notes_with_equal_timestamps_and_drops_deleted_ones(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     seed_shop(&db).await.unwrap();

@@ -4,17 +4,17 @@
 
 use std::time::Duration;
 
-use app::clock::now_ms;
-use app::inventory::{self, GrabCode};
-use app::kafka::OrderCreated;
+use app::platform::kafka::OrderCreated;
+use app::sale::inventory::{self, GrabCode};
 use app::seckill::service;
+use app::shared::clock::now_ms;
 use app::testing::{seed_flash_sale, seed_users, test_state};
 use sqlx::PgPool;
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_grab_whose_order_exists_nowhere_is_given_back_and_no_other(db: PgPool) {
     let state = test_state(db.clone(), &[("IP_RATE_LIMIT", "1000000")]).await;
-    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     let users = seed_users(&db, 432, 4).await.unwrap();
     seed_flash_sale(&db, 33, 10, -60, 3600).await.unwrap();
     service::restore_sales(&state).await.unwrap();
@@ -56,10 +56,10 @@ async fn a_grab_whose_order_exists_nowhere_is_given_back_and_no_other(db: PgPool
     assert_eq!(service::release_stranded(&state, Duration::from_millis(10)).await.unwrap(), 0, "idempotent");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_grab_is_aged_from_when_its_script_ran_not_from_its_order_id(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
-    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     let users = seed_users(&db, 433, 1).await.unwrap();
     seed_flash_sale(&db, 34, 10, -60, 3600).await.unwrap();
     service::restore_sales(&state).await.unwrap();

@@ -8,7 +8,7 @@ use app::social::service;
 use app::testing::{seed_shop, seed_users, test_state, unique_token};
 use sqlx::PgPool;
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn pictures_no_note_shows_are_swept_after_the_grace_period(db: PgPool) {
     let dir = std::env::temp_dir().join(format!("haodian-uploads-{}", unique_token()));
     let dir_str = dir.to_string_lossy().to_string();

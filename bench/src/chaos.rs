@@ -20,9 +20,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use app::config::Config;
 use app::orders::model::OrderStatus;
-use app::state::AppState;
+use app::platform::config::Config;
+use app::web::state::AppState;
 use bench::{HttpClient, grab, new_sale, session_for, users};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
@@ -89,7 +89,7 @@ async fn shopper(
         };
         let line = serde_json::json!({
             "user": user_id, "instance": url, "status": status, "body": body.chars().take(160).collect::<String>(),
-            "at_ms": app::clock::now_ms(),
+            "at_ms": app::shared::clock::now_ms(),
         });
         let _ = writeln!(log.lock().await, "{line}");
         let wait = match status {
@@ -284,7 +284,7 @@ async fn explain_lost(state: &AppState, acked: &[(i64, i64)], written: &HashSet<
     let among = |group: String| {
         let lost = &lost;
         async move {
-            match app::kafka::unconsumed_orders(&state.config, &group).await {
+            match app::platform::kafka::unconsumed_orders(&state.config, &group).await {
                 Ok(orders) => {
                     let found: HashSet<i64> = orders.iter().map(|o| o.order_id).collect();
                     lost.iter().filter(|(_, o)| found.contains(o)).count().to_string()
@@ -295,7 +295,7 @@ async fn explain_lost(state: &AppState, acked: &[(i64, i64)], written: &HashSet<
     };
     let writer = app::orders::writer::group(&state.config);
     let waiting = among(writer.clone()).await;
-    let in_topic = among(format!("chaos-judge-{}", app::clock::now_ms())).await;
+    let in_topic = among(format!("chaos-judge-{}", app::shared::clock::now_ms())).await;
     let sample: Vec<String> = lost.iter().take(10).map(|(u, o)| format!("user {u} order {o}")).collect();
     eprintln!(
         "{} acknowledged orders neither stored nor failed: {in_topic} of them in the orders topic at all, \
@@ -375,7 +375,7 @@ async fn main() -> Result<(), String> {
     }
     let config = Config::from_env().map_err(|e| e.to_string())?;
     let options = leptos::prelude::LeptosOptions::builder().output_name("haodian").build();
-    let state = AppState::connect(config, options).await.map_err(|e| e.to_string())?;
+    let state = app::start::connect(config, options).await.map_err(|e| e.to_string())?;
     let num = |i: usize| -> Result<u64, String> {
         args.get(i).and_then(|a| a.parse().ok()).ok_or_else(|| format!("argument {i} must be a number"))
     };

@@ -11,7 +11,7 @@ use futures::{StreamExt, TryStreamExt};
 
 use app::seckill::model::NewFlashSale;
 use app::seckill::service;
-use app::state::AppState;
+use app::web::state::AppState;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper_util::client::legacy::Client;
@@ -58,7 +58,7 @@ pub fn outcome(status: u16, body: &str) -> String {
 
 /// A fresh sale for this run, live now, created the way a merchant's creation does (Postgres + Redis).
 pub async fn new_sale(state: &AppState, stock: i32, title: &str) -> Result<i64, String> {
-    let now = app::clock::now_ms();
+    let now = app::shared::clock::now_ms();
     let sale = NewFlashSale {
         title: title.into(),
         rules: String::new(),
@@ -85,14 +85,14 @@ pub async fn users(state: &AppState, n: usize) -> Result<Vec<(i64, String)>, Str
     .fetch_all(&state.db)
     .await
     .map_err(|e| e.to_string())?;
-    let store = app::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());
+    let store = app::web::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());
     // 64 at a time: tens of thousands of sessions one round trip after another would take a while.
     futures::stream::iter(ids)
         .map(|id| {
             let store = store.clone();
             async move {
                 let cookie =
-                    app::session::mint(&store, id, time::Duration::hours(1)).await.map_err(|e| e.to_string())?;
+                    app::web::session::mint(&store, id, time::Duration::hours(1)).await.map_err(|e| e.to_string())?;
                 Ok::<_, String>((id, cookie))
             }
         })
@@ -176,7 +176,7 @@ pub async fn evalsha_sale(
         .await
         .map_err(|e| e.to_string())?;
     let k = script_keys(prefix, tag);
-    let (now, ttl) = (app::clock::now_ms(), 600_000);
+    let (now, ttl) = (app::shared::clock::now_ms(), 600_000);
     redis::pipe()
         .cmd("SET")
         .arg(&k[0])
@@ -207,6 +207,6 @@ pub async fn evalsha_sale(
 
 /// Logs `user_id` in again (a new session in Redis, as the login form would): after Redis lost its data.
 pub async fn session_for(state: &AppState, user_id: i64) -> Result<String, String> {
-    let store = app::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());
-    app::session::mint(&store, user_id, time::Duration::hours(1)).await.map_err(|e| e.to_string())
+    let store = app::web::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());
+    app::web::session::mint(&store, user_id, time::Duration::hours(1)).await.map_err(|e| e.to_string())
 }

@@ -7,11 +7,11 @@
 
 use std::time::{Duration, Instant};
 
-use app::config::Config;
-use app::ids::IdGenerator;
 use app::orders::model::OrderQuery;
 use app::orders::service;
-use app::state::AppState;
+use app::platform::config::Config;
+use app::platform::ids::IdGenerator;
+use app::web::state::AppState;
 use futures::StreamExt;
 
 fn env_num(name: &str, default: usize) -> Result<usize, String> {
@@ -38,7 +38,7 @@ where
 /// A shop of its own with one normal coupon, 1,000 buyers and `n` orders spread over 30 days.
 async fn seed(state: &AppState, n: usize) -> Result<(i64, i64), String> {
     let e = |e: sqlx::Error| e.to_string();
-    let run = app::clock::now_ms();
+    let run = app::shared::clock::now_ms();
     let shop_type: i64 = sqlx::query_scalar(
         "INSERT INTO shop_types (name) VALUES ('bench') ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id",
     )
@@ -116,7 +116,7 @@ async fn main() -> Result<(), String> {
     let rounds = env_num("BENCH_ROUNDS", 50)?;
     let config = Config::from_env().map_err(|e| e.to_string())?;
     let options = leptos::prelude::LeptosOptions::builder().output_name("haodian").build();
-    let state = AppState::connect(config, options).await.map_err(|e| e.to_string())?;
+    let state = app::start::connect(config, options).await.map_err(|e| e.to_string())?;
     println!("seeding a shop with {n} orders over 30 days…");
     let started = Instant::now();
     let (shop, voucher) = seed(&state, n).await?;
@@ -129,10 +129,10 @@ async fn main() -> Result<(), String> {
         .fetch_one(&state.db)
         .await
         .map_err(|e| e.to_string())?;
-    let day = app::clock::today() - time::Duration::days(15);
+    let day = app::shared::clock::today() - time::Duration::days(15);
     let one_day = OrderQuery {
-        from_ms: Some(app::clock::day_start_ms(day)),
-        until_ms: day.next_day().map(app::clock::day_start_ms),
+        from_ms: Some(app::shared::clock::day_start_ms(day)),
+        until_ms: day.next_day().map(app::shared::clock::day_start_ms),
         ..Default::default()
     };
     let cases: Vec<(String, OrderQuery, Option<i64>)> = vec![

@@ -18,7 +18,7 @@ pub struct RedisCounters {
 
 impl RedisCounters {
     /// Reads them (one `INFO stats commandstats`).
-    pub async fn read(conn: &mut app::redis_conn::Redis) -> Result<Self, String> {
+    pub async fn read(conn: &mut app::platform::redis_conn::Redis) -> Result<Self, String> {
         let text: String =
             redis::cmd("INFO").arg("stats").arg("commandstats").query_async(conn).await.map_err(|e| e.to_string())?;
         Ok(Self::parse(&text))

@@ -12,9 +12,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use app::config::Config;
-use app::redis_conn::slot;
-use app::state::AppState;
+use app::platform::config::Config;
+use app::platform::redis_conn::slot;
+use app::web::state::AppState;
 use bench::open_loop::{ms, percentile};
 use bench::probe::RedisCounters;
 use bench::{HttpClient, evalsha_sale, grab, look_in, new_sale, outcome, script_keys, users};
@@ -258,7 +258,7 @@ async fn main() -> Result<(), String> {
     let prefix = config.redis_key_prefix.clone();
     let redis_url = config.redis_url.clone();
     let options = leptos::prelude::LeptosOptions::builder().output_name("haodian").build();
-    let state = AppState::connect(config, options).await.map_err(|e| e.to_string())?;
+    let state = app::start::connect(config, options).await.map_err(|e| e.to_string())?;
     let urls: Vec<String> = env("BENCH_URLS", "http://127.0.0.1:3100").split(',').map(str::to_string).collect();
     let n = env_num("BENCH_USERS", 12_000)?;
     let concurrency = env_num("BENCH_CONCURRENCY", 500)?;

@@ -16,10 +16,10 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use app::config::Config;
-use app::kafka::OrderCreated;
-use app::kafka::{self, Delivery};
-use app::state::AppState;
+use app::platform::config::Config;
+use app::platform::kafka::OrderCreated;
+use app::platform::kafka::{self, Delivery};
+use app::web::state::AppState;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use tokio::sync::Mutex;
@@ -146,7 +146,8 @@ async fn produce_only(
                 loop {
                     let Some(i) = queue.lock().await.pop() else { return results };
                     let Ok(order_id) = ids.next_id() else { continue };
-                    let order = OrderCreated { order_id, user_id: i as i64, voucher_id: 1, ts: app::clock::now_ms() };
+                    let order =
+                        OrderCreated { order_id, user_id: i as i64, voucher_id: 1, ts: app::shared::clock::now_ms() };
                     let payload = serde_json::to_vec(&order).unwrap_or_default();
                     let sent = Instant::now();
                     let ok = matches!(
@@ -217,7 +218,7 @@ async fn main() -> Result<(), String> {
     let concurrency = env_num("BENCH_CONCURRENCY", 1000)?;
     let config = Config::from_env().map_err(|e| e.to_string())?;
     let options = leptos::prelude::LeptosOptions::builder().output_name("haodian").build();
-    let state = AppState::connect(config, options).await.map_err(|e| e.to_string())?;
+    let state = app::start::connect(config, options).await.map_err(|e| e.to_string())?;
     let client: HttpClient = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(4 * concurrency).build_http();
     let url = format!("{base}/api/seckill/grab");
     let state_file = env("BENCH_STATE", ".run/bench-seckill.json");
@@ -352,7 +353,7 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
         .into_iter()
         .collect();
     let (redis_stock, redis_buyers) =
-        app::inventory::sale_state(&state.redis, &state.keys, voucher).await.map_err(|e| e.to_string())?;
+        app::sale::inventory::sale_state(&state.redis, &state.keys, voucher).await.map_err(|e| e.to_string())?;
     let all_persisted = acked.iter().all(|(_, id)| written.contains(id));
     let no_oversell = rows <= i64::from(stock) && pg_stock >= 0 && redis_stock.unwrap_or(0) >= 0;
     let one_per_user = distinct_users == rows;

@@ -50,7 +50,7 @@ async fn main() {
         sqlx::Postgres::create_database(&url).await.expect("database created");
     }
     let db = sqlx::PgPool::connect(&url).await.expect("database reachable");
-    app::state::MIGRATOR.run(&db).await.expect("migrations apply");
+    app::start::MIGRATOR.run(&db).await.expect("migrations apply");
     app::testing::seed_shop(&db).await.expect("seed");
     let state = app::testing::test_state(db, &[("IP_RATE_LIMIT", "1000000000")]).await;
     let router = server::router::build(state);

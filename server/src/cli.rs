@@ -5,8 +5,8 @@ use std::net::SocketAddr;
 use leptos::prelude::get_configuration;
 use rdkafka::producer::Producer;
 
-use app::config::Config;
-use app::state::AppState;
+use app::platform::config::Config;
+use app::web::state::AppState;
 
 /// Anything that stops a subcommand.
 #[derive(Debug, thiserror::Error)]
@@ -16,13 +16,13 @@ pub enum CliError {
     Usage(String),
     /// Bad environment setting.
     #[error(transparent)]
-    Config(#[from] app::config::ConfigError),
+    Config(#[from] app::platform::config::ConfigError),
     /// Leptos settings could not be read.
     #[error("leptos configuration: {0}")]
     Leptos(String),
     /// A backing service was unreachable.
     #[error(transparent)]
-    Startup(#[from] app::state::StartupError),
+    Startup(#[from] app::start::StartupError),
     /// Seeding failed.
     #[error(transparent)]
     Seed(#[from] crate::seed::SeedError),
@@ -61,11 +61,11 @@ pub async fn run(args: &[String]) -> Result<(), CliError> {
 async fn connect(config: Config) -> Result<AppState, CliError> {
     let mut leptos = get_configuration(None).map_err(|e| CliError::Leptos(e.to_string()))?.leptos_options;
     leptos.site_addr = config.listen_addr;
-    Ok(AppState::connect(config, leptos).await?)
+    Ok(app::start::connect(config, leptos).await?)
 }
 
 async fn topics(config: &Config) -> Result<(), CliError> {
-    app::kafka::ensure_topics(config).await.map_err(CliError::Topics)?;
+    app::platform::kafka::ensure_topics(config).await.map_err(CliError::Topics)?;
     tracing::info!(brokers = %config.kafka_brokers, "Kafka topics present");
     Ok(())
 }

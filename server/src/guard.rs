@@ -1,6 +1,6 @@
 //! Edge defences every response passes through: cross-site state-changing requests refused (CSRF, login
 //! CSRF included), and the browser hardening headers. The Content-Security-Policy itself carries the
-//! page's nonce, so the shell sets it (`app::edge::content_security_policy`).
+//! page's nonce, so the shell sets it (`app::web::edge::content_security_policy`).
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -17,7 +17,7 @@ pub async fn refuse_cross_site(req: Request, next: Next) -> Response {
         return next.run(req).await;
     }
     tracing::warn!(path = %req.uri().path(), origin = ?req.headers().get(header::ORIGIN), "cross-site request refused");
-    let body = app::error::AppError::Forbidden;
+    let body = app::shared::error::AppError::Forbidden;
     let json = serde_json::to_string(&body).unwrap_or_default();
     (StatusCode::FORBIDDEN, [(header::CONTENT_TYPE, "application/json")], Body::from(json)).into_response()
 }

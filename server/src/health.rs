@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use rdkafka::producer::Producer;
 use serde::Serialize;
 
-use app::state::AppState;
+use app::web::state::AppState;
 
 /// One dependency's state.
 #[derive(Debug, Serialize)]

@@ -8,8 +8,8 @@ use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use app::metrics::{RouteLabels, SaleLabels};
-use app::state::AppState;
+use app::platform::metrics::{RouteLabels, SaleLabels};
+use app::web::state::AppState;
 
 /// Sets the gauges that need a round trip (compensation backlog, per-sale drift and in-flight orders), at
 /// most every few seconds however often the scrapes come; one that cannot be read keeps its last value and

@@ -13,8 +13,8 @@ use tower_http::trace::TraceLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
 
-use app::session::RedisSessionStore;
-use app::state::AppState;
+use app::web::session::RedisSessionStore;
+use app::web::state::AppState;
 use app::{App, shell};
 
 /// Cookie that carries the session id.
@@ -126,8 +126,8 @@ async fn api_error_status(req: Request, next: Next) -> Response {
         Ok(b) => b,
         Err(_) => return Response::from_parts(parts, Body::empty()),
     };
-    match serde_json::from_slice::<app::error::AppError>(&bytes) {
-        Ok(app::error::AppError::TooManyRequests { retry_after_secs, .. }) => {
+    match serde_json::from_slice::<app::shared::error::AppError>(&bytes) {
+        Ok(app::shared::error::AppError::TooManyRequests { retry_after_secs, .. }) => {
             parts.status = StatusCode::TOO_MANY_REQUESTS;
             parts.headers.insert(header::RETRY_AFTER, retry_after_secs.into());
         }

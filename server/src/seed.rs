@@ -1,12 +1,12 @@
 //! Deterministic, idempotent demo data: shop types, 2,400 shops over Hangzhou, demo accounts, vouchers
 //! and three flash sales (live, starting soon, ended). `--reset` wipes everything back to this state.
 
-use app::redis_conn::Redis;
+use app::platform::redis_conn::Redis;
 use sqlx::{PgPool, Postgres, QueryBuilder};
 use time::{Duration, OffsetDateTime};
 
 use app::auth::model::{Account, Password};
-use app::keys::Keys;
+use app::platform::keys::Keys;
 use app::seckill::model::NewFlashSale;
 
 /// Seeding failed.
@@ -348,7 +348,7 @@ pub async fn report(db: &PgPool) -> Result<SeedReport, SeedError> {
 
 async fn clear_redis(redis: &Redis, keys: &Keys) -> Result<(), SeedError> {
     for pattern in keys.families() {
-        app::keys::unlink_matching(redis, &pattern).await?;
+        app::platform::keys::unlink_matching(redis, &pattern).await?;
     }
     Ok(())
 }

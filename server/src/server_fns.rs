@@ -18,7 +18,7 @@ use leptos::reactive::computed::ScopedFuture;
 use leptos::server_fn::middleware::BoxedService;
 use leptos_axum::ResponseOptions;
 
-use app::state::AppState;
+use app::web::state::AppState;
 
 /// Every registered server function's path, to keep leptos_axum from routing them itself.
 pub fn paths() -> Vec<String> {

@@ -139,7 +139,7 @@ struct World {
     spare: i64,
 }
 
-async fn world(state: &app::state::AppState, db: &PgPool) -> World {
+async fn world(state: &app::web::state::AppState, db: &PgPool) -> World {
     seed_flash_sale(db, 501, 10, -60, 3600).await.unwrap();
     seed_flash_sale(db, 502, 10, 3600, 7200).await.unwrap();
     let ids = seed_users(db, 777, 3).await.unwrap();
@@ -171,10 +171,10 @@ async fn world(state: &app::state::AppState, db: &PgPool) -> World {
     let draft = app::social::model::NewNote::parse("Mine", "Good", "").unwrap();
     let note = app::social::service::write_note(state, owner, 1, draft).await.unwrap();
     let order = app::orders::service::buy(state, owner, normal).await.unwrap();
-    let store = app::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());
+    let store = app::web::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());
     let mut sessions = [None, None, None, None];
     for (i, id) in [shopper, other, owner].into_iter().enumerate() {
-        sessions[i + 1] = Some(app::session::mint(&store, id, time::Duration::hours(1)).await.unwrap());
+        sessions[i + 1] = Some(app::web::session::mint(&store, id, time::Duration::hours(1)).await.unwrap());
     }
     World { sessions, owner, sale: 501, later: 502, normal, note, order, spare: 2 }
 }
@@ -195,10 +195,10 @@ fn fill(args: &str, w: &World, n: usize) -> String {
         .replace("{n}", &n.to_string())
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn every_server_function_answers_each_kind_of_caller_as_the_table_says(db: PgPool) {
     let state = test_state(db.clone(), &[("IP_RATE_LIMIT", "1000000"), ("LOGIN_MAX_FAILURES", "100")]).await;
-    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     let w = world(&state, &db).await;
     let router: Router = server::router::build(state.clone());
     let mut wrong = Vec::new();

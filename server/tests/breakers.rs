@@ -39,7 +39,7 @@ fn retry_after(resp: &Response<Body>) -> u64 {
     value.to_str().unwrap().parse().unwrap()
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_postgres_outage_fails_fast_with_retry_after_and_a_probe_closes_the_breaker(db: PgPool) {
     let _turn = ONE_AT_A_TIME.lock().await;
     let mut state = test_state(db.clone(), &[("BREAKER_FAILURES", "3"), ("BREAKER_OPEN_SECS", "2")]).await;
@@ -74,7 +74,7 @@ async fn a_postgres_outage_fails_fast_with_retry_after_and_a_probe_closes_the_br
     assert_eq!(shop_types(&router).await.status(), StatusCode::OK);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn metrics_time_each_route_by_its_pattern(db: PgPool) {
     let _turn = ONE_AT_A_TIME.lock().await;
     let state = test_state(db, &[]).await;

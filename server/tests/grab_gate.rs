@@ -17,7 +17,7 @@ fn grab() -> Request<Body> {
         .unwrap()
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn grabs_past_the_admission_rate_are_shed_at_once_with_retry_after(db: PgPool) {
     // 10 a second, in bursts of one: the first grab is let in (and, logged out, answered 401).
     let state = test_state(db, &[("GRAB_ADMIT_PER_SEC", "10")]).await;
@@ -30,8 +30,8 @@ async fn grabs_past_the_admission_rate_are_shed_at_once_with_retry_after(db: PgP
     assert_eq!(shed.status().as_u16(), 429);
     assert_eq!(shed.headers().get(header::RETRY_AFTER).and_then(|v| v.to_str().ok()), Some("1"));
     let body = shed.into_body().collect().await.unwrap().to_bytes();
-    let err: app::error::AppError = serde_json::from_slice(&body).unwrap();
-    assert!(matches!(err, app::error::AppError::Busy { .. }), "{err:?}");
+    let err: app::shared::error::AppError = serde_json::from_slice(&body).unwrap();
+    assert!(matches!(err, app::shared::error::AppError::Busy { .. }), "{err:?}");
     // A tenth of a second later the bucket has room again.
     tokio::time::sleep(std::time::Duration::from_millis(120)).await;
     assert_eq!(router.oneshot(grab()).await.unwrap().status().as_u16(), 401);

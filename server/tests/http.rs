@@ -7,8 +7,8 @@ use http_body_util::BodyExt;
 use sqlx::PgPool;
 use tower::ServiceExt;
 
-use app::state::AppState;
 use app::testing::test_state;
+use app::web::state::AppState;
 use server::router::SESSION_COOKIE;
 
 async fn post(router: &Router, path: &str, form: &str, cookie: Option<&str>) -> Response<Body> {
@@ -49,7 +49,7 @@ async fn session_exists(state: &AppState, id: &str) -> bool {
     redis::cmd("EXISTS").arg(state.keys.session(id)).query_async(&mut state.redis.clone()).await.unwrap()
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn login_cycles_the_session_and_logout_ends_it(db: PgPool) {
     let state = test_state(db, &[]).await;
     let router = server::router::build(state.clone());
@@ -78,7 +78,7 @@ async fn login_cycles_the_session_and_logout_ends_it(db: PgPool) {
     assert_eq!(body(post(&router, "/api/auth/me", "", Some(&second)).await).await, "null");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn api_errors_carry_http_statuses(db: PgPool) {
     let state = test_state(db, &[("LOGIN_MAX_FAILURES", "2")]).await;
     let router = server::router::build(state.clone());
@@ -108,7 +108,7 @@ async fn api_errors_carry_http_statuses(db: PgPool) {
     assert!(body(resp).await.contains("Too many failed log-in attempts"));
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn healthz_reports_postgres_redis_and_kafka(db: PgPool) {
     let state = test_state(db, &[]).await;
     let admin = server::router::admin(state.clone());
@@ -121,7 +121,7 @@ async fn healthz_reports_postgres_redis_and_kafka(db: PgPool) {
     }
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn metrics_expose_shop_cache_counters(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     server::seed::run(&db, &state.redis, &state.keys, false).await.unwrap();
@@ -140,7 +140,7 @@ async fn metrics_expose_shop_cache_counters(db: PgPool) {
     assert!(text.contains("haodian_cache_events_total{cache=\"shop\",event=\"l1_hits\"} 2"), "{text}");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn json_shop_route_reads_through_the_cache(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     server::seed::run(&db, &state.redis, &state.keys, false).await.unwrap();
@@ -167,10 +167,10 @@ async fn register(router: &Router, db: &PgPool, phone: &str) -> (String, i64) {
     (sid, id)
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn grab_over_http_needs_a_login_and_answers_statuses(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
-    app::kafka::ensure_topics(&state.config).await.unwrap();
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     let router = server::router::build(state.clone());
     app::testing::seed_flash_sale(&db, 77, 3, -60, 3600).await.unwrap();
     app::seckill::service::restore_sales(&state).await.unwrap();
@@ -178,7 +178,11 @@ async fn grab_over_http_needs_a_login_and_answers_statuses(db: PgPool) {
     let resp = post(&router, "/api/seckill/grab", "voucher_id=77", None).await;
     assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
     assert!(body(resp).await.contains("LoginRequired"));
-    assert_eq!(app::inventory::sale_state(&state.redis, &state.keys, 77).await.unwrap(), (Some(3), 0), "nothing taken");
+    assert_eq!(
+        app::sale::inventory::sale_state(&state.redis, &state.keys, 77).await.unwrap(),
+        (Some(3), 0),
+        "nothing taken"
+    );
 
     let (sid, _) = register(&router, &db, "13900000031").await;
     let resp = post(&router, "/api/seckill/grab", "voucher_id=77", Some(&sid)).await;
@@ -199,7 +203,7 @@ async fn grab_over_http_needs_a_login_and_answers_statuses(db: PgPool) {
     assert_eq!(post(&router, "/api/orders/mine", "", None).await.status(), StatusCode::UNAUTHORIZED);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool) {
     let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "900")]).await;
     let router = server::router::build(state.clone());
@@ -224,7 +228,7 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
     let resp = post(&router, "/api/seckill/create-sale", form, Some(&owner)).await;
     assert_eq!(resp.status(), StatusCode::OK);
     let id: i64 = body(resp).await.parse().unwrap();
-    let (stock, buyers) = app::inventory::sale_state(&state.redis, &state.keys, id).await.unwrap();
+    let (stock, buyers) = app::sale::inventory::sale_state(&state.redis, &state.keys, id).await.unwrap();
     assert_eq!((stock, buyers), (Some(20), 0), "creation loads the Redis state in the same step");
     let end_ms = app::testing::sale_end_ms(&db, id).await.unwrap();
     let forget_at = app::seckill::service::forget_at_ms(&state, end_ms);
@@ -234,7 +238,7 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
 
     let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=35"), Some(&owner)).await;
     assert_eq!(resp.status(), StatusCode::OK);
-    assert_eq!(app::inventory::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
+    assert_eq!(app::sale::inventory::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
     assert_eq!(expires_at().await, forget_at, "changing the stock keeps the sale's lifetime");
     let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=5"), Some(&stranger)).await;
     assert_eq!(resp.status(), StatusCode::FORBIDDEN);
@@ -249,10 +253,10 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
     assert!(body(resp).await.contains("can no longer change"));
     let pg: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = $1").bind(id).fetch_one(&db).await.unwrap();
     assert_eq!(pg, 35);
-    assert_eq!(app::inventory::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
+    assert_eq!(app::sale::inventory::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn nearby_search_refuses_bad_input_with_4xx(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     let router = server::router::build(state);
@@ -291,7 +295,7 @@ fn multipart(parts: &[(&str, &[u8])]) -> (String, Vec<u8>) {
     (format!("multipart/form-data; boundary={boundary}"), body)
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn image_uploads_check_login_type_and_size(db: PgPool) {
     let dir = std::env::temp_dir().join(format!("haodian-uploads-{}", app::testing::unique_token()));
     let dir_str = dir.to_string_lossy().to_string();
@@ -339,7 +343,7 @@ async fn image_uploads_check_login_type_and_size(db: PgPool) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn uploads_past_a_persons_quota_are_refused_and_store_nothing(db: PgPool) {
     let dir = std::env::temp_dir().join(format!("haodian-uploads-{}", app::testing::unique_token()));
     let dir_str = dir.to_string_lossy().to_string();
@@ -364,7 +368,7 @@ async fn uploads_past_a_persons_quota_are_refused_and_store_nothing(db: PgPool) 
 /// What `server::server_fns` owes every server function, as leptos_axum's handler did: headers it sets in
 /// `ResponseOptions` reach the answer (the visitor cookie), a form posted without JavaScript goes back to
 /// its page, and an error's status still wins over that redirect.
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn server_functions_answer_with_what_they_set_and_send_plain_forms_back(db: PgPool) {
     app::testing::seed_shop(&db).await.unwrap();
     let state = test_state(db, &[]).await;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use app::kafka::{self, ORDERS_CREATED};
+use app::platform::kafka::{self, ORDERS_CREATED};
 use app::testing::{test_config, unique_token};
 use rdkafka::Message;
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use app::inventory::{self, GrabCode};
+use app::sale::inventory::{self, GrabCode};
 use app::seckill::service::{self, SeckillError};
 use app::testing::{seed_flash_sale, seed_users, test_instances};
 use axum::body::Body;
@@ -22,7 +22,7 @@ async fn heard(rx: &mut tokio::sync::watch::Receiver<Option<i64>>, want: i64) {
     }
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_grab_on_one_instance_moves_the_stock_on_every_other(db: PgPool) {
     let instances = test_instances(db.clone(), 2, &[("IP_RATE_LIMIT", "1000000")]).await;
     let (a, b) = (&instances[0], &instances[1]);
@@ -60,7 +60,7 @@ async fn a_grab_on_one_instance_moves_the_stock_on_every_other(db: PgPool) {
     assert!(!b.live_stock.is_sold_out(31));
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_shop_pages_stream_starts_with_the_stock_and_coalesces_a_burst(db: PgPool) {
     let instances = test_instances(db.clone(), 1, &[]).await;
     let state = &instances[0];

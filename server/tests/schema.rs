@@ -1,6 +1,6 @@
 //! Migrations and demo data against a real, empty Postgres database per test.
 
-use app::state::MIGRATOR;
+use app::start::MIGRATOR;
 use app::testing::test_state;
 use server::seed::{self, FLASH_ENDED, FLASH_LIVE, FLASH_UPCOMING, SHOP_COUNT};
 use sqlx::PgPool;
@@ -20,7 +20,7 @@ async fn migrations_apply_to_an_empty_database_and_rerun_as_a_no_op(db: PgPool) 
     }
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn flash_orders_allow_one_live_order_per_user(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     seed::run(&db, &state.redis, &state.keys, false).await.unwrap();
@@ -39,7 +39,7 @@ async fn flash_orders_allow_one_live_order_per_user(db: PgPool) {
     insert(3, "unpaid").execute(&db).await.expect("after a close the coupon can be grabbed again");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn demo_seed_is_idempotent_and_realistic(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     let first = seed::run(&db, &state.redis, &state.keys, false).await.expect("first seed");
@@ -86,7 +86,7 @@ async fn demo_seed_is_idempotent_and_realistic(db: PgPool) {
     assert!(new_id > SHOP_COUNT);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn reset_restores_the_demo_state(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     let pristine = seed::run(&db, &state.redis, &state.keys, false).await.unwrap();

@@ -44,7 +44,7 @@ async fn users(db: &PgPool) -> i64 {
     sqlx::query_scalar("SELECT count(*) FROM users").fetch_one(db).await.unwrap()
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn cross_site_posts_are_refused_and_write_nothing(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     let router = server::router::build(state);
@@ -71,7 +71,7 @@ async fn cross_site_posts_are_refused_and_write_nothing(db: PgPool) {
     assert_eq!(users(&db).await, before + 1);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn pages_carry_hardening_headers_and_a_nonce_bound_policy(db: PgPool) {
     let state = test_state(db, &[]).await;
     let router = server::router::build(state);
@@ -93,7 +93,7 @@ async fn pages_carry_hardening_headers_and_a_nonce_bound_policy(db: PgPool) {
     assert!(!again.headers()[header::CONTENT_SECURITY_POLICY].to_str().unwrap().contains(&nonce));
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn operators_routes_are_not_on_the_public_port(db: PgPool) {
     let state = test_state(db, &[]).await;
     let (public, admin) = (server::router::build(state.clone()), server::router::admin(state));
@@ -107,7 +107,7 @@ async fn operators_routes_are_not_on_the_public_port(db: PgPool) {
     assert_eq!(resp.status(), StatusCode::OK);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn behind_our_proxy_the_client_cannot_pick_its_address(db: PgPool) {
     // Two failures lock an account; eight lock an address (whatever the accounts).
     let state = test_state(db, &[("TRUSTED_PROXIES", "10.0.0.0/8"), ("LOGIN_MAX_FAILURES", "2")]).await;
@@ -135,7 +135,7 @@ async fn behind_our_proxy_the_client_cannot_pick_its_address(db: PgPool) {
     assert_eq!(attempt(202, "203.0.113.6").await, StatusCode::UNAUTHORIZED);
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn an_overloaded_instance_sheds_at_once_and_times_out_what_hangs(db: PgPool) {
     use app::testing::{Proxy, ProxyMode};
     let mut state = test_state(db.clone(), &[("HTTP_MAX_IN_FLIGHT", "1"), ("HTTP_TIMEOUT_SECS", "1")]).await;
@@ -180,7 +180,7 @@ async fn logged_in(router: &Router, cookie: &str) -> bool {
     body(resp).await.contains("Slider")
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn activity_keeps_a_session_alive_until_its_absolute_cap(db: PgPool) {
     let state = test_state(db, &[("SESSION_TTL_SECS", "4"), ("SESSION_MAX_AGE_SECS", "7")]).await;
     let router = server::router::build(state);
@@ -198,7 +198,7 @@ async fn activity_keeps_a_session_alive_until_its_absolute_cap(db: PgPool) {
     assert!(!logged_in(&router, &active).await, "the absolute cap ends it");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn an_address_creates_a_few_accounts_an_hour_and_typos_cost_nothing(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     let router = server::router::build(state);
@@ -226,7 +226,7 @@ async fn an_address_creates_a_few_accounts_an_hour_and_typos_cost_nothing(db: Pg
     assert_eq!(resp.status(), StatusCode::OK, "another address has its own budget");
 }
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn text_that_can_only_do_harm_is_refused_next_to_its_field(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     app::testing::seed_shop(&db).await.unwrap();

@@ -3,13 +3,13 @@
 
 use std::time::{Duration, Instant};
 
-use app::session::RedisSessionStore;
 use app::testing::{seed_users, test_instances};
+use app::web::session::RedisSessionStore;
 use sqlx::PgPool;
 use tower_sessions::SessionStore;
 use tower_sessions::session::Id;
 
-#[sqlx::test(migrator = "app::state::MIGRATOR")]
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_session_is_read_from_the_instance_and_a_logout_anywhere_ends_it_everywhere(db: PgPool) {
     let instances = test_instances(db.clone(), 2, &[]).await;
     let (a, b) = (&instances[0], &instances[1]);
@@ -18,7 +18,7 @@ async fn a_session_is_read_from_the_instance_and_a_logout_anywhere_ends_it_every
     let on_a = RedisSessionStore::cached(a.redis.clone(), a.keys.clone(), a.sessions.clone());
     let on_b = RedisSessionStore::cached(b.redis.clone(), b.keys.clone(), b.sessions.clone());
     let user = seed_users(&db, 72, 1).await.unwrap()[0];
-    let sid = app::session::mint(&on_a, user, time::Duration::hours(1)).await.unwrap();
+    let sid = app::web::session::mint(&on_a, user, time::Duration::hours(1)).await.unwrap();
     let id: Id = sid.parse().unwrap();
     assert!(on_b.load(&id).await.unwrap().is_some(), "B reads it from Redis once");
 
@@ -30,7 +30,7 @@ async fn a_session_is_read_from_the_instance_and_a_logout_anywhere_ends_it_every
     assert!(RedisSessionStore::new(b.redis.clone(), b.keys.clone()).load(&id).await.unwrap().is_none());
 
     // A logout on A is announced: B drops its copy within moments.
-    let sid2 = app::session::mint(&on_a, user, time::Duration::hours(1)).await.unwrap();
+    let sid2 = app::web::session::mint(&on_a, user, time::Duration::hours(1)).await.unwrap();
     let id2: Id = sid2.parse().unwrap();
     assert!(on_b.load(&id2).await.unwrap().is_some());
     on_a.delete(&id2).await.unwrap();

@@ -4,11 +4,11 @@
 use leptos::prelude::*;
 
 use super::model::CurrentUser;
-use crate::error::AppError;
+use crate::shared::error::AppError;
 
 /// The logged-in user, if any; a dangling session (deleted user) counts as logged out.
 #[cfg(feature = "ssr")]
-pub async fn current_user(cx: &crate::edge::Cx) -> Result<Option<CurrentUser>, AppError> {
+pub async fn current_user(cx: &crate::web::edge::Cx) -> Result<Option<CurrentUser>, AppError> {
     match cx.user_id().await? {
         Some(id) => Ok(super::service::user_by_id(&cx.state, id).await?),
         None => Ok(None),
@@ -17,7 +17,7 @@ pub async fn current_user(cx: &crate::edge::Cx) -> Result<Option<CurrentUser>, A
 
 /// The logged-in user, or 401.
 #[cfg(feature = "ssr")]
-pub async fn require_user(cx: &crate::edge::Cx) -> Result<CurrentUser, AppError> {
+pub async fn require_user(cx: &crate::web::edge::Cx) -> Result<CurrentUser, AppError> {
     current_user(cx).await?.ok_or(AppError::LoginRequired)
 }
 
@@ -29,7 +29,7 @@ pub async fn register(
     password: String,
     password_confirm: String,
 ) -> Result<CurrentUser, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let client = cx.address_key().await;
         let form = super::service::Registration {
             account: &account,
@@ -39,7 +39,7 @@ pub async fn register(
             client: &client,
         };
         let user = super::service::register(&cx.state, form).await?;
-        crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
+        crate::web::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
         Ok(user)
     })
     .await
@@ -48,10 +48,10 @@ pub async fn register(
 /// Logs in with phone or e-mail and password.
 #[server(endpoint = "auth/login")]
 pub async fn login(account: String, password: String) -> Result<CurrentUser, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let ip = cx.client_ip().await;
         let user = super::service::login(&cx.state, &account, &password, &ip).await?;
-        crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
+        crate::web::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
         Ok(user)
     })
     .await
@@ -60,20 +60,22 @@ pub async fn login(account: String, password: String) -> Result<CurrentUser, App
 /// Logs out (idempotent).
 #[server(endpoint = "auth/logout")]
 pub async fn logout() -> Result<(), AppError> {
-    crate::edge::run(|cx| async move { crate::session::sign_out(&cx.session().await?).await.map_err(AppError::from) })
-        .await
+    crate::web::edge::run(|cx| async move {
+        crate::web::session::sign_out(&cx.session().await?).await.map_err(AppError::from)
+    })
+    .await
 }
 
 /// The logged-in user, or `None`.
 #[server(endpoint = "auth/me")]
 pub async fn me() -> Result<Option<CurrentUser>, AppError> {
-    crate::edge::run(|cx| async move { current_user(&cx).await }).await
+    crate::web::edge::run(|cx| async move { current_user(&cx).await }).await
 }
 
 /// Texts a log-in code to a phone.
 #[server(endpoint = "auth/send-code")]
 pub async fn send_login_code(phone: String) -> Result<(), AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let client = cx.address_key().await;
         Ok(super::service::send_code(&cx.state, &phone, &client).await?)
     })
@@ -83,9 +85,9 @@ pub async fn send_login_code(phone: String) -> Result<(), AppError> {
 /// Logs in with a texted code (creating the account on a phone's first log-in).
 #[server(endpoint = "auth/login-code")]
 pub async fn login_with_code(phone: String, code: String) -> Result<CurrentUser, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = super::service::login_with_code(&cx.state, &phone, &code).await?;
-        crate::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
+        crate::web::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
         Ok(user)
     })
     .await
@@ -94,7 +96,7 @@ pub async fn login_with_code(phone: String, code: String) -> Result<CurrentUser,
 /// The local text-message outbox (only with `DEV_OUTBOX=true`; 404 otherwise).
 #[server(endpoint = "dev/outbox")]
 pub async fn dev_outbox() -> Result<Vec<super::model::SentSms>, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         super::service::dev_outbox(&cx.state).await?.ok_or_else(|| AppError::NotFound("Page".into()))
     })
     .await

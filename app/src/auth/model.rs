@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::AppError;
-use crate::text::{FreeText, TextRule};
+use crate::shared::error::AppError;
+use crate::shared::text::{FreeText, TextRule};
 
 /// What a user may do beyond shopping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@ use leptos_router::components::A;
 use leptos_router::hooks::use_query_map;
 
 use super::api::{Login, LoginWithCode, Logout, Register, SendLoginCode, dev_outbox};
-use crate::error::AppError;
+use crate::shared::error::AppError;
 use crate::ui::{FieldError, FormError, busy, go};
 
 /// The current user as the server sees it, for the pages it renders (a log-in or log-out reloads the page).

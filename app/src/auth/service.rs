@@ -8,9 +8,10 @@ use argon2::{Algorithm, Argon2, Params, Version};
 
 use super::model::{Account, CurrentUser, Nickname, Password, Role};
 use super::store;
-use crate::abuse::{Action, too_many};
-use crate::error::{AppError, BackendError};
-use crate::state::AppState;
+use crate::platform::backend::BackendError;
+use crate::shared::error::AppError;
+use crate::web::abuse::{Action, too_many};
+use crate::web::state::AppState;
 
 /// What can go wrong in the auth service; converted to [`AppError`] at the server-function edge.
 #[derive(Debug, thiserror::Error)]
@@ -44,7 +45,7 @@ pub enum AuthError {
     NoCode,
     /// The text message could not be sent.
     #[error(transparent)]
-    Sms(#[from] crate::sms::SmsError),
+    Sms(#[from] crate::platform::sms::SmsError),
     /// This client has created its share of accounts for now.
     #[error("throttled: {0}")]
     Throttled(AppError),
@@ -216,7 +217,7 @@ pub async fn register(state: &AppState, form: Registration<'_>) -> Result<Curren
 }
 
 /// The log-in gate's limits from the settings.
-fn gate_limits(config: &crate::config::Config) -> store::GateLimits {
+fn gate_limits(config: &crate::platform::config::Config) -> store::GateLimits {
     let per_pair = config.login_max_failures.max(1);
     store::GateLimits {
         per_pair,
@@ -364,5 +365,10 @@ pub async fn dev_outbox(state: &AppState) -> Result<Option<Vec<crate::auth::mode
     if !state.config.dev_outbox {
         return Ok(None);
     }
-    Ok(Some(crate::sms::outbox(&state.redis, &state.keys).await?))
+    let sent = crate::platform::sms::outbox(&state.redis, &state.keys).await?;
+    Ok(Some(
+        sent.into_iter()
+            .map(|m| crate::auth::model::SentSms { phone: m.phone, text: m.text, at_ms: m.at_ms })
+            .collect(),
+    ))
 }

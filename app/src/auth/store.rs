@@ -3,12 +3,12 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use crate::redis_conn::Redis;
+use crate::platform::redis_conn::Redis;
 use redis::Script;
 use sqlx::PgPool;
 
 use super::model::{Account, CurrentUser, Role};
-use crate::keys::Keys;
+use crate::platform::keys::Keys;
 
 /// A user row as the service needs it (with the hash, which never leaves the server).
 #[derive(Debug, sqlx::FromRow)]

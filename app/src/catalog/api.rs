@@ -3,18 +3,18 @@
 use leptos::prelude::*;
 
 use super::model::{Page, Shop, ShopSummary, ShopType};
-use crate::error::AppError;
+use crate::shared::error::AppError;
 
 /// Shop types for the home page.
 #[server(endpoint = "catalog/types")]
 pub async fn list_shop_types() -> Result<Vec<ShopType>, AppError> {
-    crate::edge::run(|cx| async move { Ok(super::service::shop_types(&cx.state).await?) }).await
+    crate::web::edge::run(|cx| async move { Ok(super::service::shop_types(&cx.state).await?) }).await
 }
 
 /// One page of a category, sorted (`score`, `price_asc`, `price_desc`, `popular`).
 #[server(endpoint = "catalog/shops")]
 pub async fn list_shops(type_id: i64, sort: String, page: u32) -> Result<(ShopType, Page<ShopSummary>), AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let sort = super::model::ShopSort::from_query(Some(&sort));
         Ok(super::service::category(&cx.state, type_id, sort, page).await?)
     })
@@ -24,8 +24,8 @@ pub async fn list_shops(type_id: i64, sort: String, page: u32) -> Result<(ShopTy
 /// Shops whose name contains `q`.
 #[server(endpoint = "catalog/search")]
 pub async fn search_shops(q: String, page: u32) -> Result<Page<ShopSummary>, AppError> {
-    crate::edge::run(|cx| async move {
-        cx.spend_per_address(crate::abuse::Action::Search).await?;
+    crate::web::edge::run(|cx| async move {
+        cx.spend_per_address(crate::web::abuse::Action::Search).await?;
         Ok(super::service::search(&cx.state, &q, page).await?)
     })
     .await
@@ -35,13 +35,13 @@ pub async fn search_shops(q: String, page: u32) -> Result<Page<ShopSummary>, App
 /// cached entry itself is encoded (an `Arc`), not a copy of it.
 #[server(endpoint = "catalog/shop-cached", input = leptos::server_fn::codec::GetUrl)]
 pub async fn get_shop(id: i64) -> Result<std::sync::Arc<Shop>, AppError> {
-    crate::edge::run(|cx| async move { Ok(super::service::shop(&cx.state, id).await?) }).await
+    crate::web::edge::run(|cx| async move { Ok(super::service::shop(&cx.state, id).await?) }).await
 }
 
 /// The shop as its owner edits it (401/403/404 for anyone else).
 #[server(endpoint = "catalog/shop-for-edit")]
 pub async fn shop_for_edit(id: i64) -> Result<Shop, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         Ok((*super::service::shop_for_owner(&cx.state, user.as_ref(), id).await?).clone())
     })

@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::AppError;
-use crate::point::GeoPoint;
-use crate::text::{FreeText, TextRule};
+use crate::shared::error::AppError;
+use crate::shared::point::GeoPoint;
+use crate::shared::text::{FreeText, TextRule};
 
 /// A shop category tile on the home page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -228,7 +228,7 @@ impl TryFrom<ShopForm> for ShopEdit {
             .ok_or_else(|| AppError::invalid("avg_price", "Average price is an amount in yuan, 0 to 100000."))?;
         let open_hours =
             FreeText::parse("open_hours", &form.open_hours, line(0, 64), "Keep opening hours under 64 characters.")?;
-        let images = crate::text::image_list("images", &form.images)?;
+        let images = crate::shared::text::image_list("images", &form.images)?;
         Ok(Self {
             name: name.into_string(),
             address: address.into_string(),
@@ -279,13 +279,13 @@ impl TryFrom<CouponForm> for NewCoupon {
     type Error = AppError;
 
     fn try_from(form: CouponForm) -> Result<Self, AppError> {
-        let terms = crate::money::CouponTerms::parse(&form.title, &form.rules, &form.pay, &form.actual)?;
+        let terms = crate::shared::money::CouponTerms::parse(&form.title, &form.rules, &form.pay, &form.actual)?;
         let until_ms = match form.until.trim() {
             "" => None,
             raw => {
-                let day = crate::clock::parse_day(raw)
+                let day = crate::shared::clock::parse_day(raw)
                     .ok_or_else(|| AppError::invalid("until", "A date like 2026-12-31, or empty for no end."))?;
-                Some(day.next_day().map(crate::clock::day_start_ms).unwrap_or(i64::MAX))
+                Some(day.next_day().map(crate::shared::clock::day_start_ms).unwrap_or(i64::MAX))
             }
         };
         Ok(Self {
@@ -326,10 +326,13 @@ impl Coupon {
         CouponForm {
             title: self.title.clone(),
             rules: self.rules.clone(),
-            pay: crate::money::yuan_amount(self.pay_value_cents),
-            actual: crate::money::yuan_amount(self.actual_value_cents),
+            pay: crate::shared::money::yuan_amount(self.pay_value_cents),
+            actual: crate::shared::money::yuan_amount(self.actual_value_cents),
             // The stored end is the start of the day after the last one.
-            until: self.until_ms.map(|ms| crate::clock::iso_day(crate::clock::date_of(ms - 1))).unwrap_or_default(),
+            until: self
+                .until_ms
+                .map(|ms| crate::shared::clock::iso_day(crate::shared::clock::date_of(ms - 1)))
+                .unwrap_or_default(),
         }
     }
 }

@@ -4,8 +4,8 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::api::{list_shop_types, list_shops, search_shops};
-use super::model::{Page, ShopSort, ShopSummary, page_from_query};
-use crate::error::AppError;
+use super::model::{Page, ShopSort, ShopSummary, VoucherView, page_from_query};
+use crate::shared::error::AppError;
 use crate::ui::{NO_PICTURE, Pager, error_view, yuan};
 
 /// `/`: greeting, search box and the shop-type tiles.
@@ -153,4 +153,22 @@ fn urlencode(s: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
+}
+
+/// A coupon's price, title and rules around `children` (its button and state), normal or flash.
+#[component]
+pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
+    view! {
+        <li class="voucher" class:flash=v.kind == "flash" data-voucher-id=v.id>
+            <div class="price">
+                <strong>{yuan(v.pay_value_cents)}</strong>
+                <s class="muted">{yuan(v.actual_value_cents)}</s>
+            </div>
+            <div class="flash-body">
+                <p class="voucher-title">{v.title}</p>
+                <p class="muted">{v.sub_title}" · "{v.rules}</p>
+                {children()}
+            </div>
+        </li>
+    }
 }

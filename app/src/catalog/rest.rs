@@ -4,8 +4,8 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 
-use crate::error::AppError;
-use crate::state::AppState;
+use crate::shared::error::AppError;
+use crate::web::state::AppState;
 
 /// `GET /api/v1/shops/{id}`: the shop through the three-level cache; 404 with an `AppError` body if missing.
 pub async fn get_shop(State(state): State<AppState>, Path(id): Path<i64>) -> Response {

@@ -8,9 +8,16 @@ use time::Duration as TimeDuration;
 use super::model::{Coupon, MAX_PAGES, NewCoupon, Page, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView};
 use super::store;
 use crate::auth::model::{CurrentUser, Role};
-use crate::clock;
-use crate::error::{AppError, BackendError};
-use crate::state::AppState;
+use crate::platform::backend::BackendError;
+use crate::platform::breaker::Breakers;
+use crate::platform::cache::{CacheKeys, CacheTtls, TieredCache};
+use crate::platform::config::Config;
+use crate::platform::keys::Keys;
+use crate::platform::redis_conn::Redis;
+use crate::shared::clock;
+use crate::shared::error::AppError;
+use crate::web::state::AppState;
+use sqlx::PgPool;
 
 /// What can go wrong in the catalog; converted to [`AppError`] at the server-function edge.
 #[derive(Debug, thiserror::Error)]
@@ -36,12 +43,60 @@ pub enum CatalogError {
     /// A backing service failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
+    /// The state was built without the shop cache (a wiring fault, not the user's).
+    #[error("the instance's state has no shop cache")]
+    NoShopCache,
     /// The cache's backing services failed (shared by every caller waiting on the same load).
     #[error(transparent)]
     Cache(#[from] Arc<BackendError>),
 }
 
 crate::backend_errors!(CatalogError);
+
+/// This instance's shop cache: L1 (moka) over the shared L2 (Redis), loading from Postgres. The
+/// composition root (`crate::start`) builds it and keeps it in the state's parts.
+#[derive(Clone)]
+pub struct ShopCache(Arc<TieredCache<Shop>>);
+
+/// Where the shop cache keeps its entries: `shop:{id}`, `lock:shop:{id}`, `chan:shop:invalidate`.
+const SHOP_KEYS: CacheKeys =
+    CacheKeys { name: "shop", entry: Keys::shop, lock: Keys::shop_lock, channel: Keys::shop_invalidation_channel };
+
+impl ShopCache {
+    /// An empty cache over these handles, listening for other instances' invalidations.
+    pub fn new(config: &Config, db: &PgPool, redis: &Redis, breakers: &Breakers, keys: &Keys) -> Self {
+        let ttls =
+            CacheTtls { l1: config.shop_cache_l1_ttl, l2: config.shop_cache_l2_ttl, null: config.shop_cache_null_ttl };
+        let cache = Arc::new(TieredCache::new(
+            db.clone(),
+            redis.clone(),
+            breakers.redis.clone(),
+            keys.clone(),
+            SHOP_KEYS,
+            ttls,
+        ));
+        cache.spawn_invalidation_listener(config.redis_url.clone());
+        Self(cache)
+    }
+
+    /// The instance's shop cache.
+    pub fn of(state: &AppState) -> Result<&Self, CatalogError> {
+        state.parts.get::<Self>().ok_or(CatalogError::NoShopCache)
+    }
+
+    /// Registers the cache's counters with the instance's metrics.
+    pub fn register_metrics(&self, registry: &mut prometheus_client::registry::Registry) {
+        self.0.metrics.register(registry);
+    }
+}
+
+impl std::ops::Deref for ShopCache {
+    type Target = Arc<TieredCache<Shop>>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
 
 impl From<CatalogError> for AppError {
     fn from(e: CatalogError) -> Self {
@@ -54,13 +109,14 @@ impl From<CatalogError> for AppError {
             CatalogError::Forbidden(_) => AppError::Forbidden,
             CatalogError::Backend(e) => e.into(),
             CatalogError::Cache(e) => AppError::internal(e),
+            CatalogError::NoShopCache => AppError::internal(CatalogError::NoShopCache),
         }
     }
 }
 
 /// A shop through the three-level cache.
 pub async fn shop(state: &AppState, id: i64) -> Result<Arc<Shop>, CatalogError> {
-    state.shops.get(id, store::load_shop).await?.ok_or(CatalogError::ShopNotFound(id))
+    ShopCache::of(state)?.get(id, store::load_shop).await?.ok_or(CatalogError::ShopNotFound(id))
 }
 
 /// Every shop type, in display order.
@@ -130,8 +186,8 @@ fn check_page(page: u32) -> Result<(), CatalogError> {
 
 /// Name search.
 pub async fn search(state: &AppState, q: &str, page: u32) -> Result<Page<ShopSummary>, CatalogError> {
-    let rule = crate::text::TextRule { min: 1, max: 50, multiline: false };
-    let q = crate::text::FreeText::parse("q", q, rule, "Search for 1 to 50 characters of a shop name.")
+    let rule = crate::shared::text::TextRule { min: 1, max: 50, multiline: false };
+    let q = crate::shared::text::FreeText::parse("q", q, rule, "Search for 1 to 50 characters of a shop name.")
         .map_err(CatalogError::Invalid)?;
     let q = q.as_str();
     check_page(page)?;
@@ -181,7 +237,7 @@ pub async fn edit_shop(
     if !store::update_shop(state.postgres()?, id, edit).await? {
         return Err(CatalogError::ShopNotFound(id));
     }
-    state.shops.invalidate(id).await?;
+    ShopCache::of(state)?.invalidate(id).await?;
     shop(state, id).await
 }
 
@@ -203,7 +259,7 @@ pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) 
     let type_id = store::delete_shop_without_history(state.postgres()?, id).await?.ok_or_else(|| {
         CatalogError::Invalid(AppError::invalid("shop", "This shop has orders or notes, so it cannot be removed."))
     })?;
-    state.shops.invalidate(id).await?;
+    ShopCache::of(state)?.invalidate(id).await?;
     Ok(type_id)
 }
 

@@ -1,6 +1,6 @@
 //! All SQL and Redis commands of the catalog capability.
 
-use crate::redis_conn::Redis;
+use crate::platform::redis_conn::Redis;
 use futures::future::BoxFuture;
 use sqlx::PgPool;
 
@@ -152,14 +152,14 @@ pub async fn record_visit(
         redis::cmd("EXPIRE").arg(site_key).arg(KEEP_SECS).to_owned(),
         redis::cmd("PFCOUNT").arg(shop_key).to_owned(),
     ];
-    let count = crate::redis_conn::per_slot(redis, cmds, false).await?.pop().unwrap_or(redis::Value::Nil);
+    let count = crate::platform::redis_conn::per_slot(redis, cmds, false).await?.pop().unwrap_or(redis::Value::Nil);
     Ok(redis::from_redis_value(count)?)
 }
 
 /// PFCOUNT of each key, in order.
 pub async fn visitor_counts(redis: &Redis, keys: &[String]) -> Result<Vec<u64>, redis::RedisError> {
     let cmds = keys.iter().map(|k| redis::cmd("PFCOUNT").arg(k).to_owned()).collect();
-    let counts = crate::redis_conn::per_slot(redis, cmds, false).await?;
+    let counts = crate::platform::redis_conn::per_slot(redis, cmds, false).await?;
     Ok(counts.into_iter().map(redis::from_redis_value).collect::<Result<_, _>>()?)
 }
 

@@ -4,9 +4,10 @@ use time::Date;
 
 use super::model::{CheckinMonth, days_set, trailing_run};
 use super::store;
-use crate::clock;
-use crate::error::{AppError, BackendError};
-use crate::state::AppState;
+use crate::platform::backend::BackendError;
+use crate::shared::clock;
+use crate::shared::error::AppError;
+use crate::web::state::AppState;
 
 /// What can go wrong; converted to [`AppError`] at the edge.
 #[derive(Debug, thiserror::Error)]

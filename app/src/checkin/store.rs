@@ -1,6 +1,6 @@
 //! All Redis commands of check-ins: SETBIT for a day, BITFIELD to read a month's prefix in one call.
 
-use crate::redis_conn::Redis;
+use crate::platform::redis_conn::Redis;
 
 /// Sets `day`'s bit (1-based); returns whether it was already set.
 pub async fn check_in(redis: &Redis, key: &str, day: u8) -> Result<bool, redis::RedisError> {

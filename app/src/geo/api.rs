@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use super::model::NearbyShop;
 use crate::catalog::model::Page;
-use crate::error::AppError;
+use crate::shared::error::AppError;
 
 /// Shops of a type near a point (`radius_km` empty = 5 km), 20 a page, nearest first.
 #[server(endpoint = "geo/nearby", input = leptos::server_fn::codec::GetUrl)]
@@ -15,10 +15,10 @@ pub async fn nearby_shops(
     radius_km: String,
     page: u32,
 ) -> Result<Page<NearbyShop>, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let at = super::model::GeoPoint::parse(&lon, &lat)?;
         let radius = super::model::parse_radius_km(&radius_km)?;
-        cx.spend_per_address(crate::abuse::Action::Nearby).await?;
+        cx.spend_per_address(crate::web::abuse::Action::Nearby).await?;
         Ok(super::service::nearby(&cx.state, type_id, at, radius, page).await?)
     })
     .await

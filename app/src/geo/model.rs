@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::model::ShopSummary;
-use crate::error::AppError;
-pub use crate::point::GeoPoint;
+use crate::shared::error::AppError;
+pub use crate::shared::point::GeoPoint;
 
 /// Default search radius.
 pub const DEFAULT_RADIUS_M: f64 = 5_000.0;

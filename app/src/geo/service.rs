@@ -6,8 +6,9 @@ use super::model::{GeoPoint, NearbyShop, PAGE_SIZE};
 use super::store;
 use crate::catalog::model::Page;
 use crate::catalog::service::{self as catalog, CatalogError};
-use crate::error::{AppError, BackendError};
-use crate::state::AppState;
+use crate::platform::backend::BackendError;
+use crate::shared::error::AppError;
+use crate::web::state::AppState;
 
 /// What can go wrong; converted to [`AppError`] at the edge.
 #[derive(Debug, thiserror::Error)]

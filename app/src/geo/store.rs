@@ -1,10 +1,10 @@
 //! All Redis GEO commands and the SQL they are loaded from.
 
-use crate::redis_conn::Redis;
+use crate::platform::redis_conn::Redis;
 use sqlx::PgPool;
 
 use crate::catalog::model::ShopSummary;
-use crate::keys::Keys;
+use crate::platform::keys::Keys;
 
 /// Every shop's position by type, from Postgres.
 pub async fn positions(db: &PgPool) -> Result<Vec<(i64, i64, f64, f64)>, sqlx::Error> {
@@ -29,7 +29,7 @@ pub async fn replace_all(
             cmds.push(cmd);
         }
     }
-    crate::redis_conn::per_slot(redis, cmds, true).await.map(drop)
+    crate::platform::redis_conn::per_slot(redis, cmds, true).await.map(drop)
 }
 
 /// Places (or moves) one shop.

@@ -5,13 +5,13 @@ use leptos::prelude::*;
 
 use super::model::{Console, CouponsPage, OrdersConsole, SaleFunnel, ShopReport};
 use crate::catalog::model::CouponForm;
-use crate::error::AppError;
 use crate::orders::model::{OrderFilter, Redemption};
+use crate::shared::error::AppError;
 
 /// The console's front page.
 #[server(endpoint = "merchant/console")]
 pub async fn merchant_console() -> Result<Console, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         Ok(super::service::console(&cx.state, user.as_ref()).await?)
     })
@@ -21,7 +21,7 @@ pub async fn merchant_console() -> Result<Console, AppError> {
 /// A shop's charts and notes.
 #[server(endpoint = "merchant/report")]
 pub async fn get_shop_report(shop_id: i64) -> Result<ShopReport, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         Ok(super::service::shop_report(&cx.state, user.as_ref(), shop_id).await?)
     })
@@ -31,7 +31,7 @@ pub async fn get_shop_report(shop_id: i64) -> Result<ShopReport, AppError> {
 /// A shop's coupons and flash sales.
 #[server(endpoint = "merchant/coupons")]
 pub async fn get_coupons_page(shop_id: i64) -> Result<CouponsPage, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         Ok(super::service::coupons_page(&cx.state, user.as_ref(), shop_id).await?)
     })
@@ -41,7 +41,7 @@ pub async fn get_coupons_page(shop_id: i64) -> Result<CouponsPage, AppError> {
 /// Adds a normal coupon (no `coupon_id`) or changes one; answers its id.
 #[server(endpoint = "merchant/save-coupon")]
 pub async fn save_coupon(shop_id: i64, coupon_id: Option<i64>, form: CouponForm) -> Result<i64, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         // Authorise before validating, so a stranger learns nothing about the form's rules.
         crate::catalog::service::authorize_owner(&cx.state, user.as_ref(), shop_id).await?;
@@ -54,7 +54,7 @@ pub async fn save_coupon(shop_id: i64, coupon_id: Option<i64>, form: CouponForm)
 /// Pauses a normal coupon (`on` false) or puts it back on sale.
 #[server(endpoint = "merchant/coupon-on-sale")]
 pub async fn set_coupon_on_sale(shop_id: i64, coupon_id: i64, on: bool) -> Result<(), AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         Ok(crate::catalog::service::set_coupon_on_sale(&cx.state, user.as_ref(), shop_id, coupon_id, on).await?)
     })
@@ -64,7 +64,7 @@ pub async fn set_coupon_on_sale(shop_id: i64, coupon_id: i64, on: bool) -> Resul
 /// Cancels a flash sale that has not started.
 #[server(endpoint = "merchant/cancel-sale")]
 pub async fn cancel_sale(voucher_id: i64) -> Result<(), AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         Ok(crate::seckill::service::cancel_sale(&cx.state, user.as_ref(), voucher_id).await?)
     })
@@ -75,9 +75,9 @@ pub async fn cancel_sale(voucher_id: i64) -> Result<(), AppError> {
 /// Time); answers the new sale's id.
 #[server(endpoint = "merchant/clone-sale")]
 pub async fn clone_sale(voucher_id: i64, begin: String) -> Result<i64, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
-        let begin_ms = crate::clock::parse_local(&begin)
+        let begin_ms = crate::shared::clock::parse_local(&begin)
             .ok_or_else(|| AppError::invalid("begin", "A date and time like 2026-12-01T10:00."));
         Ok(crate::seckill::service::clone_sale(&cx.state, user.as_ref(), voucher_id, begin_ms).await?)
     })
@@ -87,7 +87,7 @@ pub async fn clone_sale(voucher_id: i64, begin: String) -> Result<i64, AppError>
 /// One page of a shop's orders, filtered, below order `before`.
 #[server(endpoint = "merchant/orders")]
 pub async fn shop_orders(shop_id: i64, filter: OrderFilter, before: Option<i64>) -> Result<OrdersConsole, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         crate::catalog::service::authorize_owner(&cx.state, user.as_ref(), shop_id).await?;
         let q = crate::orders::model::OrderQuery::try_from(&filter)?;
@@ -99,7 +99,7 @@ pub async fn shop_orders(shop_id: i64, filter: OrderFilter, before: Option<i64>)
 /// A flash sale's funnel and live figures.
 #[server(endpoint = "merchant/sale")]
 pub async fn get_sale_funnel(voucher_id: i64) -> Result<SaleFunnel, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         Ok(super::service::sale_funnel(&cx.state, user.as_ref(), voucher_id).await?)
     })
@@ -109,11 +109,11 @@ pub async fn get_sale_funnel(voucher_id: i64) -> Result<SaleFunnel, AppError> {
 /// Redeems a customer's code at the counter: the order becomes `used`, once.
 #[server(endpoint = "merchant/redeem")]
 pub async fn redeem_code(code: String) -> Result<Redemption, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         let me = crate::catalog::service::require_merchant(user.as_ref())?;
         // 12 digits cannot be guessed at this pace, and a counter never needs more.
-        cx.spend(crate::abuse::Action::Redeem, &format!("u:{}", me.id))?;
+        cx.spend(crate::web::abuse::Action::Redeem, &format!("u:{}", me.id))?;
         let code = crate::orders::model::RedeemCode::parse(&code)?;
         Ok(super::service::redeem(&cx.state, user.as_ref(), &code).await?)
     })

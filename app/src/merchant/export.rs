@@ -8,10 +8,10 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use tower_sessions::Session;
 
-use crate::clock::format_local;
-use crate::error::AppError;
 use crate::orders::model::{OrderFilter, OrderQuery, ShopOrder};
-use crate::state::AppState;
+use crate::shared::clock::format_local;
+use crate::shared::error::AppError;
+use crate::web::state::AppState;
 
 /// The header row.
 const HEADER: &str = "order,created,coupon,buyer,amount_yuan,status,paid,used\r\n";
@@ -54,8 +54,8 @@ pub async fn orders_csv(
 }
 
 async fn stream(state: AppState, session: Session, shop_id: i64, filter: OrderFilter) -> Result<Response, AppError> {
-    let policy = crate::session::SessionPolicy::from_config(&state.config);
-    let user_id = crate::session::user_id(&session, &policy).await.map_err(AppError::from)?;
+    let policy = crate::web::session::SessionPolicy::from_config(&state.config);
+    let user_id = crate::web::session::user_id(&session, &policy).await.map_err(AppError::from)?;
     let user = match user_id {
         Some(id) => crate::auth::service::user_by_id(&state, id).await?,
         None => None,

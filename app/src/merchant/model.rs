@@ -105,8 +105,8 @@ pub struct SaleFunnel {
 
 impl SaleFunnel {
     /// The funnel's stages, top to bottom, for the chart.
-    pub fn stages(&self) -> Vec<crate::chart::Stage> {
-        use crate::chart::{Stage, StageKind::*};
+    pub fn stages(&self) -> Vec<crate::merchant::chart::Stage> {
+        use crate::merchant::chart::{Stage, StageKind::*};
         let stage = |label: &str, value: i64, kind| Stage { label: label.to_string(), value, kind };
         vec![
             stage("Grab attempts", self.attempts, Flow),

@@ -10,11 +10,11 @@ use super::api::{
 };
 use super::model::{CouponsPage, OrdersConsole, SaleFunnel, ShopCard, ShopReport};
 use crate::catalog::model::{Coupon, CouponForm};
-use crate::chart::{Day, daily_bars, funnel};
-use crate::clock::{date_of, format_local, iso_day};
-use crate::error::AppError;
+use crate::merchant::chart::{Day, daily_bars, funnel};
 use crate::orders::model::{ORDER_STATUSES, OrderFilter, OrderStatus, ShopOrder, order_code};
 use crate::seckill::model::{ConsoleSale, SaleState};
+use crate::shared::clock::{date_of, format_local, iso_day};
+use crate::shared::error::AppError;
 use crate::ui::{FieldError, FormError, busy, error_notice, id_param, id_resource, yuan};
 
 /// What a console page shows when it cannot show its content; rendered on the server, the answer's status

@@ -4,14 +4,15 @@
 use super::model::{Console, CouponsPage, OrdersConsole, SaleFunnel, ShopCard, ShopReport};
 use crate::auth::model::CurrentUser;
 use crate::catalog::service::{self as catalog, CatalogError};
-use crate::clock;
-use crate::error::{AppError, BackendError};
 use crate::orders::model::{OrderQuery, RedeemCode, Redemption};
 use crate::orders::service::{self as orders, OrderError};
+use crate::platform::backend::BackendError;
 use crate::seckill::model::SaleState;
 use crate::seckill::service::{self as seckill, SeckillError};
+use crate::shared::clock;
+use crate::shared::error::AppError;
 use crate::social::service::{self as social, SocialError};
-use crate::state::AppState;
+use crate::web::state::AppState;
 
 /// Days the console's charts cover.
 pub const CHART_DAYS: i64 = 30;
@@ -134,7 +135,7 @@ pub async fn sale_funnel(
         .await?
         .into_iter()
         .find(|s| s.id == voucher_id)
-        .ok_or(SeckillError::Refused(crate::inventory::GrabCode::NoSuchSale))?;
+        .ok_or(SeckillError::Refused(crate::sale::inventory::GrabCode::NoSuchSale))?;
     let outcomes = seckill::grab_outcomes(state, voucher_id).await?;
     let count = |label: &str| outcomes.iter().filter(|(o, _)| o == label).map(|(_, n)| *n).sum::<i64>();
     let attempts: i64 = outcomes.iter().map(|(_, n)| n).sum();

@@ -3,12 +3,12 @@
 use leptos::prelude::*;
 
 use super::model::{OrdersPage, PayOutcome};
-use crate::error::AppError;
+use crate::shared::error::AppError;
 
 /// The user's latest orders, newest first, with the clock their countdowns need.
 #[server(endpoint = "orders/mine")]
 pub async fn my_orders() -> Result<OrdersPage, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::require_user(&cx).await?;
         Ok(super::service::my_orders(&cx.state, user.id).await?)
     })
@@ -18,7 +18,7 @@ pub async fn my_orders() -> Result<OrdersPage, AppError> {
 /// Pays one of the user's orders (simulated: no provider). 404 for anyone else's order.
 #[server(endpoint = "orders/pay")]
 pub async fn pay_order(order_id: i64) -> Result<PayOutcome, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::require_user(&cx).await?;
         Ok(super::service::pay(&cx.state, user.id, order_id).await?)
     })
@@ -28,9 +28,9 @@ pub async fn pay_order(order_id: i64) -> Result<PayOutcome, AppError> {
 /// Buys a normal coupon: an unpaid order at once; answers its id.
 #[server(endpoint = "orders/buy")]
 pub async fn buy_voucher(voucher_id: i64) -> Result<i64, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::require_user(&cx).await?;
-        cx.spend(crate::abuse::Action::Buy, &format!("u:{}", user.id))?;
+        cx.spend(crate::web::abuse::Action::Buy, &format!("u:{}", user.id))?;
         Ok(super::service::buy(&cx.state, user.id, voucher_id).await?)
     })
     .await

@@ -11,9 +11,9 @@ use rdkafka::{Offset, TopicPartitionList};
 use tokio::sync::mpsc;
 
 use super::service::{self, OrderError};
-use crate::error::BackendError;
-use crate::kafka::{self, CloseCheck, LagContext, ORDERS_CLOSE_DELAY};
-use crate::state::AppState;
+use crate::platform::backend::BackendError;
+use crate::platform::kafka::{self, CloseCheck, LagContext, ORDERS_CLOSE_DELAY};
+use crate::web::state::AppState;
 
 /// Consumer group of the closer.
 pub const GROUP: &str = "order-closer";
@@ -104,7 +104,7 @@ pub async fn run(state: AppState) -> Result<(), CloserError> {
                         continue;
                     }
                 };
-                let now = crate::clock::now_ms();
+                let now = crate::shared::clock::now_ms();
                 if check.due_ms > now {
                     defer(&consumer, &msg, Duration::from_millis((check.due_ms - now) as u64), &resume_tx)?;
                     continue;

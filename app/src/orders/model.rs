@@ -167,12 +167,12 @@ pub struct RedeemCode(String);
 
 impl RedeemCode {
     /// Parses what was typed or scanned; the error is shown under the `code` field.
-    pub fn parse(raw: &str) -> Result<Self, crate::error::AppError> {
+    pub fn parse(raw: &str) -> Result<Self, crate::shared::error::AppError> {
         let digits: String = raw.chars().filter(|c| !matches!(c, ' ' | '-')).collect();
         if digits.len() == 12 && digits.bytes().all(|b| b.is_ascii_digit()) {
             Ok(Self(digits))
         } else {
-            Err(crate::error::AppError::invalid("code", "A redemption code is 12 digits, like 1234 5678 9012."))
+            Err(crate::shared::error::AppError::invalid("code", "A redemption code is 12 digits, like 1234 5678 9012."))
         }
     }
 
@@ -281,10 +281,10 @@ pub struct OrderQuery {
 }
 
 impl TryFrom<&OrderFilter> for OrderQuery {
-    type Error = crate::error::AppError;
+    type Error = crate::shared::error::AppError;
 
     fn try_from(f: &OrderFilter) -> Result<Self, Self::Error> {
-        use crate::error::AppError;
+        use crate::shared::error::AppError;
         let status = match f.status.trim() {
             "" => None,
             s => Some(
@@ -301,7 +301,7 @@ impl TryFrom<&OrderFilter> for OrderQuery {
         let day = |field: &str, raw: &str| -> Result<Option<time::Date>, AppError> {
             match raw.trim() {
                 "" => Ok(None),
-                s => crate::clock::parse_day(s)
+                s => crate::shared::clock::parse_day(s)
                     .map(Some)
                     .ok_or_else(|| AppError::invalid(field, "A date like 2026-12-01.")),
             }
@@ -316,8 +316,8 @@ impl TryFrom<&OrderFilter> for OrderQuery {
         Ok(Self {
             status,
             voucher_id,
-            from_ms: from.map(crate::clock::day_start_ms),
-            until_ms: to.and_then(|d| d.next_day()).map(crate::clock::day_start_ms),
+            from_ms: from.map(crate::shared::clock::day_start_ms),
+            until_ms: to.and_then(|d| d.next_day()).map(crate::shared::clock::day_start_ms),
         })
     }
 }

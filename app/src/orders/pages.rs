@@ -5,8 +5,8 @@ use leptos::prelude::*;
 
 use super::api::{PayOrder, my_orders};
 use super::model::{OrderStatus, OrderView, OrdersPage, grouped_code, order_code};
-use crate::clock::format_local;
-use crate::error::AppError;
+use crate::shared::clock::format_local;
+use crate::shared::error::AppError;
 use crate::ui::{NO_PICTURE, busy, countdown_text, error_notice, server_clock, yuan};
 
 /// `/orders`.

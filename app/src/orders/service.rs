@@ -7,10 +7,12 @@ use super::model::{
     ShopOrdersPage, StatusCounts,
 };
 use super::store;
-use crate::error::{AppError, BackendError};
-use crate::kafka::{self, CloseCheck, ORDERS_CLOSE_DELAY, OrderCreated};
-use crate::state::AppState;
-use crate::{clock, inventory};
+use crate::platform::backend::BackendError;
+use crate::platform::kafka::{self, CloseCheck, ORDERS_CLOSE_DELAY, OrderCreated};
+use crate::sale::inventory;
+use crate::shared::clock;
+use crate::shared::error::AppError;
+use crate::web::state::AppState;
 
 /// What can go wrong with an order; converted to [`AppError`] at the server-function edge.
 #[derive(Debug, thiserror::Error)]
@@ -29,7 +31,7 @@ pub enum OrderError {
     NotPaid(OrderStatus),
     /// No order id can be minted right now (this instance's id lease is not confirmed).
     #[error(transparent)]
-    NoIds(#[from] crate::ids::IdError),
+    NoIds(#[from] crate::platform::ids::IdError),
     /// A backing service failed.
     #[error(transparent)]
     Backend(#[from] BackendError),

@@ -5,7 +5,7 @@ use sqlx::PgPool;
 use super::model::{
     DayTrade, FailReason, OrderQuery, OrderStatus, OrderView, PayOutcome, Redemption, ShopOrder, StatusCounts,
 };
-use crate::kafka::OrderCreated;
+use crate::platform::kafka::OrderCreated;
 
 /// What one batch did.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -517,8 +517,8 @@ pub async fn shop_orders(
     .bind(shop_id)
     .bind(q.status)
     .bind(q.voucher_id)
-    .bind(q.from_ms.map(crate::ids::IdGenerator::first_id_at))
-    .bind(q.until_ms.map(crate::ids::IdGenerator::first_id_at))
+    .bind(q.from_ms.map(crate::platform::ids::IdGenerator::first_id_at))
+    .bind(q.until_ms.map(crate::platform::ids::IdGenerator::first_id_at))
     .bind(before)
     .bind(limit + 1)
     .fetch_all(db)

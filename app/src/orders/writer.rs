@@ -13,14 +13,14 @@ use super::model::OrderStatus;
 use super::service::OrderError;
 use super::store;
 pub use super::store::{BatchOutcome, write_batch};
-use crate::error::BackendError;
-use crate::kafka::{self, ORDERS_CREATED, OrderCreated};
-use crate::state::AppState;
+use crate::platform::backend::BackendError;
+use crate::platform::kafka::{self, ORDERS_CREATED, OrderCreated};
+use crate::web::state::AppState;
 
 /// Consumer group of the writer.
 pub const GROUP: &str = "order-writer";
 /// The writer's consumer group under the configured prefix.
-pub fn group(config: &crate::config::Config) -> String {
+pub fn group(config: &crate::platform::config::Config) -> String {
     format!("{}{GROUP}", config.kafka_topic_prefix)
 }
 
@@ -101,7 +101,8 @@ pub async fn process_batch(state: &AppState, messages: &[OwnedMessage]) -> Resul
             .await?;
         // Redis counted this grab; Postgres refused it: give the coupon back so the sale stays honest.
         if let Err(e) =
-            crate::inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await
+            crate::sale::inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id)
+                .await
         {
             tracing::error!(order = order.order_id, "could not release a refused grab in Redis: {e}");
         }

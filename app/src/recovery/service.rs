@@ -2,12 +2,13 @@
 
 use std::time::Duration;
 
-use crate::error::BackendError;
 use crate::geo::service::GeoError;
+use crate::platform::backend::BackendError;
+use crate::platform::{lock, marker};
 use crate::seckill::service::SeckillError;
+use crate::shared::clock;
 use crate::social::service::SocialError;
-use crate::state::AppState;
-use crate::{clock, lock, marker};
+use crate::web::state::AppState;
 
 /// How long one instance may hold the rebuild before another may take over (a rebuild takes seconds).
 const REBUILD_LOCK: Duration = Duration::from_secs(60);

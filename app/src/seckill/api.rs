@@ -3,15 +3,15 @@
 use leptos::prelude::*;
 
 use super::model::{SaleAudit, SaleForm};
-use crate::error::AppError;
-use crate::human_check::Puzzle;
 use crate::orders::model::OrderStatus;
+use crate::shared::error::AppError;
+use crate::shared::human_check::Puzzle;
 
 /// A slider puzzle for the logged-in user on flash sale `voucher_id` (sales with the human check ask for
 /// one before each grab).
 #[server(endpoint = "seckill/puzzle")]
 pub async fn grab_puzzle(voucher_id: i64) -> Result<Puzzle, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user_id = cx.require_user_id().await?;
         Ok(super::service::puzzle(&cx.state, user_id, voucher_id))
     })
@@ -23,7 +23,7 @@ pub async fn grab_puzzle(voucher_id: i64) -> Result<Puzzle, AppError> {
 /// `puzzle` field and the page draws a new one.
 #[server(endpoint = "seckill/solve")]
 pub async fn solve_puzzle(voucher_id: i64, ticket: String, x: u16, drag_ms: u32) -> Result<String, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         // Answers come in the same burst as grabs: the same gate sheds them.
         cx.state.grab_gate.admit().map_err(|wait| AppError::Busy { retry_after_secs: wait.as_secs().max(1) })?;
         let user_id = cx.require_user_id().await?;
@@ -37,7 +37,7 @@ pub async fn solve_puzzle(voucher_id: i64, ticket: String, x: u16, drag_ms: u32)
 /// ("queued" until the order writer has stored it).
 #[server(endpoint = "seckill/grab")]
 pub async fn grab_coupon(voucher_id: i64, pass: Option<String>) -> Result<i64, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         // The gate first, before the session is read: a shed grab costs nothing but this check.
         cx.state.grab_gate.admit().map_err(|wait| AppError::Busy { retry_after_secs: wait.as_secs().max(1) })?;
         let user_id = cx.require_user_id().await?;
@@ -51,7 +51,7 @@ pub async fn grab_coupon(voucher_id: i64, pass: Option<String>) -> Result<i64, A
 /// not the user's looks the same, so nothing leaks about other people's orders).
 #[server(endpoint = "orders/status")]
 pub async fn get_order_status(order_id: i64) -> Result<OrderStatus, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::require_user(&cx).await?;
         Ok(crate::orders::writer::status(&cx.state, user.id, order_id).await?)
     })
@@ -61,7 +61,7 @@ pub async fn get_order_status(order_id: i64) -> Result<OrderStatus, AppError> {
 /// The owner's flash sales with Postgres and Redis side by side (401/403/404 for anyone else).
 #[server(endpoint = "seckill/shop-sales")]
 pub async fn shop_sales(shop_id: i64) -> Result<Vec<SaleAudit>, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         Ok(super::service::shop_sales(&cx.state, user.as_ref(), shop_id).await?)
     })
@@ -71,7 +71,7 @@ pub async fn shop_sales(shop_id: i64) -> Result<Vec<SaleAudit>, AppError> {
 /// The owner creates a flash sale (times are China Standard Time, `YYYY-MM-DDTHH:MM`).
 #[server(endpoint = "seckill/create-sale")]
 pub async fn create_flash_sale(shop_id: i64, form: SaleForm) -> Result<i64, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         // Authorise before validating, so a stranger learns nothing about the form's rules.
         crate::catalog::service::authorize_owner(&cx.state, user.as_ref(), shop_id).await?;
@@ -84,7 +84,7 @@ pub async fn create_flash_sale(shop_id: i64, form: SaleForm) -> Result<i64, AppE
 /// The owner changes the stock of a sale that has not started.
 #[server(endpoint = "seckill/change-stock")]
 pub async fn change_sale_stock(voucher_id: i64, stock: String) -> Result<(), AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         let stock = super::model::parse_stock(&stock);
         Ok(super::service::change_stock(&cx.state, user.as_ref(), voucher_id, stock).await?)

@@ -12,8 +12,8 @@ use axum::response::{IntoResponse, Response};
 use futures::{FutureExt, StreamExt};
 use tokio::sync::watch;
 
-use crate::error::AppError;
-use crate::state::AppState;
+use crate::shared::error::AppError;
+use crate::web::state::AppState;
 
 /// The shortest gap between two updates of one stream (five a second).
 const COALESCE: Duration = Duration::from_millis(200);
@@ -43,9 +43,9 @@ pub async fn stock_events(State(state): State<AppState>, Query(q): Query<Sales>)
     // Subscribe first, then read: an announcement between the two is not missed.
     let mut rxs: Vec<(i64, watch::Receiver<Option<i64>>)> =
         ids.iter().map(|id| (*id, state.live_stock.watch(*id))).collect();
-    let first: Vec<(i64, i64)> = match crate::inventory::live_stocks(&state.redis, &state.keys, &ids).await {
+    let first: Vec<(i64, i64)> = match crate::sale::inventory::live_stocks(&state.redis, &state.keys, &ids).await {
         Ok((_, stocks)) => stocks.into_iter().filter_map(|(id, s)| s.map(|s| (id, s))).collect(),
-        Err(e) => return AppError::from(crate::error::BackendError::from(e)).into_response(),
+        Err(e) => return AppError::from(crate::platform::backend::BackendError::from(e)).into_response(),
     };
     if first.is_empty() {
         return AppError::NotFound("Flash sale".into()).into_response();

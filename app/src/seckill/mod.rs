@@ -1,7 +1,16 @@
 //! Flash sales: the grab (throttle → in-process sold-out view → inventory script → Kafka), merchants'
-//! sales, reconciliation, and the sale card on shop pages.
+//! sales, healing after Redis loses its data, the audit, and the sale card on shop pages. Other
+//! capabilities use `service` (the public face); the job files behind it are private.
 
+#[cfg(feature = "ssr")]
+mod admin;
 pub mod api;
+#[cfg(feature = "ssr")]
+mod audit;
+#[cfg(feature = "ssr")]
+mod grab;
+#[cfg(feature = "ssr")]
+mod healing;
 #[cfg(feature = "ssr")]
 pub mod live;
 pub mod model;

@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::AppError;
-pub use crate::inventory::GrabCode;
+pub use crate::sale::inventory::GrabCode;
+use crate::shared::error::AppError;
 
 /// The field a refused or missing puzzle answer is reported against (the page then shows a new puzzle).
 pub const PUZZLE_FIELD: &str = "puzzle";
@@ -32,7 +32,8 @@ pub struct NewFlashSale {
 
 /// Parses a `datetime-local` input (business time) into unix ms, reporting a problem against `field`.
 fn parse_local_time(field: &str, raw: &str) -> Result<i64, AppError> {
-    crate::clock::parse_local(raw).ok_or_else(|| AppError::invalid(field, "A date and time like 2026-12-01T10:00."))
+    crate::shared::clock::parse_local(raw)
+        .ok_or_else(|| AppError::invalid(field, "A date and time like 2026-12-01T10:00."))
 }
 
 /// The sale form as the browser sends it (inputs named `form[title]`, …), parsed into [`NewFlashSale`].
@@ -67,7 +68,7 @@ impl TryFrom<SaleForm> for NewFlashSale {
 
     /// Checks every field; the first problem is reported against its field.
     fn try_from(form: SaleForm) -> Result<Self, AppError> {
-        let terms = crate::money::CouponTerms::parse(&form.title, &form.rules, &form.pay, &form.actual)?;
+        let terms = crate::shared::money::CouponTerms::parse(&form.title, &form.rules, &form.pay, &form.actual)?;
         let stock = parse_stock(&form.stock)?;
         let begin_ms = parse_local_time("begin", &form.begin)?;
         let end_ms = parse_local_time("end", &form.end)?;

@@ -11,11 +11,12 @@ use super::api::{
 };
 use super::model::SaleForm;
 use crate::catalog::model::VoucherView;
-use crate::clock::format_local;
-use crate::error::AppError;
-use crate::human_check::{HEIGHT, PIECE, Puzzle, STEP, WIDTH, piece_path};
+use crate::catalog::pages::VoucherShell;
 use crate::orders::model::{OrderStatus, order_code};
-use crate::ui::{FieldError, FormError, VoucherShell, busy, countdown_text, error_notice, server_clock};
+use crate::shared::clock::format_local;
+use crate::shared::error::AppError;
+use crate::shared::human_check::{HEIGHT, PIECE, Puzzle, STEP, WIDTH, piece_path};
+use crate::ui::{FieldError, FormError, busy, countdown_text, error_notice, server_clock};
 
 /// Where a sale stands at one instant of the sale clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 use sqlx::PgPool;
 
 use super::model::{NewFlashSale, SaleAudit};
-use crate::inventory::SaleSnapshot;
-use crate::kafka::OrderCreated;
+use crate::platform::kafka::OrderCreated;
+use crate::sale::inventory::SaleSnapshot;
 
 /// What Redis is rebuilt from, read in one snapshot: every flash sale Redis should hold (those that
 /// ended less than `keep` ago), with the users holding a live order, and which of the `pending` order ids

@@ -3,14 +3,14 @@
 use leptos::prelude::*;
 
 use super::model::{FeedPage, NoteSummary, NoteView, Profile};
+use crate::shared::error::AppError;
 #[cfg(feature = "ssr")]
-use crate::abuse::Action;
-use crate::error::AppError;
+use crate::web::abuse::Action;
 
 /// Writes a note about a shop (images: one address per line); answers its id.
 #[server(endpoint = "social/write-note")]
 pub async fn write_note(shop_id: i64, title: String, body: String, images: String) -> Result<i64, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = cx.require_user_id().await?;
         let note = super::model::NewNote::parse(&title, &body, &images)?;
         cx.spend(Action::Note, &format!("u:{user}"))?;
@@ -22,7 +22,7 @@ pub async fn write_note(shop_id: i64, title: String, body: String, images: Strin
 /// Deletes one of the user's notes.
 #[server(endpoint = "social/delete-note")]
 pub async fn delete_note(note_id: i64) -> Result<(), AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = cx.require_user_id().await?;
         Ok(super::service::delete_note(&cx.state, user, note_id).await?)
     })
@@ -32,7 +32,7 @@ pub async fn delete_note(note_id: i64) -> Result<(), AppError> {
 /// One note with its first likers.
 #[server(endpoint = "social/note")]
 pub async fn get_note(note_id: i64) -> Result<NoteView, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let viewer = cx.user_id().await?;
         Ok(super::service::note(&cx.state, note_id, viewer).await?)
     })
@@ -42,7 +42,7 @@ pub async fn get_note(note_id: i64) -> Result<NoteView, AppError> {
 /// Likes or un-likes a note; answers (liked now, count).
 #[server(endpoint = "social/like")]
 pub async fn toggle_like(note_id: i64) -> Result<(bool, i32), AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = cx.require_user_id().await?;
         cx.spend(Action::Like, &format!("u:{user}"))?;
         Ok(super::service::toggle_like(&cx.state, user, note_id).await?)
@@ -53,13 +53,13 @@ pub async fn toggle_like(note_id: i64) -> Result<(bool, i32), AppError> {
 /// The latest notes about a shop.
 #[server(endpoint = "social/shop-notes")]
 pub async fn shop_notes(shop_id: i64) -> Result<Vec<NoteSummary>, AppError> {
-    crate::edge::run(|cx| async move { Ok(super::service::notes_of_shop(&cx.state, shop_id).await?) }).await
+    crate::web::edge::run(|cx| async move { Ok(super::service::notes_of_shop(&cx.state, shop_id).await?) }).await
 }
 
 /// A user's profile as the viewer sees it.
 #[server(endpoint = "social/profile")]
 pub async fn get_profile(user_id: i64) -> Result<Profile, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let viewer = cx.user_id().await?;
         Ok(super::service::profile(&cx.state, user_id, viewer).await?)
     })
@@ -69,7 +69,7 @@ pub async fn get_profile(user_id: i64) -> Result<Profile, AppError> {
 /// Follows (`on`) or unfollows a user.
 #[server(endpoint = "social/follow")]
 pub async fn set_follow(user_id: i64, on: bool) -> Result<(), AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let me = cx.require_user_id().await?;
         cx.spend(Action::Follow, &format!("u:{me}"))?;
         Ok(super::service::set_follow(&cx.state, me, user_id, on).await?)
@@ -80,7 +80,7 @@ pub async fn set_follow(user_id: i64, on: bool) -> Result<(), AppError> {
 /// One page of the follow feed from the cursor (`max` empty: from the newest).
 #[server(endpoint = "social/feed")]
 pub async fn my_feed(max: Option<i64>, offset: u32) -> Result<FeedPage, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let me = cx.require_user_id().await?;
         Ok(super::service::feed(&cx.state, me, max, offset).await?)
     })

@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::AppError;
-use crate::text::{FreeText, TextRule};
+use crate::shared::error::AppError;
+use crate::shared::text::{FreeText, TextRule};
 
 /// A note as written, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +26,7 @@ impl NewNote {
             TextRule { min: 1, max: 2000, multiline: true },
             "Write 1 to 2000 characters.",
         )?;
-        let images = crate::text::image_list("images", images)?;
+        let images = crate::shared::text::image_list("images", images)?;
         Ok(Self { title: title.into_string(), body: body.into_string(), images })
     }
 }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::api::{WriteNote, delete_note, get_note, get_profile, my_feed, set_follow, shop_notes, toggle_like};
 use super::model::{FeedPage, NoteSummary};
-use crate::error::AppError;
+use crate::shared::error::AppError;
 use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_notice, error_view, field_value};
 
 /// The URL's `:id` (0, which finds nothing, when it is not a number).

@@ -2,9 +2,10 @@
 
 use super::model::{FeedPage, NewNote, NoteSummary, NoteView, Profile, next_cursor};
 use super::store;
-use crate::clock::now_ms;
-use crate::error::{AppError, BackendError};
-use crate::state::AppState;
+use crate::platform::backend::BackendError;
+use crate::shared::clock::now_ms;
+use crate::shared::error::AppError;
+use crate::web::state::AppState;
 
 /// Notes per feed page.
 pub const FEED_PAGE: u32 = 10;
@@ -147,7 +148,7 @@ pub async fn feed(state: &AppState, user_id: i64, max: Option<i64>, offset: u32)
 pub async fn load_follows(state: &AppState) -> Result<usize, SocialError> {
     let follows = store::all_follows(state.postgres()?).await?;
     // Sets of users who follow nobody any more must go too, not only those being rewritten.
-    crate::keys::unlink_matching(&state.redis, &state.keys.follows_pattern()).await?;
+    crate::platform::keys::unlink_matching(&state.redis, &state.keys.follows_pattern()).await?;
     store::replace_follow_sets(&state.redis, &state.keys, &follows).await?;
     Ok(follows.len())
 }

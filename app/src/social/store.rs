@@ -2,12 +2,12 @@
 
 use std::sync::LazyLock;
 
-use crate::redis_conn::Redis;
+use crate::platform::redis_conn::Redis;
 use redis::Script;
 use sqlx::PgPool;
 
 use super::model::{NewNote, NoteSummary, Person};
-use crate::keys::Keys;
+use crate::platform::keys::Keys;
 
 static LIKE_TOGGLE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/like_toggle.lua")));
 
@@ -182,7 +182,7 @@ pub async fn set_follow(
 /// with `SINTER`: on a cluster two users' sets live in different slots (a follow list is short).
 pub async fn common_follows(redis: &Redis, keys: &Keys, a: i64, b: i64) -> Result<(Vec<i64>, bool), redis::RedisError> {
     let members = |user| redis::cmd("SMEMBERS").arg(keys.follows(user)).to_owned();
-    let mut sets = crate::redis_conn::per_slot(redis, vec![members(a), members(b)], false).await?.into_iter();
+    let mut sets = crate::platform::redis_conn::per_slot(redis, vec![members(a), members(b)], false).await?.into_iter();
     let mut set = || -> Result<std::collections::BTreeSet<i64>, redis::RedisError> {
         Ok(redis::from_redis_value(sets.next().unwrap_or(redis::Value::Nil))?)
     };
@@ -205,7 +205,7 @@ pub async fn replace_follow_sets(redis: &Redis, keys: &Keys, follows: &[(i64, i6
                 .to_owned(),
         );
     }
-    crate::redis_conn::per_slot(redis, cmds, true).await.map(drop)
+    crate::platform::redis_conn::per_slot(redis, cmds, true).await.map(drop)
 }
 
 /// Puts a note into each follower's inbox, scored by its creation time.
@@ -217,7 +217,7 @@ pub async fn push_to_feeds(
     created_ms: i64,
 ) -> Result<(), redis::RedisError> {
     let cmds = followers.iter().map(|f| redis::cmd("ZADD").arg(keys.feed(*f)).arg(created_ms).arg(note_id).to_owned());
-    crate::redis_conn::per_slot(redis, cmds.collect(), false).await.map(drop)
+    crate::platform::redis_conn::per_slot(redis, cmds.collect(), false).await.map(drop)
 }
 
 /// Takes a note out of each follower's inbox.
@@ -228,7 +228,7 @@ pub async fn remove_from_feeds(
     note_id: i64,
 ) -> Result<(), redis::RedisError> {
     let cmds = followers.iter().map(|f| redis::cmd("ZREM").arg(keys.feed(*f)).arg(note_id).to_owned());
-    crate::redis_conn::per_slot(redis, cmds.collect(), false).await.map(drop)
+    crate::platform::redis_conn::per_slot(redis, cmds.collect(), false).await.map(drop)
 }
 
 /// Up to `count` inbox entries with score ≤ `max`, newest first, skipping the first `offset`: `(note, score)`.

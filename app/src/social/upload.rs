@@ -8,8 +8,8 @@ use axum::extract::{Multipart, State};
 use axum::http::StatusCode;
 use tower_sessions::Session;
 
-use crate::error::AppError;
-use crate::state::AppState;
+use crate::shared::error::AppError;
+use crate::web::state::AppState;
 
 /// Largest accepted image.
 pub const MAX_IMAGE_BYTES: usize = 2 * 1024 * 1024;
@@ -42,14 +42,14 @@ pub async fn upload(
     session: Session,
     mut form: Multipart,
 ) -> Result<Json<Vec<String>>, (StatusCode, Json<AppError>)> {
-    let user = crate::session::user_id(&session, &crate::session::SessionPolicy::from_config(&state.config))
+    let user = crate::web::session::user_id(&session, &crate::web::session::SessionPolicy::from_config(&state.config))
         .await
         .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?;
     let Some(user) = user else {
         return Err((StatusCode::UNAUTHORIZED, Json(AppError::LoginRequired)));
     };
-    if let Err(wait) = state.abuse.check(crate::abuse::Action::Upload, &format!("u:{user}")) {
-        let err = crate::abuse::too_many(crate::abuse::Action::Upload, wait);
+    if let Err(wait) = state.abuse.check(crate::web::abuse::Action::Upload, &format!("u:{user}")) {
+        let err = crate::web::abuse::too_many(crate::web::abuse::Action::Upload, wait);
         return Err((StatusCode::TOO_MANY_REQUESTS, Json(err)));
     }
     // Check every file before writing any, so a refused upload stores nothing.

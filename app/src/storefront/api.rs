@@ -4,12 +4,12 @@ use leptos::prelude::*;
 
 use super::model::ShopPage;
 use crate::catalog::model::{Shop, ShopForm};
-use crate::error::AppError;
+use crate::shared::error::AppError;
 
 /// The shop page (records the visit).
 #[server(endpoint = "catalog/shop")]
 pub async fn get_shop_page(id: i64) -> Result<ShopPage, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         let visitor = cx.visitor_id(user.as_ref().map(|u| u.id)).await;
         Ok(super::service::shop_page(&cx.state, id, user.as_ref(), &visitor).await?)
@@ -20,7 +20,7 @@ pub async fn get_shop_page(id: i64) -> Result<ShopPage, AppError> {
 /// Saves the owner's edit.
 #[server(endpoint = "catalog/update-shop")]
 pub async fn update_shop(id: i64, form: ShopForm) -> Result<Shop, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         // Authorise before validating, so a stranger learns nothing about the form's rules.
         crate::catalog::service::authorize_owner(&cx.state, user.as_ref(), id).await?;
@@ -33,7 +33,7 @@ pub async fn update_shop(id: i64, form: ShopForm) -> Result<Shop, AppError> {
 /// A merchant opens a new shop of type `type_id`; answers its id.
 #[server(endpoint = "catalog/open-shop")]
 pub async fn open_shop(type_id: i64, form: ShopForm) -> Result<i64, AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         let edit = crate::catalog::model::ShopEdit::try_from(form)?;
         Ok(super::service::open_shop(&cx.state, user.as_ref(), type_id, edit).await?)
@@ -44,7 +44,7 @@ pub async fn open_shop(type_id: i64, form: ShopForm) -> Result<i64, AppError> {
 /// The owner removes a shop that has no orders or notes.
 #[server(endpoint = "catalog/remove-shop")]
 pub async fn remove_shop(id: i64) -> Result<(), AppError> {
-    crate::edge::run(|cx| async move {
+    crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         Ok(super::service::remove_shop(&cx.state, user.as_ref(), id).await?)
     })

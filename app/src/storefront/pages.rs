@@ -7,14 +7,14 @@ use super::api::{OpenShop, RemoveShop, UpdateShop, get_shop_page};
 use super::model::ShopPage;
 use crate::catalog::api::{list_shop_types, shop_for_edit};
 use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
-use crate::error::AppError;
+use crate::catalog::pages::VoucherShell;
 use crate::orders::api::buy_voucher;
 use crate::orders::model::order_code;
 use crate::seckill::pages::FlashSaleCard;
+use crate::shared::error::AppError;
 use crate::social::pages::ShopNotes;
 use crate::ui::{
-    FieldError, FormError, NO_PICTURE, PhotoUpload, VoucherShell, busy, error_notice, error_view, id_param,
-    id_resource, yuan,
+    FieldError, FormError, NO_PICTURE, PhotoUpload, busy, error_notice, error_view, id_param, id_resource, yuan,
 };
 
 /// `/shops/:id`.

@@ -5,11 +5,13 @@ use super::model::ShopPage;
 use crate::auth::model::CurrentUser;
 use crate::catalog::model::{Shop, ShopEdit};
 use crate::catalog::service::{self as catalog, CatalogError};
-use crate::error::{AppError, BackendError};
 use crate::geo::service::{self as geo, GeoError};
+use crate::platform::backend::BackendError;
+use crate::sale::inventory;
 use crate::seckill::service::{self as seckill, SeckillError};
-use crate::state::AppState;
-use crate::{clock, inventory};
+use crate::shared::clock;
+use crate::shared::error::AppError;
+use crate::web::state::AppState;
 
 /// What can go wrong; converted to [`AppError`] at the edge.
 #[derive(Debug, thiserror::Error)]

@@ -2,10 +2,20 @@
 //! writes each message to the log and to a short outbox in Redis, which the developer can read (the
 //! `/dev/outbox` page, shown only with `DEV_OUTBOX=true`).
 
-use crate::redis_conn::Redis;
+use crate::platform::redis_conn::Redis;
 
-pub use crate::auth::model::SentSms;
-use crate::keys::Keys;
+use crate::platform::keys::Keys;
+
+/// A text message as the local outbox keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SentSms {
+    /// The phone it went to.
+    pub phone: String,
+    /// What it said.
+    pub text: String,
+    /// When, unix ms.
+    pub at_ms: i64,
+}
 
 /// Sending failed; the caller says "try again".
 #[derive(Debug, thiserror::Error)]
@@ -36,7 +46,7 @@ impl OutboxSms {
 impl SmsSender for OutboxSms {
     async fn send(&self, phone: &str, text: &str) -> Result<(), SmsError> {
         tracing::info!(%phone, %text, "text message (local outbox)");
-        let sms = SentSms { phone: phone.to_string(), text: text.to_string(), at_ms: crate::clock::now_ms() };
+        let sms = SentSms { phone: phone.to_string(), text: text.to_string(), at_ms: crate::shared::clock::now_ms() };
         let json = serde_json::to_string(&sms).map_err(|e| SmsError(e.to_string()))?;
         redis::pipe()
             .cmd("LPUSH")

@@ -193,9 +193,9 @@ impl Breakers {
     }
 
     /// Writes each breaker's state into `haodian_circuit_breaker_state`.
-    pub fn report(&self, metrics: &crate::metrics::Metrics) {
+    pub fn report(&self, metrics: &crate::platform::metrics::Metrics) {
         for b in [&self.postgres, &self.redis, &self.kafka] {
-            let labels = crate::metrics::BreakerLabels { breaker: b.service().name() };
+            let labels = crate::platform::metrics::BreakerLabels { breaker: b.service().name() };
             metrics.breaker_state.get_or_create(&labels).set(b.state() as i64);
         }
     }

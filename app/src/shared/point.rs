@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::AppError;
+use crate::shared::error::AppError;
 
 /// Redis GEO accepts latitudes within ±85.05112878° (the Web Mercator limit).
 pub const MAX_LAT: f64 = 85.051_128_78;

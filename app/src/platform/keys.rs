@@ -256,11 +256,14 @@ impl Keys {
 }
 
 /// Unlinks every key matching `pattern` (on every primary of a cluster), a SCAN batch at a time.
-pub async fn unlink_matching(redis: &crate::redis_conn::Redis, pattern: &str) -> Result<(), redis::RedisError> {
+pub async fn unlink_matching(
+    redis: &crate::platform::redis_conn::Redis,
+    pattern: &str,
+) -> Result<(), redis::RedisError> {
     redis
         .scan_match(pattern, |batch| async move {
             let unlinks = batch.iter().map(|k| redis::cmd("UNLINK").arg(k).to_owned()).collect();
-            crate::redis_conn::per_slot(redis, unlinks, false).await.map(drop)
+            crate::platform::redis_conn::per_slot(redis, unlinks, false).await.map(drop)
         })
         .await
 }
@@ -268,7 +271,7 @@ pub async fn unlink_matching(redis: &crate::redis_conn::Redis, pattern: &str) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::redis_conn::slot;
+    use crate::platform::redis_conn::slot;
 
     fn one_slot(keys: &[String]) -> bool {
         keys.windows(2).all(|w| slot(w[0].as_bytes()) == slot(w[1].as_bytes()))

@@ -84,9 +84,9 @@ impl Action {
 
 /// The answer to a client whose budget for `action` is spent: 429, with the wait in words and in
 /// `Retry-After`.
-pub fn too_many(action: Action, wait: Duration) -> crate::error::AppError {
+pub fn too_many(action: Action, wait: Duration) -> crate::shared::error::AppError {
     let secs = wait.as_millis().div_ceil(1000).max(1) as u64;
-    crate::error::AppError::TooManyRequests {
+    crate::shared::error::AppError::TooManyRequests {
         message: format!("Too many {} just now. Please wait {secs} s and try again.", action.what()),
         retry_after_secs: secs,
     }

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::redis_conn::Redis;
+use crate::platform::redis_conn::Redis;
 use futures::future::BoxFuture;
 use moka::Expiry;
 use prometheus_client::metrics::counter::Counter;
@@ -23,12 +23,12 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
 
-use crate::breaker::Breaker;
-use crate::channel::Heard;
-use crate::clock::now_ms;
-use crate::error::BackendError;
-use crate::keys::Keys;
-use crate::lock;
+use crate::platform::backend::BackendError;
+use crate::platform::breaker::Breaker;
+use crate::platform::channel::Heard;
+use crate::platform::keys::Keys;
+use crate::platform::lock;
+use crate::shared::clock::now_ms;
 
 /// What happened to one cache read, for `/metrics`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -247,17 +247,19 @@ where
             redis::cmd("DEL").arg((self.names.entry)(&self.keys, id)).to_owned(),
             redis::cmd(self.redis.announce_command()).arg((self.names.channel)(&self.keys)).arg(id).to_owned(),
         ];
-        crate::redis_conn::per_slot(&self.redis, cmds, false).await?;
+        crate::platform::redis_conn::per_slot(&self.redis, cmds, false).await?;
         self.l1.invalidate(&id).await;
         Ok(())
     }
 
-    /// The L2 entry of `id` as Redis holds it (for tools and tests).
+    /// The L2 entry of `id` as Redis holds it (tests).
+    #[cfg(feature = "testing")]
     pub async fn l2_entry(&self, id: i64) -> Result<Option<L2Entry<V>>, BackendError> {
         self.read_l2(id).await
     }
 
-    /// Writes an L2 entry as it is, without a TTL (for tools and tests that stage an expired entry).
+    /// Writes an L2 entry as it is, without a TTL (tests that stage an expired entry).
+    #[cfg(feature = "testing")]
     pub async fn put_l2(&self, id: i64, entry: &L2Entry<V>) -> Result<(), BackendError> {
         self.write_l2(id, entry, None).await
     }
@@ -267,7 +269,7 @@ where
     pub fn spawn_invalidation_listener(self: &Arc<Self>, redis_url: String) -> tokio::task::JoinHandle<()> {
         let cache = self.clone();
         let channel = (cache.names.channel)(&cache.keys);
-        let mut heard = crate::channel::follow(&redis_url, crate::channel::Topic::Channel(channel));
+        let mut heard = crate::platform::channel::follow(&redis_url, crate::platform::channel::Topic::Channel(channel));
         tokio::spawn(async move {
             while let Some(notice) = heard.recv().await {
                 match notice {
@@ -291,7 +293,7 @@ where
             Err(open) => open.to_string(),
             Ok(()) => match self.clone().read_through_l2(id, load).await {
                 Err(BackendError::Redis(e)) => {
-                    if crate::redis_conn::is_outage(&e) {
+                    if crate::platform::redis_conn::is_outage(&e) {
                         self.redis_breaker.failure();
                     }
                     e.to_string()

@@ -2,9 +2,9 @@
 //! Redis here keeps nothing on disk and a failover loses the last second, so its data can vanish while the
 //! app runs; the marker vanishes with it, which is how every instance notices.
 
-use crate::redis_conn::Redis;
+use crate::platform::redis_conn::Redis;
 
-use crate::keys::Keys;
+use crate::platform::keys::Keys;
 
 /// True while the marker written after the last rebuild is present.
 pub async fn state_present(redis: &Redis, keys: &Keys) -> Result<bool, redis::RedisError> {

@@ -2,7 +2,7 @@
 //!
 //! On one node a plain `SUBSCRIBE` (or `PSUBSCRIBE` for a pattern) hears the channel; a dropped
 //! connection is subscribed again with a backoff. On a cluster the channel is a shard channel: the
-//! announcer sends `SPUBLISH` ([`crate::redis_conn::Redis::announce_command`]), only the shard that owns
+//! announcer sends `SPUBLISH` ([`crate::platform::redis_conn::Redis::announce_command`]), only the shard that owns
 //! the channel's slot carries it (a classic `PUBLISH` would be relayed to every node of the cluster), and
 //! one RESP3 cluster connection `SSUBSCRIBE`s it; redis-rs subscribes again on whichever node serves the
 //! slot after a reconnection or a failover, and confirms each time with a push.
@@ -17,7 +17,7 @@ use futures::StreamExt;
 use redis::{PushInfo, PushKind, Value};
 use tokio::sync::mpsc;
 
-use crate::redis_conn::RedisTarget;
+use crate::platform::redis_conn::RedisTarget;
 
 /// What a follower of a channel hears, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,7 +115,7 @@ async fn follow_shard_channels(
     let (push_tx, mut pushes) = mpsc::unbounded_channel();
     let mut backoff = Duration::from_millis(100);
     let mut conn = loop {
-        match crate::redis_conn::shard_subscriber(&nodes, push_tx.clone()).await {
+        match crate::platform::redis_conn::shard_subscriber(&nodes, push_tx.clone()).await {
             Ok(conn) => break conn,
             Err(e) => {
                 tracing::warn!("cannot open the shard subscription connection: {e}");

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::redis_conn::Redis;
+use crate::platform::redis_conn::Redis;
 use async_trait::async_trait;
 use redis::AsyncCommands;
 use time::OffsetDateTime;
@@ -13,9 +13,9 @@ use tower_sessions::Session;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::session_store::{self, SessionStore};
 
-use crate::channel::{Heard, Topic};
-use crate::clock::now_ms;
-use crate::keys::Keys;
+use crate::platform::channel::{Heard, Topic};
+use crate::platform::keys::Keys;
+use crate::shared::clock::now_ms;
 
 /// Each instance's copy of the sessions it has read lately, so a request with a session cookie — every
 /// grab — reads no Redis. Every save and delete is announced on `session:changed`; each instance drops
@@ -57,7 +57,7 @@ impl SessionCache {
     /// Follows `session:changed` for the life of the process; copies are trusted only while subscribed.
     pub fn spawn_listener(self: &Arc<Self>, redis_url: String, keys: Keys) -> tokio::task::JoinHandle<()> {
         let cache = self.clone();
-        let mut heard = crate::channel::follow(&redis_url, Topic::Channel(keys.session_changed()));
+        let mut heard = crate::platform::channel::follow(&redis_url, Topic::Channel(keys.session_changed()));
         tokio::spawn(async move {
             while let Some(notice) = heard.recv().await {
                 match notice {
@@ -108,7 +108,8 @@ impl RedisSessionStore {
     /// every instance drops its copy; answers `cmd`'s reply.
     async fn announced<T: redis::FromRedisValue>(&self, cmd: redis::Cmd, id: &str) -> session_store::Result<T> {
         let publish = redis::cmd(self.redis.announce_command()).arg(self.keys.session_changed()).arg(id).to_owned();
-        let replies = crate::redis_conn::per_slot(&self.redis, vec![cmd, publish], false).await.map_err(backend)?;
+        let replies =
+            crate::platform::redis_conn::per_slot(&self.redis, vec![cmd, publish], false).await.map_err(backend)?;
         let reply = replies.into_iter().next().unwrap_or(redis::Value::Nil);
         redis::from_redis_value(reply).map_err(|e| backend(e.into()))
     }
@@ -190,7 +191,7 @@ pub struct SessionError(#[from] tower_sessions::session::Error);
 
 /// The store not answering is an outage the user can wait out (503, "try again"); a session that does not
 /// decode is our fault.
-impl From<SessionError> for crate::error::AppError {
+impl From<SessionError> for crate::shared::error::AppError {
     fn from(e: SessionError) -> Self {
         match e.0 {
             tower_sessions::session::Error::Store(cause) => {
@@ -222,7 +223,7 @@ pub struct SessionPolicy {
 
 impl SessionPolicy {
     /// From the settings.
-    pub fn from_config(config: &crate::config::Config) -> Self {
+    pub fn from_config(config: &crate::platform::config::Config) -> Self {
         Self { ttl: config.session_ttl, max_age: config.session_max_age }
     }
 }

@@ -57,7 +57,7 @@ pub struct Config {
     pub id_lease_ttl: Duration,
     /// `BREAKER_FAILURES` failures in a row open a circuit breaker (Postgres, Redis, Kafka) for
     /// `BREAKER_OPEN_SECS`.
-    pub breakers: crate::breaker::BreakerSettings,
+    pub breakers: crate::platform::breaker::BreakerSettings,
     /// `STRANDED_GRAB_SECS`: how old a grab with no order anywhere must be before it is given back.
     pub stranded_grab_after: Duration,
     /// `FAULT_WRITER_ABORTS`: fault injection for `scripts/chaos.sh` — the process aborts after this many
@@ -99,7 +99,7 @@ pub struct Config {
     /// The slider puzzle before a grab: `HUMAN_CHECK_SECRET` signs the puzzles (every instance behind one
     /// site needs the same; unset, each process draws its own), `HUMAN_CHECK_TOLERANCE_PX` is how far from
     /// the gap an answer may land, `HUMAN_CHECK_MIN_DRAG_MS` the least time a person's drag takes.
-    pub human_check: crate::human_check::Settings,
+    pub human_check: crate::shared::human_check::Settings,
     /// `LOGIN_MAX_FAILURES`: log-in attempts per account and address (and 4× per address) before that
     /// address is locked out; also the attempts on an account before it is slowed down.
     pub login_max_failures: u32,
@@ -119,7 +119,7 @@ pub struct Config {
     pub cookie_secure: bool,
     /// `TRUSTED_PROXIES`: our proxies' networks; the client address is the right-most
     /// `X-Forwarded-For` hop that is not one of them (none: the socket peer).
-    pub trusted_proxies: crate::client_addr::TrustedProxies,
+    pub trusted_proxies: crate::platform::client_addr::TrustedProxies,
 }
 
 impl Config {
@@ -150,7 +150,7 @@ impl Config {
             admin_addr: r.parse("ADMIN_ADDR", SocketAddr::from(([127, 0, 0, 1], 3901)))?,
             pay_timeout: r.secs("PAY_TIMEOUT_SECS", 15 * 60)?,
             id_lease_ttl: r.secs("ID_LEASE_TTL_SECS", 15)?,
-            breakers: crate::breaker::BreakerSettings {
+            breakers: crate::platform::breaker::BreakerSettings {
                 threshold: r.parse("BREAKER_FAILURES", 5)?,
                 cool_down: r.secs("BREAKER_OPEN_SECS", 5)?,
             },
@@ -170,7 +170,7 @@ impl Config {
             seckill_rate_window: r.secs("SECKILL_RATE_WINDOW_SECS", 10)?,
             ip_rate_limit: r.parse("IP_RATE_LIMIT", 200)?,
             grab_admit_per_sec: r.parse("GRAB_ADMIT_PER_SEC", 20_000)?,
-            human_check: crate::human_check::Settings::new(
+            human_check: crate::shared::human_check::Settings::new(
                 lookup("HUMAN_CHECK_SECRET").as_deref(),
                 r.parse("HUMAN_CHECK_TOLERANCE_PX", 5)?,
                 Duration::from_millis(r.parse("HUMAN_CHECK_MIN_DRAG_MS", 300u64)?),
@@ -182,7 +182,7 @@ impl Config {
             session_cache: r.secs("SESSION_CACHE_SECS", 10)?,
             session_max_age: r.secs("SESSION_MAX_AGE_SECS", 30 * 24 * 3600)?,
             cookie_secure: r.parse("COOKIE_SECURE", false)?,
-            trusted_proxies: r.parse("TRUSTED_PROXIES", crate::client_addr::TrustedProxies::default())?,
+            trusted_proxies: r.parse("TRUSTED_PROXIES", crate::platform::client_addr::TrustedProxies::default())?,
         })
     }
 }

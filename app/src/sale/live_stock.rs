@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, watch};
 
-use crate::channel::{Heard, Topic};
-use crate::redis_conn::RedisTarget;
+use crate::platform::channel::{Heard, Topic};
+use crate::platform::redis_conn::RedisTarget;
 
 /// The stock each sale last announced, and a watch per sale that some page is following.
 #[derive(Debug, Default)]
@@ -79,14 +79,14 @@ impl LiveStock {
     pub fn spawn_listener(self: &Arc<Self>, redis_url: String, prefix: String) -> tokio::task::JoinHandle<()> {
         let mut heard = match RedisTarget::parse(&redis_url) {
             RedisTarget::Cluster(nodes) => {
-                let (more, heard) = crate::channel::follow_shards(nodes);
+                let (more, heard) = crate::platform::channel::follow_shards(nodes);
                 if let Ok(mut follow) = self.follow.lock() {
                     *follow = Some((more, prefix));
                 }
                 heard
             }
             RedisTarget::Single(_) => {
-                crate::channel::follow(&redis_url, Topic::Pattern(format!("{prefix}seckill:*:stock:live")))
+                crate::platform::channel::follow(&redis_url, Topic::Pattern(format!("{prefix}seckill:*:stock:live")))
             }
         };
         let live = self.clone();
@@ -159,7 +159,7 @@ mod tests {
         let live = LiveStock::default();
         let push = |kind, data: &[&str]| {
             let push = PushInfo { kind, data: data.iter().map(|d| Value::BulkString(d.as_bytes().to_vec())).collect() };
-            crate::channel::shard_push(push).expect("a push a follower hears")
+            crate::platform::channel::shard_push(push).expect("a push a follower hears")
         };
         let channel = "hd:seckill:{7}:stock:live";
         live.hear(push(PushKind::SMessage, &[channel, "0"]));

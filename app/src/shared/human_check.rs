@@ -53,7 +53,7 @@ mod judge {
     use rand::Rng;
     use sha2::Sha256;
 
-    use crate::human_check::{HEIGHT, PIECE, Puzzle, WIDTH, piece_path};
+    use crate::shared::human_check::{HEIGHT, PIECE, Puzzle, WIDTH, piece_path};
 
     type HmacSha256 = Hmac<Sha256>;
 
@@ -248,7 +248,7 @@ mod judge {
     #[cfg(test)]
     mod tests {
         use super::*;
-        use crate::human_check::STEP;
+        use crate::shared::human_check::STEP;
 
         fn gap_of(p: &Puzzle) -> u16 {
             let d = p.picture.split("class=\"puzzle-gap\" d=\"M").nth(1).unwrap();

@@ -1,8 +1,8 @@
 //! Money as people type it: yuan amounts parsed into fen (stored as integers) and shown back, and the
 //! terms every coupon carries, normal or flash (title, rules, price, face value), checked in one place.
 
-use crate::error::AppError;
-use crate::text::{FreeText, TextRule};
+use crate::shared::error::AppError;
+use crate::shared::text::{FreeText, TextRule};
 
 /// A coupon's terms, parsed and checked; each problem is reported against its form field.
 #[derive(Debug, Clone, PartialEq, Eq)]

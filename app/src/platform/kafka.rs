@@ -17,7 +17,7 @@ use rdkafka::producer::{
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
-use crate::config::Config;
+use crate::platform::config::Config;
 
 /// New flash-sale orders, produced by `grab_coupon`, consumed by the order writer.
 pub const ORDERS_CREATED: &str = "orders.created";
@@ -185,14 +185,14 @@ pub struct LagContext {
     /// The consumer group the figures are labelled with.
     pub group: String,
     /// Where they go.
-    pub metrics: std::sync::Arc<crate::metrics::Metrics>,
+    pub metrics: std::sync::Arc<crate::platform::metrics::Metrics>,
 }
 
 impl ClientContext for LagContext {
     fn stats(&self, statistics: rdkafka::Statistics) {
         for (topic, t) in &statistics.topics {
             for p in t.partitions.values().filter(|p| p.partition >= 0 && p.consumer_lag >= 0) {
-                let labels = crate::metrics::PartitionLabels {
+                let labels = crate::platform::metrics::PartitionLabels {
                     group: self.group.clone(),
                     topic: topic.clone(),
                     partition: p.partition,

@@ -4,10 +4,10 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use crate::redis_conn::Redis;
+use crate::platform::redis_conn::Redis;
 use redis::Script;
 
-static UNLOCK: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/unlock.lua")));
+static UNLOCK: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/unlock.lua")));
 
 /// A fresh owner token.
 pub fn token() -> String {

@@ -3,7 +3,7 @@
 //! control characters, and the bidirectional overrides that make text display as something it is not.
 //! Also the one rule for image addresses a page will show.
 
-use crate::error::AppError;
+use crate::shared::error::AppError;
 
 /// How one field's text may look.
 #[derive(Debug, Clone, Copy)]

@@ -8,8 +8,8 @@ use axum::http::HeaderMap;
 use leptos::prelude::use_context;
 use tower_sessions::Session;
 
-use crate::error::AppError;
-use crate::state::AppState;
+use crate::shared::error::AppError;
+use crate::web::state::AppState;
 
 /// What a server function works with: the instance's state and the request around it.
 pub struct Cx {
@@ -29,13 +29,13 @@ where
         return Err(AppError::internal("AppState missing from context").respond());
     };
     let breakers = state.breakers.clone();
-    let (result, seen) = crate::breaker::observe(body(Cx { state })).await;
+    let (result, seen) = crate::platform::breaker::observe(body(Cx { state })).await;
     breakers.record(&seen);
     result.map_err(|e| {
         let e = e.respond();
         if matches!(e, AppError::Unavailable(_)) {
             let wait = seen.retry_after().unwrap_or(std::time::Duration::from_secs(1));
-            crate::error::set_retry_after(wait.as_secs().max(1));
+            crate::shared::error::set_retry_after(wait.as_secs().max(1));
         }
         e
     })
@@ -50,8 +50,8 @@ impl Cx {
     /// The logged-in user's id straight from the session, without loading the account (the grab's hot
     /// path; an order of an account that no longer exists is refused by the order writer).
     pub async fn user_id(&self) -> Result<Option<i64>, AppError> {
-        let policy = crate::session::SessionPolicy::from_config(&self.state.config);
-        crate::session::user_id(&self.session().await?, &policy).await.map_err(AppError::from)
+        let policy = crate::web::session::SessionPolicy::from_config(&self.state.config);
+        crate::web::session::user_id(&self.session().await?, &policy).await.map_err(AppError::from)
     }
 
     /// The logged-in user's id, or 401.
@@ -60,12 +60,12 @@ impl Cx {
     }
 
     /// Takes one token of `action` from `who`'s budget (`ip:…` or `u:…`), or answers 429 with the wait.
-    pub fn spend(&self, action: crate::abuse::Action, who: &str) -> Result<(), AppError> {
-        self.state.abuse.check(action, who).map_err(|wait| crate::abuse::too_many(action, wait))
+    pub fn spend(&self, action: crate::web::abuse::Action, who: &str) -> Result<(), AppError> {
+        self.state.abuse.check(action, who).map_err(|wait| crate::web::abuse::too_many(action, wait))
     }
 
     /// [`Cx::spend`] for the client's address.
-    pub async fn spend_per_address(&self, action: crate::abuse::Action) -> Result<(), AppError> {
+    pub async fn spend_per_address(&self, action: crate::web::abuse::Action) -> Result<(), AppError> {
         self.spend(action, &self.address_key().await)
     }
 

@@ -96,11 +96,11 @@ mod redis_state {
     use std::sync::LazyLock;
     use std::time::Duration;
 
-    use crate::redis_conn::Redis;
+    use crate::platform::redis_conn::Redis;
     use redis::Script;
 
     use super::GrabCode;
-    use crate::keys::Keys;
+    use crate::platform::keys::Keys;
 
     /// A grab as `lua/seckill.lua` recorded it in the sale's grabs hash.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,17 +121,17 @@ mod redis_state {
             let (order, at) = value.split_once(':').unwrap_or((value, ""));
             let order_id: i64 = order.parse().ok()?;
             let at_ms = match at {
-                "" => crate::ids::IdGenerator::timestamp_ms(order_id) as i64,
+                "" => crate::platform::ids::IdGenerator::timestamp_ms(order_id) as i64,
                 at => at.parse().ok()?,
             };
             Some(Self { user_id, order_id, at_ms })
         }
     }
 
-    static SECKILL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/seckill.lua")));
-    static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/release.lua")));
-    static RESTORE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/restore_sale.lua")));
-    static HUMAN_PASS: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../lua/human_pass.lua")));
+    static SECKILL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill.lua")));
+    static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/release.lua")));
+    static RESTORE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/restore_sale.lua")));
+    static HUMAN_PASS: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/human_pass.lua")));
 
     /// How long Redis keeps a sale after the last of its unpaid orders could have closed: a late grab still
     /// hears "ended" and the audit still sees it, yet old buyer sets do not pile up in memory for ever.
@@ -218,7 +218,8 @@ mod redis_state {
         pub window_ms: u64,
     }
 
-    /// Runs `lua/seckill.lua` for one user with no attempt limit (tools, tests); see [`try_grab_limited`].
+    /// Runs `lua/seckill.lua` for one user with no attempt limit (tests); see [`try_grab_limited`].
+    #[cfg(feature = "testing")]
     pub async fn try_grab(
         redis: &Redis,
         keys: &Keys,
@@ -419,7 +420,7 @@ mod redis_state {
     ) -> Result<(i64, Vec<(i64, Option<i64>)>), redis::RedisError> {
         let mut cmds = vec![redis::cmd("TIME")];
         cmds.extend(voucher_ids.iter().map(|id| redis::cmd("GET").arg(keys.seckill_stock(*id)).to_owned()));
-        let mut values = crate::redis_conn::per_slot(redis, cmds, false).await?;
+        let mut values = crate::platform::redis_conn::per_slot(redis, cmds, false).await?;
         let stocks =
             values.split_off(1).into_iter().map(redis::from_redis_value).collect::<Result<Vec<Option<i64>>, _>>()?;
         let time: (i64, i64) = redis::from_redis_value(values.pop().unwrap_or(redis::Value::Nil))?;

@@ -1,0 +1,18 @@
+//! The infrastructure floor (server only): Redis, Kafka, notice channels, locks, circuit breakers, metrics,
+//! order ids, Redis keys, settings, the client's address, the state marker, the SMS sender, the read-through
+//! cache and the one backend error. It knows no capability and no web request; it may use `shared`.
+
+pub mod backend;
+pub mod breaker;
+pub mod cache;
+pub mod channel;
+pub mod client_addr;
+pub mod config;
+pub mod ids;
+pub mod kafka;
+pub mod keys;
+pub mod lock;
+pub mod marker;
+pub mod metrics;
+pub mod redis_conn;
+pub mod sms;

@@ -1,0 +1,273 @@
+//! The grab: throttle → in-process sold-out view → the inventory's atomic script → Kafka (awaiting the
+//! delivery report), with every outcome settled — given back, or queued for a resend that a worker drains.
+
+use std::time::Duration;
+
+use super::model::GrabCode;
+use super::service::SeckillError;
+use super::store;
+use crate::platform::breaker::Service;
+use crate::platform::kafka::{self, Delivery, ORDERS_CREATED, OrderCreated};
+use crate::sale::inventory;
+use crate::shared::clock::now_ms;
+use crate::web::state::AppState;
+
+/// The per-address limit, in this instance's memory (the per-user limit is inside the sale script).
+fn throttle_address(state: &AppState, ip: &str) -> Result<(), SeckillError> {
+    state.grab_gate.spend_address(ip).map_err(|wait| {
+        state.metrics.seckill.rate_limited.inc();
+        SeckillError::RateLimited(wait.as_millis().max(1) as u64)
+    })
+}
+
+/// A new slider puzzle for `user_id` on sale `voucher_id` (nothing stored: the ticket carries it).
+pub fn puzzle(state: &AppState, user_id: i64, voucher_id: i64) -> crate::shared::human_check::Puzzle {
+    state.config.human_check.issue(user_id, voucher_id, now_ms())
+}
+
+/// Judges an answer to a puzzle of [`puzzle`] and, if the piece landed in the gap, answers the pass for one
+/// grab. The puzzle is spent whatever the answer, so each one buys a single guess.
+pub async fn solve(
+    state: &AppState,
+    user_id: i64,
+    voucher_id: i64,
+    ticket: &str,
+    x: u16,
+    drag_ms: u32,
+) -> Result<String, SeckillError> {
+    use crate::shared::human_check::{LIFETIME, Refusal};
+    state.breakers.admit(Service::Redis)?;
+    let judged = state.config.human_check.judge(ticket, user_id, voucher_id, x, drag_ms, now_ms());
+    let outcome = match judged {
+        Ok(judged) => {
+            inventory::record_solution(
+                &state.redis,
+                &state.keys,
+                voucher_id,
+                user_id,
+                &judged.nonce,
+                judged.hit,
+                LIFETIME,
+            )
+            .await?
+        }
+        Err(refusal) => {
+            state.grab_tally.add(voucher_id, "puzzle_refused");
+            return Err(refusal.into());
+        }
+    };
+    match outcome {
+        inventory::Solution::Passed(pass) => Ok(pass),
+        inventory::Solution::Missed => {
+            state.grab_tally.add(voucher_id, "puzzle_refused");
+            Err(Refusal::Missed.into())
+        }
+        inventory::Solution::Reused => Err(Refusal::Reused.into()),
+    }
+}
+
+/// One grab for a logged-in user, with no puzzle pass (tests of sales without the human check); see
+/// [`grab_with_pass`].
+#[cfg(feature = "testing")]
+pub async fn grab(state: &AppState, user_id: i64, voucher_id: i64, ip: &str) -> Result<i64, SeckillError> {
+    grab_with_pass(state, user_id, voucher_id, ip, None).await
+}
+
+/// One grab for a logged-in user, spending the puzzle `pass` of [`solve`] if the sale asks for one. On
+/// `Ok` the order is in Kafka (or, if the broker's answer was lost, on the resend queue that re-sends
+/// it), so it will be written; the id is what the page then follows. Its latency lands in `/metrics` by
+/// outcome.
+pub async fn grab_with_pass(
+    state: &AppState,
+    user_id: i64,
+    voucher_id: i64,
+    ip: &str,
+    pass: Option<&str>,
+) -> Result<i64, SeckillError> {
+    let started = std::time::Instant::now();
+    let result = grab_once(state, user_id, voucher_id, ip, pass).await;
+    let outcome = match &result {
+        Ok(order_id) => {
+            tracing::info!(order = order_id, user = user_id, voucher = voucher_id, "grab queued its order");
+            "ok"
+        }
+        Err(e) => e.outcome_label(),
+    };
+    state.grab_tally.add(voucher_id, outcome);
+    let labels = crate::platform::metrics::OutcomeLabels { outcome };
+    state.metrics.seckill.grab_seconds.get_or_create(&labels).observe(started.elapsed().as_secs_f64());
+    result
+}
+
+async fn grab_once(
+    state: &AppState,
+    user_id: i64,
+    voucher_id: i64,
+    ip: &str,
+    pass: Option<&str>,
+) -> Result<i64, SeckillError> {
+    // Both breakers before anything is taken: with Redis or the broker failing, "try again in n s" at once.
+    state.breakers.admit(Service::Redis)?;
+    state.breakers.kafka.admit()?;
+    throttle_address(state, ip)?;
+    if state.sold_out.is_sold_out(voucher_id) || state.live_stock.is_sold_out(voucher_id) {
+        state.metrics.seckill.sold_out_flag_hits.inc();
+        return Err(SeckillError::Refused(GrabCode::SoldOut));
+    }
+    // The id first: if none can be minted, nothing has been taken yet.
+    let order_id = state.ids.next_id()?;
+    let attempts = inventory::AttemptLimit {
+        limit: state.config.seckill_rate_limit,
+        window_ms: state.config.seckill_rate_window.as_millis() as u64,
+    };
+    let grabbed =
+        inventory::try_grab_limited(&state.redis, &state.keys, voucher_id, user_id, order_id, attempts, pass).await;
+    let code = match grabbed {
+        Ok((GrabCode::RateLimited, wait)) => {
+            state.metrics.seckill.outcome(GrabCode::RateLimited.label());
+            state.metrics.seckill.rate_limited.inc();
+            return Err(SeckillError::RateLimited(wait));
+        }
+        Ok((code, _)) => code,
+        // The script may or may not have run: check in the background, never guess.
+        Err(e) if e.is_timeout() || e.is_connection_dropped() || e.is_io_error() => {
+            crate::platform::breaker::note_failure(Service::Redis);
+            let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
+            tokio::spawn(settle_unknown_grab(state.clone(), order));
+            return Err(SeckillError::Unsure(e.to_string()));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    state.metrics.seckill.outcome(code.label());
+    match code {
+        GrabCode::Ok => {}
+        GrabCode::SoldOut => {
+            state.sold_out.mark_sold_out(voucher_id).await;
+            return Err(SeckillError::Refused(code));
+        }
+        // Unknown to Redis: either no such sale, or Redis lost its data and the state is being rebuilt.
+        GrabCode::NoSuchSale if !crate::platform::marker::state_present(&state.redis, &state.keys).await? => {
+            return Err(SeckillError::Restoring);
+        }
+        other => return Err(SeckillError::Refused(other)),
+    }
+    let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
+    // Its own task: if the buyer's request is dropped mid-send, the outcome is still settled (given back,
+    // or queued for a resend) instead of leaving a deduction nobody follows up.
+    let settle = tokio::spawn({
+        let state = state.clone();
+        async move { publish(&state, &order).await }
+    });
+    settle.await.map_err(|e| SeckillError::BrokerUnavailable(format!("publish task failed: {e}")))??;
+    Ok(order_id)
+}
+
+/// How long an unsure grab is checked on before it is given up (Redis that does not answer this long has
+/// lost the grab's record with everything else, and the rebuild counts only orders that exist).
+const UNSURE_GRAB_PATIENCE: Duration = Duration::from_secs(120);
+
+/// Settles a grab whose script call failed mid-way: asks Redis (with a backoff) whether the grab was
+/// recorded under its order id; if it was, the order is produced like any other, so no buyer is left
+/// recorded without an order; if not, nothing was taken and nothing is done.
+async fn settle_unknown_grab(state: AppState, order: OrderCreated) {
+    let started = std::time::Instant::now();
+    let mut backoff = kafka::Backoff::default();
+    while started.elapsed() < UNSURE_GRAB_PATIENCE {
+        match inventory::grab_recorded(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await
+        {
+            Ok(false) => return,
+            Ok(true) => {
+                tracing::warn!(order = order.order_id, "an unsure grab had happened; producing its order");
+                if let Err(e) = publish(&state, &order).await {
+                    tracing::error!(order = order.order_id, "unsure grab's order not produced: {e}");
+                }
+                return;
+            }
+            Err(e) => tracing::warn!(order = order.order_id, "cannot check an unsure grab yet: {e}"),
+        }
+        backoff.wait().await;
+    }
+    tracing::error!(order = order.order_id, "unsure grab not settled: Redis did not answer");
+}
+
+/// Produces the order and settles every outcome: acknowledged → done; certainly lost → grab given back
+/// and an error; unknown → onto the resend queue in Postgres (the writer is idempotent, so a resend is
+/// safe).
+async fn publish(state: &AppState, order: &OrderCreated) -> Result<(), SeckillError> {
+    let topic = kafka::topic(&state.config, ORDERS_CREATED);
+    let delivery = match serde_json::to_vec(order) {
+        Ok(payload) => state.publisher.send(&topic, &order.order_id.to_string(), &payload).await,
+        Err(e) => Delivery::NotPersisted(format!("cannot encode the order: {e}")),
+    };
+    // Recorded here, not by the request: this runs in its own task, and may outlive the request.
+    match &delivery {
+        Delivery::Persisted => state.breakers.kafka.success(),
+        Delivery::NotPersisted(_) | Delivery::Unknown(_) => state.breakers.kafka.failure(),
+    }
+    match delivery {
+        Delivery::Persisted => Ok(()),
+        Delivery::NotPersisted(cause) => {
+            state.metrics.seckill.produce_failures.inc();
+            inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await?;
+            Err(SeckillError::BrokerUnavailable(cause))
+        }
+        Delivery::Unknown(cause) => {
+            state.metrics.seckill.produce_unknown.inc();
+            tracing::warn!(order = order.order_id, %cause, "produce outcome unknown; queued for compensation");
+            Ok(store::push_compensation(state.postgres()?, order).await?)
+        }
+    }
+}
+
+/// Re-sends the resend queue until it is empty or the broker stops taking messages; returns how many were
+/// delivered. Oldest first; an order leaves the queue only after the broker acknowledged it.
+pub async fn drain_compensation(state: &AppState) -> Result<usize, SeckillError> {
+    let topic = kafka::topic(&state.config, ORDERS_CREATED);
+    let mut delivered = 0;
+    loop {
+        let batch = store::compensation_orders(state.postgres()?, Some(100)).await?;
+        if batch.is_empty() {
+            return Ok(delivered);
+        }
+        for order in batch {
+            let payload = serde_json::to_vec(&order).map_err(|e| SeckillError::BrokerUnavailable(e.to_string()))?;
+            match state.publisher.send(&topic, &order.order_id.to_string(), &payload).await {
+                Delivery::Persisted => {
+                    state.breakers.kafka.success();
+                    store::remove_compensation(state.postgres()?, order.order_id).await?;
+                    state.metrics.seckill.compensated.inc();
+                    delivered += 1;
+                }
+                Delivery::NotPersisted(cause) | Delivery::Unknown(cause) => {
+                    state.breakers.kafka.failure();
+                    tracing::info!(%cause, "compensation resend failed; will retry");
+                    return Ok(delivered);
+                }
+            }
+        }
+    }
+}
+
+/// Queues an order whose produce outcome is unknown, for the compensation worker to re-send.
+pub async fn queue_for_resend(state: &AppState, order: &OrderCreated) -> Result<(), SeckillError> {
+    Ok(store::push_compensation(state.postgres()?, order).await?)
+}
+
+/// How many orders wait for a resend.
+pub async fn compensation_backlog(state: &AppState) -> Result<u64, SeckillError> {
+    Ok(store::compensation_backlog(state.postgres()?).await?)
+}
+
+/// Keeps the resend queue draining for the life of the process.
+pub fn spawn_compensation(state: AppState) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            match drain_compensation(&state).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(delivered = n, "compensation backlog re-sent"),
+                Err(e) => tracing::error!("compensation worker: {e}"),
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    })
+}

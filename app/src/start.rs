@@ -1,0 +1,126 @@
+//! The composition root: connects Postgres, Redis and Kafka, applies the migrations and builds the
+//! instance's [`AppState`] — the platform's handles and each capability's own part (the shop cache). It
+//! sits above every capability, beside the routes (`lib.rs`), so the state it builds names none of them.
+
+use std::sync::Arc;
+
+use leptos::prelude::LeptosOptions;
+
+use crate::catalog::service::ShopCache;
+use crate::platform::breaker::Breakers;
+use crate::platform::config::Config;
+use crate::platform::kafka::Publisher;
+use crate::platform::keys::Keys;
+use crate::platform::metrics::Metrics;
+use crate::platform::redis_conn::Redis;
+use crate::sale::live_stock::LiveStock;
+use crate::web::abuse::{AbuseLimits, GrabGate};
+use crate::web::state::{AppState, Handles, Parts};
+
+/// Why the process could not reach one of its backing services at start-up.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    /// Postgres refused or was unreachable.
+    #[error("cannot connect to Postgres: {0}")]
+    Db(#[from] sqlx::Error),
+    /// Migrations failed.
+    #[error("cannot apply migrations: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// Redis refused or was unreachable.
+    #[error("cannot connect to Redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    /// No order-id worker number could be leased.
+    #[error("cannot lease an order-id worker number: {0}")]
+    Ids(#[from] crate::platform::ids::LeaseError),
+    /// The Kafka client could not be configured.
+    #[error("cannot set up Kafka: {0}")]
+    Kafka(#[from] rdkafka::error::KafkaError),
+}
+
+/// The embedded migrations of `migrations/`, applied at start-up and by tests.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+
+/// Connects to Postgres (applying migrations), Redis and Kafka.
+pub async fn connect(config: Config, leptos_options: LeptosOptions) -> Result<AppState, StartupError> {
+    let db = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(config.database_max_connections)
+        .acquire_timeout(std::time::Duration::from_secs(5))
+        .connect_with(pg_options(&config)?)
+        .await?;
+    MIGRATOR.run(&db).await?;
+    with_db(config, leptos_options, db).await
+}
+
+/// Builds the state around an existing pool (tests hand in a per-test database) and starts the
+/// cache-invalidation listener.
+pub async fn with_db(
+    config: Config,
+    leptos_options: LeptosOptions,
+    db: sqlx::PgPool,
+) -> Result<AppState, StartupError> {
+    if config.human_check.key_is_local() {
+        tracing::warn!("HUMAN_CHECK_SECRET is unset: slider puzzles verify only on this instance");
+    }
+    let redis = redis_connection(&config.redis_url).await?;
+    let kafka = crate::platform::kafka::producer(&config)?;
+    let keys = Keys::new(config.redis_key_prefix.clone());
+    let ids = Arc::new(crate::platform::ids::acquire(&db, config.id_lease_ttl).await?);
+    crate::platform::ids::spawn_heartbeat(ids.clone(), db.clone());
+    let breakers = Breakers::new(config.breakers);
+    let shops = ShopCache::new(&config, &db, &redis, &breakers, &keys);
+    let sessions = Arc::new(crate::web::session::SessionCache::new(config.session_cache));
+    sessions.spawn_listener(config.redis_url.clone(), keys.clone());
+    let live_stock = Arc::new(LiveStock::default());
+    live_stock.spawn_listener(config.redis_url.clone(), config.redis_key_prefix.clone());
+    let abuse = Arc::new(AbuseLimits::new(config.abuse_limit_factor));
+    let grab_gate =
+        Arc::new(GrabGate::new(config.grab_admit_per_sec, config.ip_rate_limit, config.seckill_rate_window));
+    tokio::spawn({
+        let (abuse, grab_gate) = (abuse.clone(), grab_gate.clone());
+        async move {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                abuse.forget_idle();
+                grab_gate.forget_idle();
+            }
+        }
+    });
+    let sms = Arc::new(crate::platform::sms::OutboxSms::new(redis.clone(), keys.clone()));
+    let metrics = Arc::new(Metrics::new(|registry| shops.register_metrics(registry)));
+    let mut parts = Parts::default();
+    parts.insert(shops);
+    Ok(AppState::new(Handles {
+        db,
+        redis,
+        kafka,
+        publisher: Publisher::new(&config)?,
+        sold_out: Arc::default(),
+        grab_tally: Arc::default(),
+        live_stock,
+        sessions,
+        breakers,
+        abuse,
+        grab_gate,
+        sms,
+        argon2_slots: Arc::new(tokio::sync::Semaphore::new(config.argon2_max_concurrent.max(1))),
+        metrics,
+        ids,
+        keys,
+        parts,
+        config: Arc::new(config),
+        leptos_options,
+    }))
+}
+
+/// How the instance connects to Postgres: `DATABASE_URL`, with every statement cut off after
+/// `DATABASE_STATEMENT_TIMEOUT_MS`, so one slow query (a crafted search, a lock queue) cannot hold a pooled
+/// connection for long.
+pub fn pg_options(config: &Config) -> Result<sqlx::postgres::PgConnectOptions, sqlx::Error> {
+    let timeout = config.database_statement_timeout.as_millis().to_string();
+    Ok(config.database_url.parse::<sqlx::postgres::PgConnectOptions>()?.options([("statement_timeout", timeout)]))
+}
+
+/// Opens the instance's Redis connection: one node or a cluster, as `REDIS_URL` says (`redis_conn`).
+pub async fn redis_connection(url: &str) -> Result<Redis, redis::RedisError> {
+    Redis::connect(&crate::platform::redis_conn::RedisTarget::parse(url)).await
+}
