@@ -7,7 +7,7 @@ mkdir -p "$RUN_DIR"
 # .tools/ holds what the scripts install from npm for the build (Binaryen's wasm-opt; see setup.sh).
 export PATH="$ROOT/.tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
-# Pinned tool versions (wasm-bindgen comes from Cargo.lock so the CLI always matches the crate).
+# Pinned tool versions (wasm-bindgen and sqlx-cli come from Cargo.lock so each CLI always matches its crate).
 CARGO_LEPTOS_VERSION="0.3.11"
 NISSHI_VERSION="0.8.1"
 BINARYEN_VERSION="132"
@@ -46,6 +46,12 @@ wait_port() {
 
 wasm_bindgen_version() {
   awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
+}
+
+# sqlx-cli comes from Cargo.lock too: `cargo sqlx prepare` writes the offline metadata in the format of its
+# own sqlx, which must be the one the query macros read.
+sqlx_version() {
+  awk '/^name = "sqlx"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
 }
 
 # Free space on the project's disk, in GiB.

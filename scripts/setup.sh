@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs every tool the build and the tests need, when missing. Idempotent: a warm run takes seconds.
-# Usage: setup.sh [build] [broker] [browser] — what to install (default: all three). serve.sh installs the
-# broker while it builds the site, and never waits for the browser the tests drive.
+# Usage: setup.sh [build] [broker] [browser] [lint] — what to install (default: all four). serve.sh installs
+# the broker while it builds the site, and never waits for the browser the tests drive nor for the CLI only
+# the tests' query-metadata check uses (lint).
 source "$(dirname "$0")/lib.sh"
 
 WANTED=("$@")
-[ ${#WANTED[@]} -gt 0 ] || WANTED=(build broker browser)
+[ ${#WANTED[@]} -gt 0 ] || WANTED=(build broker browser lint)
 for w in "${WANTED[@]}"; do
-  case "$w" in build|broker|browser) ;; *) die "setup.sh: unknown part '$w' (build, broker, browser)";; esac
+  case "$w" in build|broker|browser|lint) ;; *) die "setup.sh: unknown part '$w' (build, broker, browser, lint)";; esac
 done
 want() { local w; for w in "${WANTED[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
 
@@ -51,6 +52,18 @@ install_wasm_bindgen() {
   fi
 }
 
+# sqlx-cli: builds a scratch database from migrations/ and runs `cargo sqlx prepare`, which writes .sqlx/
+# (and, with --check in scripts/test.sh, compares it). Postgres only; rustls, so no OpenSSL headers.
+install_sqlx_cli() {
+  local v
+  v="$(sqlx_version)"
+  [ -n "$v" ] || die "no sqlx in Cargo.lock"
+  if ! sqlx --version 2>/dev/null | grep -qx "sqlx-cli $v"; then
+    timed "sqlx-cli install" env CARGO_PROFILE_RELEASE_OPT_LEVEL=0 cargo install sqlx-cli --version "=$v" --locked \
+      --no-default-features --features postgres,rustls
+  fi
+}
+
 # Nisshi's own crates (the protocol codec, the broker, its storage) keep opt-level 1; the libraries under
 # them, most of its build time, are not optimised.
 install_nisshi() {
@@ -73,6 +86,9 @@ if want build; then
 fi
 if want broker; then
   install_nisshi & pids+=($!)
+fi
+if want lint; then
+  install_sqlx_cli & pids+=($!)
 fi
 for pid in "${pids[@]}"; do
   wait "$pid" || die "installing a tool failed (its output is above)"

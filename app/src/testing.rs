@@ -57,8 +57,8 @@ pub async fn test_instances(db: PgPool, n: usize, overrides: &[(&str, &str)]) ->
 
 /// Inserts shop type 1 and shop 1 (idempotent), the parents every test coupon hangs off.
 pub async fn seed_shop(db: &PgPool) -> Result<(), sqlx::Error> {
-    sqlx::query("INSERT INTO shop_types (id, name) VALUES (1, 'T') ON CONFLICT DO NOTHING").execute(db).await?;
-    sqlx::query(
+    sqlx::query!("INSERT INTO shop_types (id, name) VALUES (1, 'T') ON CONFLICT DO NOTHING").execute(db).await?;
+    sqlx::query!(
         "INSERT INTO shops (id, name, type_id, owner_id, address, longitude, latitude)
          VALUES (1, 'S', 1, NULL, '杭州市某路1号', 120.1, 30.2) ON CONFLICT DO NOTHING",
     )
@@ -95,23 +95,25 @@ pub async fn seed_flash_sale(
 
 /// Inserts `n` shoppers with distinct phone numbers (by `tag`); returns their ids in order.
 pub async fn seed_users(db: &PgPool, tag: u32, n: u32) -> Result<Vec<i64>, sqlx::Error> {
-    sqlx::query_scalar(
+    sqlx::query_scalar!(
         "INSERT INTO users (phone, nickname, password_hash)
-         SELECT '1' || lpad($1::TEXT, 3, '0') || lpad(g::TEXT, 7, '0'), 'n' || g, 'x' FROM generate_series(1, $2) AS g
+         SELECT '1' || lpad($1::INT::TEXT, 3, '0') || lpad(g::TEXT, 7, '0'), 'n' || g, 'x' FROM generate_series(1, $2) AS g
          ORDER BY g RETURNING id",
+        tag as i32,
+        n as i32,
     )
-    .bind(tag as i32)
-    .bind(n as i32)
     .fetch_all(db)
     .await
 }
 
 /// Flash sale `voucher_id`'s end as Postgres records it, unix ms.
 pub async fn sale_end_ms(db: &PgPool, voucher_id: i64) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT (extract(epoch FROM end_at) * 1000)::BIGINT FROM vouchers WHERE id = $1")
-        .bind(voucher_id)
-        .fetch_one(db)
-        .await
+    sqlx::query_scalar!(
+        r#"SELECT (extract(epoch FROM end_at) * 1000)::BIGINT AS "end_ms!" FROM vouchers WHERE id = $1"#,
+        voucher_id
+    )
+    .fetch_one(db)
+    .await
 }
 
 /// When Redis will drop `key`, unix ms (-1: never, -2: no such key).

@@ -9,7 +9,7 @@ use app::catalog::model::{Shop, ShopEdit, ShopForm};
 use app::catalog::service::{self, CatalogError};
 use app::platform::cache::{CacheEvent, L2Entry};
 use app::shared::clock::now_ms;
-use app::storefront::service::{StorefrontError, shop_page};
+use app::storefront::service::shop_page;
 use app::testing::test_instances;
 use app::web::state::AppState;
 use futures::StreamExt;
@@ -260,7 +260,7 @@ async fn unknown_shop_page_is_not_found(db: PgPool) {
     fixture(&db).await;
     let state = test_instances(db, 1, &[]).await.remove(0);
     let e = shop_page(&state, 424_242, None, "a:x").await.expect_err("missing");
-    assert!(matches!(e, StorefrontError::Catalog(CatalogError::ShopNotFound(424_242))), "{e:?}");
+    assert_eq!(e.answer(), &app::shared::error::AppError::from(CatalogError::ShopNotFound(424_242)), "{e:?}");
     let page = shop_page(&state, SHOP, None, "a:x").await.expect("exists");
     assert_eq!(page.visitors_today, 1);
     assert!(!page.is_owner);

@@ -34,7 +34,7 @@ pub enum CliError {
     Seckill(app::seckill::service::SeckillError),
     /// Redis' state could not be rebuilt from Postgres.
     #[error("rebuilding Redis state: {0}")]
-    Recovery(#[from] app::recovery::service::RecoveryError),
+    Recovery(#[from] app::platform::backend::BackendError),
     /// Reconciliation found flash sales whose Redis and Postgres totals disagree.
     #[error("{0} flash sale(s) drifted between Redis and Postgres")]
     Drift(usize),

@@ -52,7 +52,7 @@ where
 
 /// Runs all three checks concurrently; 200 when all pass, 503 otherwise.
 pub async fn check(state: &AppState) -> Health {
-    let pg = timed(async { sqlx::query("SELECT 1").execute(&state.db).await.map(|_| ()) });
+    let pg = timed(async { sqlx::query_scalar!("SELECT 1").fetch_one(&state.db).await.map(|_| ()) });
     let redis = timed(async { redis::cmd("PING").query_async::<String>(&mut state.redis.clone()).await.map(|_| ()) });
     let producer = state.kafka.clone();
     let kafka = timed(async move {

@@ -298,7 +298,7 @@ fn generate_shops() -> Vec<ShopSeed> {
 /// with `reset` it first empties every table and every project key in Redis.
 pub async fn run(db: &PgPool, redis: &Redis, keys: &Keys, reset: bool) -> Result<SeedReport, SeedError> {
     if reset {
-        sqlx::query("TRUNCATE refunds, orders, vouchers, shops, shop_types, users RESTART IDENTITY CASCADE")
+        sqlx::query!("TRUNCATE refunds, orders, vouchers, shops, shop_types, users RESTART IDENTITY CASCADE")
             .execute(db)
             .await?;
         clear_redis(redis, keys).await?;
@@ -308,14 +308,25 @@ pub async fn run(db: &PgPool, redis: &Redis, keys: &Keys, reset: bool) -> Result
     let merchant_id = seed_users(&mut tx).await?;
     seed_shops(&mut tx, merchant_id).await?;
     seed_vouchers(&mut tx).await?;
-    for table in ["shop_types", "shops", "vouchers", "users"] {
-        // Explicit ids were inserted: move each sequence past them so later inserts never collide.
-        sqlx::query(&format!(
-            "SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST((SELECT max(id) FROM {table}), 1))"
-        ))
-        .execute(&mut *tx)
-        .await?;
+    // Explicit ids were inserted: move each sequence past them so later inserts never collide. One
+    // statement per table, the name pasted in as a literal, so the query macros check each.
+    macro_rules! move_sequence_past_ids {
+        ($table:literal) => {
+            sqlx::query_scalar!(
+                "SELECT setval(pg_get_serial_sequence('"
+                    + $table
+                    + "', 'id'), GREATEST((SELECT max(id) FROM "
+                    + $table
+                    + "), 1))"
+            )
+            .fetch_one(&mut *tx)
+            .await?
+        };
     }
+    move_sequence_past_ids!("shop_types");
+    move_sequence_past_ids!("shops");
+    move_sequence_past_ids!("vouchers");
+    move_sequence_past_ids!("users");
     tx.commit().await?;
     report(db).await
 }
@@ -337,13 +348,13 @@ pub async fn write_pictures(upload_dir: &std::path::Path) -> Result<(), SeedErro
 
 /// Current row counts of the demo tables.
 pub async fn report(db: &PgPool) -> Result<SeedReport, SeedError> {
-    let (shop_types, shops, users, vouchers): (i64, i64, i64, i64) = sqlx::query_as(
-        "SELECT (SELECT count(*) FROM shop_types), (SELECT count(*) FROM shops),
-                (SELECT count(*) FROM users), (SELECT count(*) FROM vouchers)",
+    Ok(sqlx::query_as!(
+        SeedReport,
+        r#"SELECT (SELECT count(*) FROM shop_types) AS "shop_types!", (SELECT count(*) FROM shops) AS "shops!",
+                (SELECT count(*) FROM users) AS "users!", (SELECT count(*) FROM vouchers) AS "vouchers!""#,
     )
     .fetch_one(db)
-    .await?;
-    Ok(SeedReport { shop_types, shops, users, vouchers })
+    .await?)
 }
 
 async fn clear_redis(redis: &Redis, keys: &Keys) -> Result<(), SeedError> {
@@ -368,8 +379,7 @@ async fn seed_users(tx: &mut sqlx::PgConnection) -> Result<i64, SeedError> {
     let mut merchant_id = None;
     for (account, nickname, role) in DEMO_USERS {
         let account = Account::parse(account).map_err(|e| SeedError::Demo(e.to_string()))?;
-        let existing = sqlx::query_scalar::<_, i64>("SELECT id FROM users WHERE phone = $1 OR email = $1")
-            .bind(account.as_str())
+        let existing = sqlx::query_scalar!("SELECT id FROM users WHERE phone = $1 OR email = $1", account.as_str())
             .fetch_optional(&mut *tx)
             .await?;
         let id = match existing {
@@ -382,15 +392,15 @@ async fn seed_users(tx: &mut sqlx::PgConnection) -> Result<i64, SeedError> {
                     Account::Phone(p) => (Some(p.as_str()), None),
                     Account::Email(e) => (None, Some(e.as_str())),
                 };
-                sqlx::query_scalar(
+                sqlx::query_scalar!(
                     "INSERT INTO users (phone, email, nickname, password_hash, role) VALUES ($1, $2, $3, $4, $5)
                      RETURNING id",
+                    phone,
+                    email,
+                    nickname,
+                    hash,
+                    role,
                 )
-                .bind(phone)
-                .bind(email)
-                .bind(nickname)
-                .bind(hash)
-                .bind(role)
                 .fetch_one(&mut *tx)
                 .await?
             }
@@ -458,13 +468,13 @@ async fn seed_vouchers(tx: &mut sqlx::PgConnection) -> Result<(), SeedError> {
         app::seckill::service::seed_sale(&mut *tx, id, 1, "周一至周日可用", &sale).await?;
         // A demo sale nobody has bought yet gets its window moved relative to now, so "live", "starting
         // soon" and "ended" hold whenever the demo starts; sales with orders keep their history.
-        sqlx::query(
+        sqlx::query!(
             "UPDATE vouchers v SET begin_at = $2, end_at = $3, updated_at = now()
              WHERE v.id = $1 AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.voucher_id = v.id)",
+            id,
+            now + begin,
+            now + end,
         )
-        .bind(id)
-        .bind(now + begin)
-        .bind(now + end)
         .execute(&mut *tx)
         .await?;
     }

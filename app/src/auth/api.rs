@@ -8,7 +8,7 @@ use crate::shared::error::AppError;
 
 /// The logged-in user, if any; a dangling session (deleted user) counts as logged out.
 #[cfg(feature = "ssr")]
-pub async fn current_user(cx: &crate::web::edge::Cx) -> Result<Option<CurrentUser>, AppError> {
+pub async fn current_user(cx: &crate::web::edge::Cx) -> Result<Option<CurrentUser>, crate::web::edge::Failure> {
     match cx.user_id().await? {
         Some(id) => Ok(super::service::user_by_id(&cx.state, id).await?),
         None => Ok(None),
@@ -17,8 +17,8 @@ pub async fn current_user(cx: &crate::web::edge::Cx) -> Result<Option<CurrentUse
 
 /// The logged-in user, or 401.
 #[cfg(feature = "ssr")]
-pub async fn require_user(cx: &crate::web::edge::Cx) -> Result<CurrentUser, AppError> {
-    current_user(cx).await?.ok_or(AppError::LoginRequired)
+pub async fn require_user(cx: &crate::web::edge::Cx) -> Result<CurrentUser, crate::web::edge::Failure> {
+    Ok(current_user(cx).await?.ok_or(AppError::LoginRequired)?)
 }
 
 /// Creates an account and logs it in.
@@ -61,7 +61,7 @@ pub async fn login(account: String, password: String) -> Result<CurrentUser, App
 #[server(endpoint = "auth/logout")]
 pub async fn logout() -> Result<(), AppError> {
     crate::web::edge::run(|cx| async move {
-        crate::web::session::sign_out(&cx.session().await?).await.map_err(AppError::from)
+        Ok(crate::web::session::sign_out(&cx.session().await?).await.map_err(AppError::from)?)
     })
     .await
 }
@@ -97,7 +97,7 @@ pub async fn login_with_code(phone: String, code: String) -> Result<CurrentUser,
 #[server(endpoint = "dev/outbox")]
 pub async fn dev_outbox() -> Result<Vec<super::model::SentSms>, AppError> {
     crate::web::edge::run(|cx| async move {
-        super::service::dev_outbox(&cx.state).await?.ok_or_else(|| AppError::NotFound("Page".into()))
+        Ok(super::service::dev_outbox(&cx.state).await?.ok_or_else(|| AppError::NotFound("Page".into()))?)
     })
     .await
 }

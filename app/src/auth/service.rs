@@ -52,9 +52,12 @@ pub enum AuthError {
     /// Every password-hashing slot stayed busy (a flood of log-ins or registrations).
     #[error("password hashing busy")]
     Busy,
-    /// Hashing failed or its thread panicked.
+    /// Hashing failed.
     #[error("password hashing: {0}")]
-    Hash(String),
+    Hash(argon2::password_hash::Error),
+    /// The hashing thread panicked or was cancelled.
+    #[error("password hashing thread: {0}")]
+    HashThread(#[from] tokio::task::JoinError),
 }
 
 crate::backend_errors!(AuthError);
@@ -111,7 +114,7 @@ impl From<AuthError> for AppError {
                 AppError::Unavailable("Many people are logging in right now. Please try again in a few seconds.".into())
             }
             AuthError::Backend(e) => e.into(),
-            other @ AuthError::Hash(_) => AppError::internal(other),
+            other @ (AuthError::Hash(_) | AuthError::HashThread(_)) => AppError::internal(other),
         }
     }
 }
@@ -134,13 +137,9 @@ fn argon2() -> Argon2<'static> {
 pub async fn hash_password(password: Password) -> Result<String, AuthError> {
     tokio::task::spawn_blocking(move || {
         let salt = SaltString::generate(&mut OsRng);
-        argon2()
-            .hash_password(password.expose().as_bytes(), &salt)
-            .map(|h| h.to_string())
-            .map_err(|e| AuthError::Hash(e.to_string()))
+        argon2().hash_password(password.expose().as_bytes(), &salt).map(|h| h.to_string()).map_err(AuthError::Hash)
     })
-    .await
-    .map_err(|e| AuthError::Hash(e.to_string()))?
+    .await?
 }
 
 /// Verifies on the blocking pool; a malformed stored hash counts as a mismatch. `None` (unknown account)
@@ -151,7 +150,7 @@ async fn verify_password(password: String, hash: Option<String>) -> Result<bool,
         PasswordHash::new(hash).is_ok_and(|parsed| argon2().verify_password(password.as_bytes(), &parsed).is_ok())
     })
     .await
-    .map_err(|e| AuthError::Hash(e.to_string()))
+    .map_err(AuthError::from)
 }
 
 /// How long a hash waits for a slot before the request is turned away (503) rather than queued for ever.

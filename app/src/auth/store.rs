@@ -11,7 +11,7 @@ use super::model::{Account, CurrentUser, Role};
 use crate::platform::keys::Keys;
 
 /// A user row as the service needs it (with the hash, which never leaves the server).
-#[derive(Debug, sqlx::FromRow)]
+#[derive(Debug)]
 pub struct UserRow {
     /// Primary key.
     pub id: i64,
@@ -44,8 +44,6 @@ impl UserRow {
     }
 }
 
-const USER_COLUMNS: &str = "id, phone, email, nickname, password_hash, role";
-
 /// Inserts a user; `Ok(None)` when the phone or e-mail is already registered.
 pub async fn insert_user(
     db: &PgPool,
@@ -58,34 +56,49 @@ pub async fn insert_user(
         Account::Phone(p) => (Some(p.as_str()), None),
         Account::Email(e) => (None, Some(e.as_str())),
     };
-    let sql = format!(
+    sqlx::query_as!(
+        UserRow,
         "INSERT INTO users (phone, email, nickname, password_hash, role) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT DO NOTHING RETURNING {USER_COLUMNS}"
-    );
-    sqlx::query_as::<_, UserRow>(&sql)
-        .bind(phone)
-        .bind(email)
-        .bind(nickname)
-        .bind(password_hash)
-        .bind(role.as_str())
-        .fetch_optional(db)
-        .await
+         ON CONFLICT DO NOTHING RETURNING id, phone, email, nickname, password_hash, role",
+        phone,
+        email,
+        nickname,
+        password_hash,
+        role.as_str(),
+    )
+    .fetch_optional(db)
+    .await
 }
 
 /// Finds a user by login identifier.
 pub async fn find_by_account(db: &PgPool, account: &Account) -> Result<Option<UserRow>, sqlx::Error> {
-    let column = match account {
-        Account::Phone(_) => "phone",
-        Account::Email(_) => "email",
-    };
-    let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE {column} = $1");
-    sqlx::query_as::<_, UserRow>(&sql).bind(account.as_str()).fetch_optional(db).await
+    match account {
+        Account::Phone(phone) => {
+            sqlx::query_as!(
+                UserRow,
+                "SELECT id, phone, email, nickname, password_hash, role FROM users WHERE phone = $1",
+                phone.as_str(),
+            )
+            .fetch_optional(db)
+            .await
+        }
+        Account::Email(email) => {
+            sqlx::query_as!(
+                UserRow,
+                "SELECT id, phone, email, nickname, password_hash, role FROM users WHERE email = $1",
+                email.as_str(),
+            )
+            .fetch_optional(db)
+            .await
+        }
+    }
 }
 
 /// Finds a user by id.
 pub async fn find_by_id(db: &PgPool, id: i64) -> Result<Option<UserRow>, sqlx::Error> {
-    let sql = format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1");
-    sqlx::query_as::<_, UserRow>(&sql).bind(id).fetch_optional(db).await
+    sqlx::query_as!(UserRow, "SELECT id, phone, email, nickname, password_hash, role FROM users WHERE id = $1", id)
+        .fetch_optional(db)
+        .await
 }
 
 /// How many log-in attempts go through, and how fast.

@@ -8,7 +8,6 @@ use crate::shared::text::{FreeText, TextRule};
 
 /// A shop category tile on the home page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
 pub struct ShopType {
     /// Primary key.
     pub id: i64,
@@ -22,7 +21,6 @@ pub struct ShopType {
 
 /// Everything the shop page shows; this is what the shop cache stores.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
 pub struct Shop {
     /// Primary key.
     pub id: i64,
@@ -58,7 +56,6 @@ pub struct Shop {
 
 /// One row of a shop list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
 pub struct ShopSummary {
     /// Primary key.
     pub id: i64,
@@ -141,7 +138,6 @@ pub fn page_from_query(s: Option<&str>) -> u32 {
 
 /// A voucher as the shop page lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
 pub struct VoucherView {
     /// Primary key.
     pub id: i64,
@@ -300,7 +296,6 @@ impl TryFrom<CouponForm> for NewCoupon {
 
 /// A normal coupon as its merchant manages it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
 pub struct Coupon {
     /// Primary key.
     pub id: i64,

@@ -51,7 +51,7 @@ pub enum CatalogError {
     Cache(#[from] Arc<BackendError>),
 }
 
-crate::backend_errors!(CatalogError);
+crate::backend_errors!(CatalogError, Cache);
 
 /// This instance's shop cache: L1 (moka) over the shared L2 (Redis), loading from Postgres. The
 /// composition root (`crate::start`) builds it and keeps it in the state's parts.

@@ -21,7 +21,7 @@ pub enum GeoError {
     Backend(#[from] BackendError),
 }
 
-crate::backend_errors!(GeoError);
+crate::backend_errors!(GeoError, Catalog);
 
 impl From<GeoError> for AppError {
     fn from(e: GeoError) -> Self {
@@ -38,7 +38,7 @@ pub fn distance_m(a: GeoPoint, b: GeoPoint) -> f64 {
 }
 
 /// Loads every shop's position into the per-type GEO sets (start-up and after seeding).
-pub async fn load_all(state: &AppState) -> Result<usize, GeoError> {
+pub async fn load_all(state: &AppState) -> Result<usize, BackendError> {
     let positions = store::positions(state.postgres()?).await?;
     store::replace_all(&state.redis, &state.keys, &positions).await?;
     Ok(positions.len())

@@ -6,25 +6,36 @@ use sqlx::PgPool;
 use crate::catalog::model::ShopSummary;
 use crate::platform::keys::Keys;
 
-/// Every shop's position by type, from Postgres.
-pub async fn positions(db: &PgPool) -> Result<Vec<(i64, i64, f64, f64)>, sqlx::Error> {
-    sqlx::query_as("SELECT type_id, id, longitude, latitude FROM shops ORDER BY type_id, id").fetch_all(db).await
+/// Where one shop stands, by type: a member of its type's GEO set.
+#[derive(Debug, Clone, Copy)]
+pub struct ShopPosition {
+    /// The shop's type (which set it belongs to).
+    pub type_id: i64,
+    /// Shop id (the set member).
+    pub id: i64,
+    /// Degrees east.
+    pub longitude: f64,
+    /// Degrees north.
+    pub latitude: f64,
 }
 
-/// Replaces the GEO sets of the given types with `positions` (`(type, shop, lon, lat)`), one round trip.
-pub async fn replace_all(
-    redis: &Redis,
-    keys: &Keys,
-    positions: &[(i64, i64, f64, f64)],
-) -> Result<(), redis::RedisError> {
+/// Every shop's position by type, from Postgres.
+pub async fn positions(db: &PgPool) -> Result<Vec<ShopPosition>, sqlx::Error> {
+    sqlx::query_as!(ShopPosition, "SELECT type_id, id, longitude, latitude FROM shops ORDER BY type_id, id")
+        .fetch_all(db)
+        .await
+}
+
+/// Replaces the GEO sets of the given types with `positions` (grouped by type), one round trip.
+pub async fn replace_all(redis: &Redis, keys: &Keys, positions: &[ShopPosition]) -> Result<(), redis::RedisError> {
     let mut cmds = Vec::new();
-    for chunk in positions.chunk_by(|a, b| a.0 == b.0) {
-        cmds.push(redis::cmd("DEL").arg(keys.geo_shops(chunk[0].0)).to_owned());
+    for chunk in positions.chunk_by(|a, b| a.type_id == b.type_id) {
+        cmds.push(redis::cmd("DEL").arg(keys.geo_shops(chunk[0].type_id)).to_owned());
         for part in chunk.chunks(1000) {
             let mut cmd = redis::cmd("GEOADD");
-            cmd.arg(keys.geo_shops(part[0].0));
-            for (_, id, lon, lat) in part {
-                cmd.arg(*lon).arg(*lat).arg(*id);
+            cmd.arg(keys.geo_shops(part[0].type_id));
+            for p in part {
+                cmd.arg(p.longitude).arg(p.latitude).arg(p.id);
             }
             cmds.push(cmd);
         }
@@ -80,10 +91,11 @@ pub async fn within(
 
 /// Summaries of the given shops (any order).
 pub async fn summaries(db: &PgPool, ids: &[i64]) -> Result<Vec<ShopSummary>, sqlx::Error> {
-    sqlx::query_as(
+    sqlx::query_as!(
+        ShopSummary,
         "SELECT id, name, area, images[1] AS image, avg_price_cents, score, sold FROM shops WHERE id = ANY($1)",
+        ids,
     )
-    .bind(ids)
     .fetch_all(db)
     .await
 }

@@ -13,7 +13,7 @@ use crate::shared::error::AppError;
 pub async fn merchant_console() -> Result<Console, AppError> {
     crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
-        Ok(super::service::console(&cx.state, user.as_ref()).await?)
+        super::service::console(&cx.state, user.as_ref()).await
     })
     .await
 }
@@ -23,7 +23,7 @@ pub async fn merchant_console() -> Result<Console, AppError> {
 pub async fn get_shop_report(shop_id: i64) -> Result<ShopReport, AppError> {
     crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
-        Ok(super::service::shop_report(&cx.state, user.as_ref(), shop_id).await?)
+        super::service::shop_report(&cx.state, user.as_ref(), shop_id).await
     })
     .await
 }
@@ -33,7 +33,7 @@ pub async fn get_shop_report(shop_id: i64) -> Result<ShopReport, AppError> {
 pub async fn get_coupons_page(shop_id: i64) -> Result<CouponsPage, AppError> {
     crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
-        Ok(super::service::coupons_page(&cx.state, user.as_ref(), shop_id).await?)
+        super::service::coupons_page(&cx.state, user.as_ref(), shop_id).await
     })
     .await
 }
@@ -91,7 +91,7 @@ pub async fn shop_orders(shop_id: i64, filter: OrderFilter, before: Option<i64>)
         let user = crate::auth::api::current_user(&cx).await?;
         crate::catalog::service::authorize_owner(&cx.state, user.as_ref(), shop_id).await?;
         let q = crate::orders::model::OrderQuery::try_from(&filter)?;
-        Ok(super::service::orders_page(&cx.state, user.as_ref(), shop_id, &q, before).await?)
+        super::service::orders_page(&cx.state, user.as_ref(), shop_id, &q, before).await
     })
     .await
 }
@@ -101,7 +101,7 @@ pub async fn shop_orders(shop_id: i64, filter: OrderFilter, before: Option<i64>)
 pub async fn get_sale_funnel(voucher_id: i64) -> Result<SaleFunnel, AppError> {
     crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
-        Ok(super::service::sale_funnel(&cx.state, user.as_ref(), voucher_id).await?)
+        super::service::sale_funnel(&cx.state, user.as_ref(), voucher_id).await
     })
     .await
 }
@@ -115,7 +115,7 @@ pub async fn redeem_code(code: String) -> Result<Redemption, AppError> {
         // 12 digits cannot be guessed at this pace, and a counter never needs more.
         cx.spend(crate::web::abuse::Action::Redeem, &format!("u:{}", me.id))?;
         let code = crate::orders::model::RedeemCode::parse(&code)?;
-        Ok(super::service::redeem(&cx.state, user.as_ref(), &code).await?)
+        super::service::redeem(&cx.state, user.as_ref(), &code).await
     })
     .await
 }

@@ -3,57 +3,22 @@
 
 use super::model::{Console, CouponsPage, OrdersConsole, SaleFunnel, ShopCard, ShopReport};
 use crate::auth::model::CurrentUser;
-use crate::catalog::service::{self as catalog, CatalogError};
+use crate::catalog::service as catalog;
 use crate::orders::model::{OrderQuery, RedeemCode, Redemption};
-use crate::orders::service::{self as orders, OrderError};
-use crate::platform::backend::BackendError;
+use crate::orders::service as orders;
 use crate::seckill::model::SaleState;
 use crate::seckill::service::{self as seckill, SeckillError};
 use crate::shared::clock;
-use crate::shared::error::AppError;
-use crate::social::service::{self as social, SocialError};
+use crate::social::service as social;
+use crate::web::edge::Failure;
 use crate::web::state::AppState;
 
 /// Days the console's charts cover.
 pub const CHART_DAYS: i64 = 30;
 
-/// What can go wrong in the console: whatever the capability it asked said.
-#[derive(Debug, thiserror::Error)]
-pub enum MerchantError {
-    /// The catalog (who may, which shop).
-    #[error(transparent)]
-    Catalog(#[from] CatalogError),
-    /// Orders.
-    #[error(transparent)]
-    Orders(#[from] OrderError),
-    /// Flash sales.
-    #[error(transparent)]
-    Seckill(#[from] SeckillError),
-    /// Notes.
-    #[error(transparent)]
-    Social(#[from] SocialError),
-    /// A backing service failed.
-    #[error(transparent)]
-    Backend(#[from] BackendError),
-}
-
-crate::backend_errors!(MerchantError);
-
-impl From<MerchantError> for AppError {
-    fn from(e: MerchantError) -> Self {
-        match e {
-            MerchantError::Catalog(e) => e.into(),
-            MerchantError::Orders(e) => e.into(),
-            MerchantError::Seckill(e) => e.into(),
-            MerchantError::Social(e) => e.into(),
-            MerchantError::Backend(e) => e.into(),
-        }
-    }
-}
-
 /// The console's front page: each of the merchant's shops with today's figures and its running sales.
 /// A figure whose store is down reads 0 rather than taking the page down with it.
-pub async fn console(state: &AppState, user: Option<&CurrentUser>) -> Result<Console, MerchantError> {
+pub async fn console(state: &AppState, user: Option<&CurrentUser>) -> Result<Console, Failure> {
     let me = catalog::require_merchant(user)?;
     let mut shops = Vec::new();
     for shop in catalog::shops_of_owner(state, me.id).await? {
@@ -82,11 +47,7 @@ pub async fn console(state: &AppState, user: Option<&CurrentUser>) -> Result<Con
 }
 
 /// A shop's report: visitors, orders and revenue per day for [`CHART_DAYS`], and the notes about it.
-pub async fn shop_report(
-    state: &AppState,
-    user: Option<&CurrentUser>,
-    shop_id: i64,
-) -> Result<ShopReport, MerchantError> {
+pub async fn shop_report(state: &AppState, user: Option<&CurrentUser>, shop_id: i64) -> Result<ShopReport, Failure> {
     let shop = catalog::shop_for_owner(state, user, shop_id).await?;
     let visitors = catalog::visitors_per_day(state, shop_id, CHART_DAYS).await?;
     let trade = orders::daily_trade(state, shop_id, CHART_DAYS).await?;
@@ -95,11 +56,7 @@ pub async fn shop_report(
 }
 
 /// A shop's normal coupons and flash sales.
-pub async fn coupons_page(
-    state: &AppState,
-    user: Option<&CurrentUser>,
-    shop_id: i64,
-) -> Result<CouponsPage, MerchantError> {
+pub async fn coupons_page(state: &AppState, user: Option<&CurrentUser>, shop_id: i64) -> Result<CouponsPage, Failure> {
     let shop = catalog::shop_for_owner(state, user, shop_id).await?;
     let coupons = catalog::coupons_of_shop(state, shop_id).await?;
     let sales = seckill::sales_overview(state, shop_id).await?;
@@ -113,7 +70,7 @@ pub async fn orders_page(
     shop_id: i64,
     q: &OrderQuery,
     before: Option<i64>,
-) -> Result<OrdersConsole, MerchantError> {
+) -> Result<OrdersConsole, Failure> {
     let shop = catalog::shop_for_owner(state, user, shop_id).await?;
     let mut coupons: Vec<(i64, String)> =
         catalog::coupons_of_shop(state, shop_id).await?.into_iter().map(|c| (c.id, c.title)).collect();
@@ -124,11 +81,7 @@ pub async fn orders_page(
 
 /// A sale's funnel (and, while it runs, the live view's figures): grab outcomes as the instances have
 /// flushed them, orders by status, and orders still on their way.
-pub async fn sale_funnel(
-    state: &AppState,
-    user: Option<&CurrentUser>,
-    voucher_id: i64,
-) -> Result<SaleFunnel, MerchantError> {
+pub async fn sale_funnel(state: &AppState, user: Option<&CurrentUser>, voucher_id: i64) -> Result<SaleFunnel, Failure> {
     let shop_id = seckill::shop_of_sale(state, voucher_id).await?;
     catalog::authorize_owner(state, user, shop_id).await?;
     let sale = seckill::sales_overview(state, shop_id)
@@ -137,8 +90,8 @@ pub async fn sale_funnel(
         .find(|s| s.id == voucher_id)
         .ok_or(SeckillError::Refused(crate::sale::inventory::GrabCode::NoSuchSale))?;
     let outcomes = seckill::grab_outcomes(state, voucher_id).await?;
-    let count = |label: &str| outcomes.iter().filter(|(o, _)| o == label).map(|(_, n)| *n).sum::<i64>();
-    let attempts: i64 = outcomes.iter().map(|(_, n)| n).sum();
+    let count = |label: &str| outcomes.iter().filter(|o| o.outcome == label).map(|o| o.n).sum::<i64>();
+    let attempts: i64 = outcomes.iter().map(|o| o.n).sum();
     let (rate_limited, sold_out, duplicate, queued) =
         (count("rate_limited"), count("sold_out"), count("already_bought"), count("ok"));
     let puzzle_failed = count("puzzle_refused") + count("needs_puzzle");
@@ -162,11 +115,7 @@ pub async fn sale_funnel(
 }
 
 /// The merchant redeems a code at the counter (only codes of their own shops).
-pub async fn redeem(
-    state: &AppState,
-    user: Option<&CurrentUser>,
-    code: &RedeemCode,
-) -> Result<Redemption, MerchantError> {
+pub async fn redeem(state: &AppState, user: Option<&CurrentUser>, code: &RedeemCode) -> Result<Redemption, Failure> {
     let me = catalog::require_merchant(user)?;
     Ok(orders::redeem(state, me.id, code).await?)
 }

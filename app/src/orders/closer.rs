@@ -29,7 +29,7 @@ pub enum CloserError {
     Order(#[from] OrderError),
 }
 
-crate::backend_errors!(CloserError);
+crate::backend_errors!(CloserError, Order);
 
 fn partition_list(topic: &str, partition: i32) -> TopicPartitionList {
     let mut tpl = TopicPartitionList::new();

@@ -34,14 +34,14 @@ pub async fn write_batch(db: &PgPool, batch: &[OrderCreated]) -> Result<BatchOut
         if *reason == FailReason::AlreadyHolds {
             *reason = why_refused(&mut tx, order).await?;
         }
-        sqlx::query(
+        sqlx::query!(
             "INSERT INTO order_failures (order_id, user_id, voucher_id, reason) VALUES ($1, $2, $3, $4)
              ON CONFLICT (order_id) DO NOTHING",
+            order.order_id,
+            order.user_id,
+            order.voucher_id,
+            reason.as_db(),
         )
-        .bind(order.order_id)
-        .bind(order.user_id)
-        .bind(order.voucher_id)
-        .bind(reason.as_db())
         .execute(&mut *tx)
         .await?;
     }
@@ -52,15 +52,15 @@ pub async fn write_batch(db: &PgPool, batch: &[OrderCreated]) -> Result<BatchOut
 /// Why an order the insert skipped is no order: its sale or its buyer is gone, or else the buyer already
 /// holds a live order of the sale.
 async fn why_refused(tx: &mut sqlx::PgConnection, order: &OrderCreated) -> Result<FailReason, sqlx::Error> {
-    let (sale, user): (bool, bool) = sqlx::query_as(
-        "SELECT EXISTS (SELECT 1 FROM vouchers WHERE id = $1 AND kind = 'flash'),
-                EXISTS (SELECT 1 FROM users WHERE id = $2)",
+    let found = sqlx::query!(
+        r#"SELECT EXISTS (SELECT 1 FROM vouchers WHERE id = $1 AND kind = 'flash') AS "sale!",
+                EXISTS (SELECT 1 FROM users WHERE id = $2) AS "user!""#,
+        order.voucher_id,
+        order.user_id,
     )
-    .bind(order.voucher_id)
-    .bind(order.user_id)
     .fetch_one(tx)
     .await?;
-    Ok(match (sale, user) {
+    Ok(match (found.sale, found.user) {
         (false, _) => FailReason::SaleGone,
         (_, false) => FailReason::NoSuchUser,
         _ => FailReason::AlreadyHolds,
@@ -74,7 +74,7 @@ async fn write_bulk(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -> Resu
     let users: Vec<i64> = batch.iter().map(|m| m.user_id).collect();
     let vouchers: Vec<i64> = batch.iter().map(|m| m.voucher_id).collect();
     let stamps: Vec<i64> = batch.iter().map(|m| m.ts).collect();
-    let inserted: Vec<(i64, i64)> = sqlx::query_as(
+    let inserted = sqlx::query!(
         "INSERT INTO orders (id, user_id, voucher_id, shop_id, kind, status, amount_cents, created_at)
          SELECT m.id, m.user_id, v.id, v.shop_id, 'flash', 'unpaid', v.pay_value_cents, to_timestamp(m.ts / 1000.0)
          FROM unnest($1::BIGINT[], $2::BIGINT[], $3::BIGINT[], $4::BIGINT[]) WITH ORDINALITY AS m(id, user_id, voucher_id, ts, n)
@@ -82,37 +82,37 @@ async fn write_bulk(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -> Resu
          JOIN users u ON u.id = m.user_id
          ORDER BY m.n
          ON CONFLICT DO NOTHING RETURNING id, voucher_id",
+        &ids,
+        &users,
+        &vouchers,
+        &stamps,
     )
-    .bind(&ids)
-    .bind(&users)
-    .bind(&vouchers)
-    .bind(&stamps)
     .fetch_all(&mut *sp)
     .await?;
     let mut per_voucher: std::collections::BTreeMap<i64, i32> = std::collections::BTreeMap::new();
-    for (_, voucher) in &inserted {
-        *per_voucher.entry(*voucher).or_default() += 1;
+    for row in &inserted {
+        *per_voucher.entry(row.voucher_id).or_default() += 1;
     }
-    for (voucher, n) in &per_voucher {
-        let ok =
-            sqlx::query("UPDATE vouchers SET stock = stock - $2, updated_at = now() WHERE id = $1 AND stock >= $2")
-                .bind(voucher)
-                .bind(n)
-                .execute(&mut *sp)
-                .await?
-                .rows_affected();
+    for (&voucher, &n) in &per_voucher {
+        let ok = sqlx::query!(
+            "UPDATE vouchers SET stock = stock - $2, updated_at = now() WHERE id = $1 AND stock >= $2",
+            voucher,
+            n,
+        )
+        .execute(&mut *sp)
+        .await?
+        .rows_affected();
         if ok != 1 {
             sp.rollback().await?;
             return Ok(None);
         }
     }
-    let new: std::collections::HashSet<i64> = inserted.iter().map(|(id, _)| *id).collect();
+    let new: std::collections::HashSet<i64> = inserted.iter().map(|row| row.id).collect();
     let rest: Vec<i64> = ids.iter().copied().filter(|id| !new.contains(id)).collect();
     let existing: std::collections::HashSet<i64> = if rest.is_empty() {
         Default::default()
     } else {
-        sqlx::query_scalar::<_, i64>("SELECT id FROM orders WHERE id = ANY($1)")
-            .bind(&rest)
+        sqlx::query_scalar!("SELECT id FROM orders WHERE id = ANY($1)", &rest)
             .fetch_all(&mut *sp)
             .await?
             .into_iter()
@@ -139,23 +139,23 @@ async fn write_one_by_one(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -
     let mut out = BatchOutcome::default();
     for msg in batch {
         let mut sp = sqlx::Acquire::begin(&mut *tx).await?;
-        let inserted: Option<i64> = sqlx::query_scalar(
+        let inserted = sqlx::query_scalar!(
             "INSERT INTO orders (id, user_id, voucher_id, shop_id, kind, status, amount_cents, created_at)
-             SELECT $1, $2, v.id, v.shop_id, 'flash', 'unpaid', v.pay_value_cents, to_timestamp($4 / 1000.0)
+             SELECT $1, $2, v.id, v.shop_id, 'flash', 'unpaid', v.pay_value_cents, to_timestamp($4::BIGINT / 1000.0)
              FROM vouchers v JOIN users u ON u.id = $2 WHERE v.id = $3 AND v.kind = 'flash'
              ON CONFLICT DO NOTHING RETURNING id",
+            msg.order_id,
+            msg.user_id,
+            msg.voucher_id,
+            msg.ts,
         )
-        .bind(msg.order_id)
-        .bind(msg.user_id)
-        .bind(msg.voucher_id)
-        .bind(msg.ts)
         .fetch_optional(&mut *sp)
         .await?;
         if inserted.is_none() {
-            let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM orders WHERE id = $1)")
-                .bind(msg.order_id)
-                .fetch_one(&mut *sp)
-                .await?;
+            let exists =
+                sqlx::query_scalar!(r#"SELECT EXISTS (SELECT 1 FROM orders WHERE id = $1) AS "exists!""#, msg.order_id)
+                    .fetch_one(&mut *sp)
+                    .await?;
             sp.rollback().await?;
             if exists {
                 out.duplicates.push(msg.order_id);
@@ -165,12 +165,13 @@ async fn write_one_by_one(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -
             }
             continue;
         }
-        let deducted =
-            sqlx::query("UPDATE vouchers SET stock = stock - 1, updated_at = now() WHERE id = $1 AND stock >= 1")
-                .bind(msg.voucher_id)
-                .execute(&mut *sp)
-                .await?
-                .rows_affected();
+        let deducted = sqlx::query!(
+            "UPDATE vouchers SET stock = stock - 1, updated_at = now() WHERE id = $1 AND stock >= 1",
+            msg.voucher_id,
+        )
+        .execute(&mut *sp)
+        .await?
+        .rows_affected();
         if deducted == 1 {
             sp.commit().await?;
             out.inserted.push(msg.order_id);
@@ -182,7 +183,6 @@ async fn write_one_by_one(tx: &mut sqlx::PgConnection, batch: &[OrderCreated]) -
     Ok(out)
 }
 
-#[derive(sqlx::FromRow)]
 struct OrderRow {
     id: i64,
     voucher_id: i64,
@@ -218,45 +218,49 @@ impl From<OrderRow> for OrderView {
     }
 }
 
-const ORDER_VIEW: &str = "SELECT o.id, o.voucher_id, v.title, s.id AS shop_id, s.name AS shop_name, s.images[1] AS shop_image, o.amount_cents, o.kind, \
-     o.status, (extract(epoch FROM o.created_at) * 1000)::BIGINT AS created_ms, o.redeem_code, \
-     (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms \
-     FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = v.shop_id";
+/// An [`OrderRow`] query: the shared columns and joins with `$rest` (from `WHERE` on) after them, pasted
+/// together as literals because the query macros read the SQL at compile time.
+macro_rules! order_views {
+    ($rest:literal $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            OrderRow,
+            "SELECT o.id, o.voucher_id, v.title, s.id AS shop_id, s.name AS shop_name, s.images[1] AS shop_image, o.amount_cents, o.kind, \
+             o.status, (extract(epoch FROM o.created_at) * 1000)::BIGINT AS \"created_ms!\", o.redeem_code, \
+             (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms \
+             FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = v.shop_id " + $rest,
+            $($arg),*
+        )
+    };
+}
 
 /// Why the writer refused order `order_id` of `user_id`, if it did.
 pub async fn failure_of_user(db: &PgPool, user_id: i64, order_id: i64) -> Result<Option<FailReason>, sqlx::Error> {
-    let reason: Option<String> =
-        sqlx::query_scalar("SELECT reason FROM order_failures WHERE order_id = $1 AND user_id = $2")
-            .bind(order_id)
-            .bind(user_id)
-            .fetch_optional(db)
-            .await?;
+    let reason = sqlx::query_scalar!(
+        "SELECT reason FROM order_failures WHERE order_id = $1 AND user_id = $2",
+        order_id,
+        user_id
+    )
+    .fetch_optional(db)
+    .await?;
     Ok(reason.as_deref().map(FailReason::from_db))
 }
 
 /// One order of `user_id` (someone else's order is as absent as a missing one).
 pub async fn order_of_user(db: &PgPool, user_id: i64, order_id: i64) -> Result<Option<OrderView>, sqlx::Error> {
-    let row: Option<OrderRow> = sqlx::query_as(&format!("{ORDER_VIEW} WHERE o.id = $1 AND o.user_id = $2"))
-        .bind(order_id)
-        .bind(user_id)
-        .fetch_optional(db)
-        .await?;
+    let row = order_views!("WHERE o.id = $1 AND o.user_id = $2", order_id, user_id).fetch_optional(db).await?;
     Ok(row.map(Into::into))
 }
 
 /// The user's most recent orders, newest first.
 pub async fn orders_of_user(db: &PgPool, user_id: i64, limit: i64) -> Result<Vec<OrderView>, sqlx::Error> {
-    let rows: Vec<OrderRow> =
-        sqlx::query_as(&format!("{ORDER_VIEW} WHERE o.user_id = $1 ORDER BY o.created_at DESC, o.id DESC LIMIT $2"))
-            .bind(user_id)
-            .bind(limit)
-            .fetch_all(db)
-            .await?;
+    let rows = order_views!("WHERE o.user_id = $1 ORDER BY o.created_at DESC, o.id DESC LIMIT $2", user_id, limit)
+        .fetch_all(db)
+        .await?;
     Ok(rows.into_iter().map(Into::into).collect())
 }
 
 /// An order's kind, sale and buyer, as closing needs them.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct OrderKey {
     /// Order id.
     pub id: i64,
@@ -274,27 +278,30 @@ pub struct OrderKey {
 /// transaction. Returns the order as it now stands (`None`: no such order).
 pub async fn close_if_unpaid(db: &PgPool, order_id: i64) -> Result<(bool, Option<OrderKey>), sqlx::Error> {
     let mut tx = db.begin().await?;
-    let closed: Option<OrderKey> = sqlx::query_as(
+    let closed = sqlx::query_as!(
+        OrderKey,
         "UPDATE orders SET status = 'closed', closed_at = now(), updated_at = now()
          WHERE id = $1 AND status = 'unpaid' RETURNING id, user_id, voucher_id, kind, status",
+        order_id,
     )
-    .bind(order_id)
     .fetch_optional(&mut *tx)
     .await?;
     if let Some(order) = closed {
         // Normal coupons have no stock (NULL); flash stock goes back up by one.
-        sqlx::query("UPDATE vouchers SET stock = stock + 1, updated_at = now() WHERE id = $1 AND stock IS NOT NULL")
-            .bind(order.voucher_id)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query!(
+            "UPDATE vouchers SET stock = stock + 1, updated_at = now() WHERE id = $1 AND stock IS NOT NULL",
+            order.voucher_id,
+        )
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         return Ok((true, Some(order)));
     }
     tx.rollback().await?;
-    let current = sqlx::query_as("SELECT id, user_id, voucher_id, kind, status FROM orders WHERE id = $1")
-        .bind(order_id)
-        .fetch_optional(db)
-        .await?;
+    let current =
+        sqlx::query_as!(OrderKey, "SELECT id, user_id, voucher_id, kind, status FROM orders WHERE id = $1", order_id)
+            .fetch_optional(db)
+            .await?;
     Ok((false, current))
 }
 
@@ -315,14 +322,14 @@ pub async fn pay(
 ) -> Result<Option<PayOutcome>, sqlx::Error> {
     let mut attempt = 0;
     let paid = loop {
-        let result = sqlx::query(
+        let result = sqlx::query!(
             "UPDATE orders SET status = 'paid', paid_at = now(), redeem_code = $4, updated_at = now()
              WHERE id = $1 AND user_id = $2 AND status = 'unpaid' AND created_at > now() - make_interval(secs => $3)",
+            order_id,
+            user_id,
+            timeout.as_secs_f64(),
+            redeem_code(),
         )
-        .bind(order_id)
-        .bind(user_id)
-        .bind(timeout.as_secs_f64())
-        .bind(redeem_code())
         .execute(db)
         .await;
         match result {
@@ -336,9 +343,7 @@ pub async fn pay(
     if paid.rows_affected() == 1 {
         return Ok(Some(PayOutcome::Paid));
     }
-    let status: Option<String> = sqlx::query_scalar("SELECT status FROM orders WHERE id = $1 AND user_id = $2")
-        .bind(order_id)
-        .bind(user_id)
+    let status = sqlx::query_scalar!("SELECT status FROM orders WHERE id = $1 AND user_id = $2", order_id, user_id)
         .fetch_optional(db)
         .await?;
     match status.as_deref() {
@@ -349,19 +354,19 @@ pub async fn pay(
         Some(_) => {
             // Lost the race to the closer (or already refunded): the money goes back, the order stays closed.
             let mut tx = db.begin().await?;
-            sqlx::query(
+            sqlx::query!(
                 "INSERT INTO refunds (order_id, amount_cents, reason)
                  SELECT id, amount_cents, 'paid after the order was closed' FROM orders
                  WHERE id = $1 AND status IN ('closed', 'refunded')
                  ON CONFLICT (order_id) DO NOTHING",
+                order_id,
             )
-            .bind(order_id)
             .execute(&mut *tx)
             .await?;
-            sqlx::query(
+            sqlx::query!(
                 "UPDATE orders SET status = 'refunded', refunded_at = now(), updated_at = now() WHERE id = $1 AND status = 'closed'",
+                order_id,
             )
-            .bind(order_id)
             .execute(&mut *tx)
             .await?;
             tx.commit().await?;
@@ -372,12 +377,12 @@ pub async fn pay(
 
 /// Unpaid orders older than `timeout` (the sweeper's backstop), oldest first.
 pub async fn overdue_unpaid(db: &PgPool, timeout: std::time::Duration, limit: i64) -> Result<Vec<i64>, sqlx::Error> {
-    sqlx::query_scalar(
+    sqlx::query_scalar!(
         "SELECT id FROM orders WHERE status = 'unpaid' AND created_at < now() - make_interval(secs => $1)
          ORDER BY created_at LIMIT $2",
+        timeout.as_secs_f64(),
+        limit,
     )
-    .bind(timeout.as_secs_f64())
-    .bind(limit)
     .fetch_all(db)
     .await
 }
@@ -389,26 +394,26 @@ pub async fn insert_normal_order(
     user_id: i64,
     voucher_id: i64,
 ) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar(
-        "INSERT INTO orders (id, user_id, voucher_id, shop_id, kind, status, amount_cents)
+    sqlx::query_scalar!(
+        r#"INSERT INTO orders (id, user_id, voucher_id, shop_id, kind, status, amount_cents)
          SELECT $1, $2, v.id, v.shop_id, 'normal', 'unpaid', v.pay_value_cents FROM vouchers v
          WHERE v.id = $3 AND v.kind = 'normal' AND v.status = 'on' AND (v.end_at IS NULL OR v.end_at > now())
-         RETURNING (extract(epoch FROM created_at) * 1000)::BIGINT",
+         RETURNING (extract(epoch FROM created_at) * 1000)::BIGINT AS "created_ms!""#,
+        order_id,
+        user_id,
+        voucher_id,
     )
-    .bind(order_id)
-    .bind(user_id)
-    .bind(voucher_id)
     .fetch_optional(db)
     .await
 }
 
 /// Which of `ids` Postgres knows, as an order (any status) or as a recorded failure.
 pub async fn known_order_ids(db: &PgPool, ids: &[i64]) -> Result<Vec<i64>, sqlx::Error> {
-    sqlx::query_scalar(
-        "SELECT id FROM orders WHERE id = ANY($1)
-         UNION SELECT order_id FROM order_failures WHERE order_id = ANY($1)",
+    sqlx::query_scalar!(
+        r#"SELECT id AS "id!" FROM orders WHERE id = ANY($1)
+         UNION SELECT order_id FROM order_failures WHERE order_id = ANY($1)"#,
+        ids,
     )
-    .bind(ids)
     .fetch_all(db)
     .await
 }
@@ -427,42 +432,51 @@ pub enum Redeemed {
 /// Marks the paid order with `code` used, if it belongs to one of `owner_id`'s shops: one compare-and-set,
 /// so two counters scanning the same code at once redeem it once.
 pub async fn redeem(db: &PgPool, owner_id: i64, code: &str) -> Result<Redeemed, sqlx::Error> {
-    let now: Option<(i64, String, String, i64, i64)> = sqlx::query_as(
-        "UPDATE orders o SET status = 'used', used_at = now(), updated_at = now()
+    let now = sqlx::query!(
+        r#"UPDATE orders o SET status = 'used', used_at = now(), updated_at = now()
          FROM vouchers v, shops s
          WHERE o.redeem_code = $1 AND o.status = 'paid' AND v.id = o.voucher_id AND s.id = o.shop_id AND s.owner_id = $2
-         RETURNING o.id, v.title, s.name, o.amount_cents, (extract(epoch FROM o.used_at) * 1000)::BIGINT",
+         RETURNING o.id, v.title, s.name, o.amount_cents, (extract(epoch FROM o.used_at) * 1000)::BIGINT AS "used_ms!""#,
+        code,
+        owner_id,
     )
-    .bind(code)
-    .bind(owner_id)
     .fetch_optional(db)
     .await?;
-    let (row, earlier) = match now {
-        Some(row) => (row, false),
-        None => {
-            let found: Option<(i64, String, String, i64, Option<i64>, String)> = sqlx::query_as(
-                "SELECT o.id, v.title, s.name, o.amount_cents, (extract(epoch FROM o.used_at) * 1000)::BIGINT, o.status
-                 FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = o.shop_id
-                 WHERE o.redeem_code = $1 AND s.owner_id = $2",
-            )
-            .bind(code)
-            .bind(owner_id)
-            .fetch_optional(db)
-            .await?;
-            match found {
-                None => return Ok(Redeemed::Unknown),
-                Some((id, title, shop, amount, Some(used_ms), status)) if status == "used" => {
-                    ((id, title, shop, amount, used_ms), true)
-                }
-                Some((.., status)) => return Ok(Redeemed::NotPaid(OrderStatus::from_db(&status))),
-            }
-        }
-    };
-    let (order_id, title, shop_name, amount_cents, used_ms) = row;
-    Ok(Redeemed::Done(Redemption { order_id, title, shop_name, amount_cents, used_ms, earlier }))
+    if let Some(r) = now {
+        return Ok(Redeemed::Done(Redemption {
+            order_id: r.id,
+            title: r.title,
+            shop_name: r.name,
+            amount_cents: r.amount_cents,
+            used_ms: r.used_ms,
+            earlier: false,
+        }));
+    }
+    let found = sqlx::query!(
+        r#"SELECT o.id, v.title, s.name, o.amount_cents, (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms, o.status
+         FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = o.shop_id
+         WHERE o.redeem_code = $1 AND s.owner_id = $2"#,
+        code,
+        owner_id,
+    )
+    .fetch_optional(db)
+    .await?;
+    Ok(match found {
+        None => Redeemed::Unknown,
+        Some(r) => match r.used_ms {
+            Some(used_ms) if r.status == "used" => Redeemed::Done(Redemption {
+                order_id: r.id,
+                title: r.title,
+                shop_name: r.name,
+                amount_cents: r.amount_cents,
+                used_ms,
+                earlier: true,
+            }),
+            _ => Redeemed::NotPaid(OrderStatus::from_db(&r.status)),
+        },
+    })
 }
 
-#[derive(sqlx::FromRow)]
 struct ShopOrderRow {
     id: i64,
     title: String,
@@ -499,9 +513,10 @@ pub async fn shop_orders(
     before: Option<i64>,
     limit: i64,
 ) -> Result<(Vec<ShopOrder>, bool), sqlx::Error> {
-    let mut rows: Vec<ShopOrderRow> = sqlx::query_as(
-        "SELECT o.id, v.title, u.nickname AS buyer, o.amount_cents, o.status,
-                (extract(epoch FROM o.created_at) * 1000)::BIGINT AS created_ms,
+    let mut rows = sqlx::query_as!(
+        ShopOrderRow,
+        r#"SELECT o.id, v.title, u.nickname AS buyer, o.amount_cents, o.status,
+                (extract(epoch FROM o.created_at) * 1000)::BIGINT AS "created_ms!",
                 (extract(epoch FROM o.paid_at) * 1000)::BIGINT AS paid_ms,
                 (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms
          FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN users u ON u.id = o.user_id
@@ -512,15 +527,15 @@ pub async fn shop_orders(
            AND ($5::BIGINT IS NULL OR o.id < $5)
            AND ($6::BIGINT IS NULL OR o.id < $6)
          ORDER BY o.id DESC
-         LIMIT $7",
+         LIMIT $7"#,
+        shop_id,
+        q.status,
+        q.voucher_id,
+        q.from_ms.map(crate::platform::ids::IdGenerator::first_id_at),
+        q.until_ms.map(crate::platform::ids::IdGenerator::first_id_at),
+        before,
+        limit + 1,
     )
-    .bind(shop_id)
-    .bind(q.status)
-    .bind(q.voucher_id)
-    .bind(q.from_ms.map(crate::platform::ids::IdGenerator::first_id_at))
-    .bind(q.until_ms.map(crate::platform::ids::IdGenerator::first_id_at))
-    .bind(before)
-    .bind(limit + 1)
     .fetch_all(db)
     .await?;
     let more = rows.len() as i64 > limit;
@@ -555,22 +570,23 @@ pub fn stream_shop_orders(
 
 /// A shop's orders and revenue per business day from `since_ms` on (days without any are absent).
 pub async fn daily_trade(db: &PgPool, shop_id: i64, since_ms: i64) -> Result<Vec<DayTrade>, sqlx::Error> {
-    sqlx::query_as::<_, (String, i64, i64)>(
-        "WITH created AS (
+    sqlx::query_as!(
+        DayTrade,
+        r#"WITH created AS (
              SELECT to_char(created_at AT TIME ZONE 'Asia/Shanghai', 'YYYY-MM-DD') AS day, count(*) AS n
-             FROM orders WHERE shop_id = $1 AND created_at >= to_timestamp($2 / 1000.0) GROUP BY 1),
+             FROM orders WHERE shop_id = $1 AND created_at >= to_timestamp($2::BIGINT / 1000.0) GROUP BY 1),
          paid AS (
              SELECT to_char(paid_at AT TIME ZONE 'Asia/Shanghai', 'YYYY-MM-DD') AS day, sum(amount_cents) AS cents
-             FROM orders WHERE shop_id = $1 AND status IN ('paid', 'used') AND paid_at >= to_timestamp($2 / 1000.0)
+             FROM orders WHERE shop_id = $1 AND status IN ('paid', 'used') AND paid_at >= to_timestamp($2::BIGINT / 1000.0)
              GROUP BY 1)
-         SELECT COALESCE(c.day, p.day), COALESCE(c.n, 0)::BIGINT, COALESCE(p.cents, 0)::BIGINT
-         FROM created c FULL JOIN paid p ON p.day = c.day ORDER BY 1",
+         SELECT COALESCE(c.day, p.day) AS "day!", COALESCE(c.n, 0)::BIGINT AS "orders!",
+                COALESCE(p.cents, 0)::BIGINT AS "revenue_cents!"
+         FROM created c FULL JOIN paid p ON p.day = c.day ORDER BY 1"#,
+        shop_id,
+        since_ms,
     )
-    .bind(shop_id)
-    .bind(since_ms)
     .fetch_all(db)
     .await
-    .map(|rows| rows.into_iter().map(|(day, orders, revenue_cents)| DayTrade { day, orders, revenue_cents }).collect())
 }
 
 /// How many orders of each sale of `voucher_ids` stand in each status.
@@ -578,15 +594,16 @@ pub async fn status_counts(
     db: &PgPool,
     voucher_ids: &[i64],
 ) -> Result<std::collections::HashMap<i64, StatusCounts>, sqlx::Error> {
-    let rows: Vec<(i64, String, i64)> = sqlx::query_as(
-        "SELECT voucher_id, status, count(*) FROM orders WHERE voucher_id = ANY($1) GROUP BY voucher_id, status",
+    let rows = sqlx::query!(
+        r#"SELECT voucher_id, status, count(*) AS "n!" FROM orders WHERE voucher_id = ANY($1) GROUP BY voucher_id, status"#,
+        voucher_ids,
     )
-    .bind(voucher_ids)
     .fetch_all(db)
     .await?;
     let mut out: std::collections::HashMap<i64, StatusCounts> = Default::default();
-    for (voucher, status, n) in rows {
-        let c = out.entry(voucher).or_default();
+    for row in rows {
+        let (status, n) = (row.status, row.n);
+        let c = out.entry(row.voucher_id).or_default();
         match status.as_str() {
             "unpaid" => c.unpaid = n,
             "paid" => c.paid = n,

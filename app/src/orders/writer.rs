@@ -43,7 +43,7 @@ pub enum WriterError {
     CloseChecks(#[from] OrderError),
 }
 
-crate::backend_errors!(WriterError);
+crate::backend_errors!(WriterError, CloseChecks);
 
 /// What one batch came to, for logs and tests.
 #[derive(Debug, Default, PartialEq, Eq)]

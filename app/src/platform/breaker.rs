@@ -251,6 +251,16 @@ impl Seen {
     pub fn retry_after(&self) -> Option<Duration> {
         self.retry_after
     }
+
+    /// The request found `service` not answering.
+    pub fn failed(&mut self, service: Service) {
+        self.failed[service as usize] = true;
+    }
+
+    /// The request was refused by an open breaker: the client hears when to come back.
+    pub fn refused(&mut self, open: &Open) {
+        self.retry_after = Some(self.retry_after.map_or(open.retry_after, |r| r.max(open.retry_after)));
+    }
 }
 
 tokio::task_local! {
@@ -274,14 +284,10 @@ fn note(change: impl FnOnce(&mut Seen)) {
     });
 }
 
-/// The current request found `service` not answering (outside a request: nothing to note).
+/// The current request found `service` not answering where no error says so (a grab whose answer was
+/// lost); outside a request there is nothing to note.
 pub fn note_failure(service: Service) {
-    note(|s| s.failed[service as usize] = true);
-}
-
-/// The current request was refused by an open breaker: the client hears when to come back.
-pub fn note_refusal(open: &Open) {
-    note(|s| s.retry_after = Some(s.retry_after.map_or(open.retry_after, |r| r.max(open.retry_after))));
+    note(|s| s.failed(service));
 }
 
 #[cfg(test)]

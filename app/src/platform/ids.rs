@@ -129,13 +129,13 @@ impl IdGenerator {
             }
         };
         let asked_at = mono_ms();
-        let renewed = sqlx::query(
+        let renewed = sqlx::query!(
             "UPDATE id_leases SET expires_at = now() + make_interval(secs => $3)
              WHERE worker = $1 AND holder = $2 AND expires_at > now()",
+            worker as i32,
+            token,
+            self.ttl.as_secs_f64(),
         )
-        .bind(worker as i32)
-        .bind(&token)
-        .bind(self.ttl.as_secs_f64())
         .execute(db)
         .await?
         .rows_affected()
@@ -169,13 +169,13 @@ impl IdGenerator {
                 None => return Ok(()),
             }
         };
-        sqlx::query(
+        sqlx::query!(
             "UPDATE id_leases SET holder = NULL, expires_at = now() + make_interval(secs => $3)
              WHERE worker = $1 AND holder = $2",
+            worker as i32,
+            token,
+            SAFETY.as_secs_f64(),
         )
-        .bind(worker as i32)
-        .bind(&token)
-        .bind(SAFETY.as_secs_f64())
         .execute(db)
         .await?;
         Ok(())
@@ -195,22 +195,22 @@ struct Leased {
 async fn lease(db: &PgPool, ttl: Duration) -> Result<Leased, LeaseError> {
     let token = format!("{:032x}", rand::random::<u128>());
     let asked_at = mono_ms();
-    let row: Option<(i32, i64)> = sqlx::query_as(
-        "UPDATE id_leases SET holder = $1, expires_at = now() + make_interval(secs => $2)
+    let row = sqlx::query!(
+        r#"UPDATE id_leases SET holder = $1, expires_at = now() + make_interval(secs => $2)
          WHERE worker = (SELECT worker FROM id_leases WHERE expires_at < now()
                          ORDER BY expires_at, worker LIMIT 1 FOR UPDATE SKIP LOCKED)
-         RETURNING worker, (extract(epoch FROM now()) * 1000)::BIGINT",
+         RETURNING worker, (extract(epoch FROM now()) * 1000)::BIGINT AS "db_now_ms!""#,
+        token,
+        ttl.as_secs_f64(),
     )
-    .bind(&token)
-    .bind(ttl.as_secs_f64())
     .fetch_optional(db)
-    .await?;
-    let (worker, db_now_ms) = row.ok_or(LeaseError::NoneFree)?;
+    .await?
+    .ok_or(LeaseError::NoneFree)?;
     Ok(Leased {
-        worker: worker as u64,
+        worker: row.worker as u64,
         token,
         valid_until: asked_at + (ttl - SAFETY).as_millis() as u64,
-        floor_ms: (db_now_ms as u64).saturating_sub(EPOCH_MS),
+        floor_ms: (row.db_now_ms as u64).saturating_sub(EPOCH_MS),
     })
 }
 

@@ -83,14 +83,39 @@ pub fn producer(config: &Config) -> Result<FutureProducer, KafkaError> {
 }
 
 /// Where a produced message ended up, as far as the client can tell.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Delivery {
     /// Written to the log and acknowledged by all in-sync replicas.
     Persisted,
     /// Certainly not written (never sent, or refused): the caller may undo its side effects.
-    NotPersisted(String),
+    NotPersisted(SendError),
     /// Sent but not acknowledged in time: it may be in the log; only a resend (idempotent consumer) settles it.
-    Unknown(String),
+    Unknown(SendError),
+}
+
+/// Why a send did not certainly land.
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    /// The message could not be encoded, so it was never sent.
+    #[error("cannot encode the message: {0}")]
+    Encode(#[from] serde_json::Error),
+    /// librdkafka refused it or reported it failed.
+    #[error("{0}")]
+    Kafka(KafkaError),
+    /// librdkafka reported a failure after sending it to `partition`, where it may be.
+    #[error("{error} (partition {partition}, possibly persisted)")]
+    Unacknowledged {
+        /// What librdkafka reported.
+        error: KafkaError,
+        /// Where it was sent.
+        partition: i32,
+    },
+    /// The delivery report never reached the waiting task.
+    #[error("delivery report dropped")]
+    ReportDropped,
+    /// No delivery report came within the deadline.
+    #[error("no delivery report in time")]
+    NoReport,
 }
 
 /// Hands each delivery report, with librdkafka's persistence status, to the task awaiting it.
@@ -108,9 +133,13 @@ impl ProducerContext for DeliveryContext {
                 // SAFETY: `msg` is the live message librdkafka hands to this callback; the call only reads it.
                 let status = unsafe { rdkafka::bindings::rd_kafka_message_status(msg.ptr()) };
                 match status {
-                    RDKafkaMsgStatus::RD_KAFKA_MSG_STATUS_NOT_PERSISTED => Delivery::NotPersisted(err.to_string()),
+                    RDKafkaMsgStatus::RD_KAFKA_MSG_STATUS_NOT_PERSISTED => {
+                        Delivery::NotPersisted(SendError::Kafka(err.clone()))
+                    }
                     RDKafkaMsgStatus::RD_KAFKA_MSG_STATUS_PERSISTED => Delivery::Persisted,
-                    _ => Delivery::Unknown(format!("{err} (partition {}, possibly persisted)", msg.partition())),
+                    _ => {
+                        Delivery::Unknown(SendError::Unacknowledged { error: err.clone(), partition: msg.partition() })
+                    }
                 }
             }
         };
@@ -153,15 +182,15 @@ impl Publisher {
         let record = BaseRecord::with_opaque_to(topic, Box::new(tx)).key(key).payload(payload);
         if let Err((e, _)) = self.producer.send(record) {
             // Refused before entering the queue (queue full, unknown topic): nothing was sent.
-            return Delivery::NotPersisted(e.to_string());
+            return Delivery::NotPersisted(SendError::Kafka(e));
         }
         if let Ok(report) = tokio::time::timeout(self.deadline, &mut rx).await {
-            return report.unwrap_or_else(|_| Delivery::Unknown("delivery report dropped".into()));
+            return report.unwrap_or(Delivery::Unknown(SendError::ReportDropped));
         }
         self.producer.purge(PurgeConfig::default().queue().non_blocking());
         match tokio::time::timeout(Duration::from_secs(1), rx).await {
             Ok(Ok(report)) => report,
-            _ => Delivery::Unknown("no delivery report in time".into()),
+            _ => Delivery::Unknown(SendError::NoReport),
         }
     }
 

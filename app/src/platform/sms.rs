@@ -19,8 +19,14 @@ pub struct SentSms {
 
 /// Sending failed; the caller says "try again".
 #[derive(Debug, thiserror::Error)]
-#[error("text message not sent: {0}")]
-pub struct SmsError(pub String);
+pub enum SmsError {
+    /// The message could not be encoded for the outbox.
+    #[error("text message not encoded: {0}")]
+    Encode(#[from] serde_json::Error),
+    /// The outbox did not take it.
+    #[error("text message not sent: {0}")]
+    Outbox(#[from] redis::RedisError),
+}
 
 /// Something that delivers text messages.
 #[async_trait::async_trait]
@@ -47,7 +53,7 @@ impl SmsSender for OutboxSms {
     async fn send(&self, phone: &str, text: &str) -> Result<(), SmsError> {
         tracing::info!(%phone, %text, "text message (local outbox)");
         let sms = SentSms { phone: phone.to_string(), text: text.to_string(), at_ms: crate::shared::clock::now_ms() };
-        let json = serde_json::to_string(&sms).map_err(|e| SmsError(e.to_string()))?;
+        let json = serde_json::to_string(&sms)?;
         redis::pipe()
             .cmd("LPUSH")
             .arg(self.keys.sms_outbox())
@@ -60,7 +66,7 @@ impl SmsSender for OutboxSms {
             .ignore()
             .query_async::<()>(&mut self.redis.clone())
             .await
-            .map_err(|e| SmsError(e.to_string()))
+            .map_err(SmsError::from)
     }
 }
 

@@ -2,35 +2,13 @@
 
 use std::time::Duration;
 
-use crate::geo::service::GeoError;
 use crate::platform::backend::BackendError;
 use crate::platform::{lock, marker};
-use crate::seckill::service::SeckillError;
 use crate::shared::clock;
-use crate::social::service::SocialError;
 use crate::web::state::AppState;
 
 /// How long one instance may hold the rebuild before another may take over (a rebuild takes seconds).
 const REBUILD_LOCK: Duration = Duration::from_secs(60);
-
-/// A rebuild could not finish; the next check tries again.
-#[derive(Debug, thiserror::Error)]
-pub enum RecoveryError {
-    /// Restoring sales failed.
-    #[error(transparent)]
-    Seckill(#[from] SeckillError),
-    /// Reloading the nearby index failed.
-    #[error(transparent)]
-    Geo(#[from] GeoError),
-    /// Reloading the follow sets failed.
-    #[error(transparent)]
-    Social(#[from] SocialError),
-    /// A backing service failed.
-    #[error(transparent)]
-    Backend(#[from] BackendError),
-}
-
-crate::backend_errors!(RecoveryError);
 
 /// What a rebuild put back.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -45,7 +23,7 @@ pub struct Rebuilt {
 
 /// Rebuilds everything Redis holds for Postgres' sake, then marks it present. Safe to run while traffic
 /// flows: sales Redis still has are never overwritten.
-pub async fn rebuild(state: &AppState) -> Result<Rebuilt, RecoveryError> {
+pub async fn rebuild(state: &AppState) -> Result<Rebuilt, BackendError> {
     let sales = crate::seckill::service::restore_sales(state).await?;
     let shops = crate::geo::service::load_all(state).await?;
     let follows = crate::social::service::load_follows(state).await?;
@@ -56,7 +34,7 @@ pub async fn rebuild(state: &AppState) -> Result<Rebuilt, RecoveryError> {
 
 /// One check: if Redis has lost its state and no other instance is rebuilding it, rebuild it now.
 /// Answers what was rebuilt, or `None` when nothing was needed (or another instance is at it).
-pub async fn heal_once(state: &AppState) -> Result<Option<Rebuilt>, RecoveryError> {
+pub async fn heal_once(state: &AppState) -> Result<Option<Rebuilt>, BackendError> {
     if marker::state_present(&state.redis, &state.keys).await? {
         return Ok(None);
     }

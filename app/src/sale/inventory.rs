@@ -148,7 +148,7 @@ mod redis_state {
     }
 
     /// A sale as Postgres records it, with the users holding a live order: what Redis is rebuilt from.
-    #[derive(Debug, Clone, sqlx::FromRow)]
+    #[derive(Debug, Clone)]
     pub struct SaleSnapshot {
         /// Voucher id.
         pub voucher_id: i64,

@@ -32,9 +32,7 @@ pub async fn create_sale(
 /// benchmark and tools call this directly): the row commits only once Redis holds the sale.
 pub async fn open_sale(state: &AppState, shop_id: i64, sale: NewFlashSale) -> Result<i64, SeckillError> {
     let mut tx = state.postgres()?.begin().await?;
-    let id = store::insert_sale(&mut tx, None, shop_id, "Flash sale", &sale)
-        .await?
-        .ok_or_else(|| sqlx::Error::Protocol("a new sale's id was taken".into()))?;
+    let id = store::insert_sale(&mut tx, None, shop_id, "Flash sale", &sale).await?.ok_or(SeckillError::SaleIdTaken)?;
     let forget_at = forget_at_ms(state, sale.end_ms);
     let window = (sale.begin_ms, sale.end_ms);
     inventory::load_sale(&state.redis, &state.keys, id, i64::from(sale.stock), window, sale.human_check, forget_at)
@@ -118,7 +116,7 @@ pub async fn console_sales(
 /// [`console_sales`] for a caller that has already checked the owner (the console, once per page).
 pub async fn sales_overview(state: &AppState, shop_id: i64) -> Result<Vec<ConsoleSale>, SeckillError> {
     let rows = store::console_sales(state.postgres()?, shop_id).await?;
-    let ids: Vec<i64> = rows.iter().map(|r| r.0).collect();
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
     // Without Redis the console still lists the sales, with Postgres' count.
     let (now, live) = match inventory::live_stocks(&state.redis, &state.keys, &ids).await {
         Ok((now, stocks)) => (now, stocks.into_iter().collect::<std::collections::HashMap<_, _>>()),
@@ -129,15 +127,15 @@ pub async fn sales_overview(state: &AppState, shop_id: i64) -> Result<Vec<Consol
     };
     Ok(rows
         .into_iter()
-        .map(|(id, title, pay_value_cents, begin_ms, end_ms, pg_stock, holders, active)| ConsoleSale {
-            id,
-            title,
-            pay_value_cents,
-            begin_ms,
-            end_ms,
-            total: pg_stock + holders,
-            left: live.get(&id).copied().flatten().unwrap_or(pg_stock),
-            state: SaleState::of(active, begin_ms, end_ms, now),
+        .map(|r| ConsoleSale {
+            id: r.id,
+            title: r.title,
+            pay_value_cents: r.pay_value_cents,
+            begin_ms: r.begin_ms,
+            end_ms: r.end_ms,
+            total: r.pg_stock + r.holders,
+            left: live.get(&r.id).copied().flatten().unwrap_or(r.pg_stock),
+            state: SaleState::of(r.active, r.begin_ms, r.end_ms, now),
         })
         .collect())
 }

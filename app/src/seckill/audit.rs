@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::admin::forget_at_ms;
-use super::model::SaleAudit;
+use super::model::{SaleAudit, SaleOutcome};
 use super::service::SeckillError;
 use super::store;
 use crate::sale::inventory;
@@ -80,6 +80,6 @@ pub fn spawn_tally_flusher(state: AppState) -> tokio::task::JoinHandle<()> {
 
 /// How the grabs of sale `voucher_id` ended, by outcome label, as Postgres holds them (each instance's
 /// last second is still on its way).
-pub async fn grab_outcomes(state: &AppState, voucher_id: i64) -> Result<Vec<(String, i64)>, SeckillError> {
+pub async fn grab_outcomes(state: &AppState, voucher_id: i64) -> Result<Vec<SaleOutcome>, SeckillError> {
     Ok(store::outcomes_of(state.postgres()?, voucher_id).await?)
 }

@@ -134,7 +134,7 @@ async fn grab_once(
             crate::platform::breaker::note_failure(Service::Redis);
             let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
             tokio::spawn(settle_unknown_grab(state.clone(), order));
-            return Err(SeckillError::Unsure(e.to_string()));
+            return Err(SeckillError::Unsure(e));
         }
         Err(e) => return Err(e.into()),
     };
@@ -158,7 +158,7 @@ async fn grab_once(
         let state = state.clone();
         async move { publish(&state, &order).await }
     });
-    settle.await.map_err(|e| SeckillError::BrokerUnavailable(format!("publish task failed: {e}")))??;
+    settle.await.map_err(SeckillError::PublishTask)??;
     Ok(order_id)
 }
 
@@ -197,7 +197,7 @@ async fn publish(state: &AppState, order: &OrderCreated) -> Result<(), SeckillEr
     let topic = kafka::topic(&state.config, ORDERS_CREATED);
     let delivery = match serde_json::to_vec(order) {
         Ok(payload) => state.publisher.send(&topic, &order.order_id.to_string(), &payload).await,
-        Err(e) => Delivery::NotPersisted(format!("cannot encode the order: {e}")),
+        Err(e) => Delivery::NotPersisted(e.into()),
     };
     // Recorded here, not by the request: this runs in its own task, and may outlive the request.
     match &delivery {
@@ -230,7 +230,7 @@ pub async fn drain_compensation(state: &AppState) -> Result<usize, SeckillError>
             return Ok(delivered);
         }
         for order in batch {
-            let payload = serde_json::to_vec(&order).map_err(|e| SeckillError::BrokerUnavailable(e.to_string()))?;
+            let payload = serde_json::to_vec(&order).map_err(|e| SeckillError::BrokerUnavailable(e.into()))?;
             match state.publisher.send(&topic, &order.order_id.to_string(), &payload).await {
                 Delivery::Persisted => {
                     state.breakers.kafka.success();

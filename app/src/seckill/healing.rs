@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::admin::forget_at_ms;
 use super::service::SeckillError;
 use super::store;
+use crate::platform::backend::BackendError;
 use crate::platform::kafka::{self, OrderCreated};
 use crate::sale::inventory;
 use crate::shared::clock::now_ms;
@@ -15,7 +16,7 @@ use crate::web::state::AppState;
 /// (their produce's outcome was unknown; the queue is in Postgres, so it outlives Redis), then those in
 /// Kafka past the writer's offsets — looked at in the order an order travels, so one that moves on between
 /// the two looks is found at the later one (a resend leaves the queue only once Kafka has it).
-async fn orders_in_flight(state: &AppState) -> Result<Vec<OrderCreated>, SeckillError> {
+async fn orders_in_flight(state: &AppState) -> Result<Vec<OrderCreated>, BackendError> {
     let mut in_flight = store::compensation_orders(state.postgres()?, None).await?;
     in_flight.extend(kafka::unconsumed_orders(&state.config, &crate::orders::writer::group(&state.config)).await?);
     Ok(in_flight)
@@ -25,7 +26,7 @@ async fn orders_in_flight(state: &AppState) -> Result<Vec<OrderCreated>, Seckill
 /// data); sales Redis already knows are left alone. Postgres is the truth except for orders still in
 /// Kafka or waiting for a resend: those count as sold — stock = Postgres stock − orders in flight, buyers =
 /// live orders ∪ in flight — so nobody can grab a coupon twice or a coupon that is already someone's.
-pub async fn restore_sales(state: &AppState) -> Result<usize, SeckillError> {
+pub async fn restore_sales(state: &AppState) -> Result<usize, BackendError> {
     // Left out, the orders in flight would have their coupons sold again and be refused later.
     let in_flight = orders_in_flight(state).await?;
     let ids: Vec<i64> = in_flight.iter().map(|o| o.order_id).collect();

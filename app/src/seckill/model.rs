@@ -172,6 +172,15 @@ impl SaleState {
     }
 }
 
+/// How many grabs of one sale ended one way (`outcome` is the grab's outcome label).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaleOutcome {
+    /// The outcome label (`ok`, `sold_out`, `rate_limited`…).
+    pub outcome: String,
+    /// Grabs that ended so.
+    pub n: i64,
+}
+
 /// One flash sale in the merchant's console.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConsoleSale {

@@ -22,11 +22,17 @@ pub enum SeckillError {
     NoIds(#[from] crate::platform::ids::IdError),
     /// The broker certainly did not take the order; the grab was given back.
     #[error("broker refused the order: {0}")]
-    BrokerUnavailable(String),
+    BrokerUnavailable(crate::platform::kafka::SendError),
+    /// The task sending the order died; the send's outcome is settled by whoever finds the grab.
+    #[error("publish task failed: {0}")]
+    PublishTask(tokio::task::JoinError),
+    /// A new sale's generated id was already taken (ids never repeat, so this is our bug).
+    #[error("a new sale's id was taken")]
+    SaleIdTaken,
     /// The sale script's answer was lost (Redis timed out or dropped the connection); it is being checked,
     /// and if the grab happened its order appears in "My orders".
     #[error("grab outcome unknown: {0}")]
-    Unsure(String),
+    Unsure(redis::RedisError),
     /// Redis lost its data and the sale's state is being rebuilt from Postgres; nothing was taken.
     #[error("sale state is being restored")]
     Restoring,
@@ -50,7 +56,7 @@ pub enum SeckillError {
     Backend(#[from] BackendError),
 }
 
-crate::backend_errors!(SeckillError);
+crate::backend_errors!(SeckillError, Catalog, Orders);
 
 impl From<SeckillError> for AppError {
     fn from(e: SeckillError) -> Self {
@@ -66,8 +72,8 @@ impl From<SeckillError> for AppError {
                 let secs = ms.div_ceil(1000).max(1);
                 AppError::TooManyRequests { message: format!("Too many tries, wait {secs} s."), retry_after_secs: secs }
             }
-            SeckillError::BrokerUnavailable(cause) => {
-                tracing::warn!(%cause, "grab given back: broker unavailable");
+            SeckillError::BrokerUnavailable(_) | SeckillError::PublishTask(_) => {
+                tracing::warn!(cause = %e, "grab given back: broker unavailable");
                 AppError::Unavailable("We could not queue your order, so nothing was taken. Please try again.".into())
             }
             SeckillError::NoIds(cause) => {
@@ -93,6 +99,7 @@ impl From<SeckillError> for AppError {
             SeckillError::Invalid(e) => e,
             SeckillError::Orders(e) => e.into(),
             SeckillError::Backend(e) => e.into(),
+            SeckillError::SaleIdTaken => AppError::internal(SeckillError::SaleIdTaken),
         }
     }
 }
@@ -105,7 +112,8 @@ impl SeckillError {
             Self::RateLimited(_) => "rate_limited",
             Self::Puzzle(_) => "puzzle_refused",
             Self::NoIds(_) => "no_ids",
-            Self::BrokerUnavailable(_) => "broker_unavailable",
+            Self::BrokerUnavailable(_) | Self::PublishTask(_) => "broker_unavailable",
+            Self::SaleIdTaken => "backend_error",
             Self::Unsure(_) => "unsure",
             Self::Restoring => "restoring",
             Self::Invalid(_) | Self::AlreadyStarted | Self::Catalog(_) => "invalid",

@@ -3,7 +3,7 @@
 
 use sqlx::PgPool;
 
-use super::model::{NewFlashSale, SaleAudit};
+use super::model::{NewFlashSale, SaleAudit, SaleOutcome};
 use crate::platform::kafka::OrderCreated;
 use crate::sale::inventory::SaleSnapshot;
 
@@ -17,25 +17,27 @@ pub async fn restorable_sales(
 ) -> Result<(Vec<SaleSnapshot>, Vec<i64>), sqlx::Error> {
     let mut tx = db.begin().await?;
     // One snapshot for both reads: an order written between them would otherwise count twice or not at all.
-    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
-    let sales = sqlx::query_as(
-        "SELECT v.id AS voucher_id, v.stock,
-                (extract(epoch FROM v.begin_at) * 1000)::BIGINT AS begin_ms,
-                (extract(epoch FROM v.end_at) * 1000)::BIGINT AS end_ms,
+    sqlx::query!("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
+    // Flash sales always have a stock and a window (a CHECK on `vouchers`), hence the `!`s.
+    let sales = sqlx::query_as!(
+        SaleSnapshot,
+        r#"SELECT v.id AS voucher_id, v.stock AS "stock!",
+                (extract(epoch FROM v.begin_at) * 1000)::BIGINT AS "begin_ms!",
+                (extract(epoch FROM v.end_at) * 1000)::BIGINT AS "end_ms!",
                 COALESCE(ARRAY(SELECT o.user_id FROM orders o
-                               WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')), '{}') AS buyers,
+                               WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')), '{}') AS "buyers!",
                 v.human_check
          FROM vouchers v
          WHERE v.kind = 'flash' AND v.status = 'on' AND v.end_at > now() - make_interval(secs => $1)
-         ORDER BY v.id",
+         ORDER BY v.id"#,
+        keep.as_secs_f64(),
     )
-    .bind(keep.as_secs_f64())
     .fetch_all(&mut *tx)
     .await?;
-    let handled = sqlx::query_scalar(
-        "SELECT id FROM orders WHERE id = ANY($1) UNION SELECT order_id FROM order_failures WHERE order_id = ANY($1)",
+    let handled = sqlx::query_scalar!(
+        r#"SELECT id AS "id!" FROM orders WHERE id = ANY($1) UNION SELECT order_id FROM order_failures WHERE order_id = ANY($1)"#,
+        pending,
     )
-    .bind(pending)
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -44,14 +46,14 @@ pub async fn restorable_sales(
 
 /// Queues an order whose produce outcome is unknown; queueing the same order again changes nothing.
 pub async fn push_compensation(db: &PgPool, order: &OrderCreated) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO order_resends (order_id, user_id, voucher_id, ts) VALUES ($1, $2, $3, $4)
          ON CONFLICT (order_id) DO NOTHING",
+        order.order_id,
+        order.user_id,
+        order.voucher_id,
+        order.ts,
     )
-    .bind(order.order_id)
-    .bind(order.user_id)
-    .bind(order.voucher_id)
-    .bind(order.ts)
     .execute(db)
     .await
     .map(|_| ())
@@ -60,36 +62,33 @@ pub async fn push_compensation(db: &PgPool, order: &OrderCreated) -> Result<(), 
 /// Up to `n` of the queued orders, oldest first; every one when `n` is `None` (for the stranded-grab
 /// sweeper and the state rebuild: the queue is short).
 pub async fn compensation_orders(db: &PgPool, n: Option<i64>) -> Result<Vec<OrderCreated>, sqlx::Error> {
-    let rows: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
+    sqlx::query_as!(
+        OrderCreated,
         "SELECT order_id, user_id, voucher_id, ts FROM order_resends ORDER BY queued_at, order_id LIMIT $1",
+        n,
     )
-    .bind(n)
     .fetch_all(db)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(|(order_id, user_id, voucher_id, ts)| OrderCreated { order_id, user_id, voucher_id, ts })
-        .collect())
+    .await
 }
 
 /// Drops one order from the queue once the broker has acknowledged its resend.
 pub async fn remove_compensation(db: &PgPool, order_id: i64) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM order_resends WHERE order_id = $1").bind(order_id).execute(db).await.map(|_| ())
+    sqlx::query!("DELETE FROM order_resends WHERE order_id = $1", order_id).execute(db).await.map(|_| ())
 }
 
 /// Flash sales Redis may still hold (ended less than `keep` ago).
 pub async fn recent_sale_ids(db: &PgPool, keep: std::time::Duration) -> Result<Vec<i64>, sqlx::Error> {
-    sqlx::query_scalar(
+    sqlx::query_scalar!(
         "SELECT id FROM vouchers WHERE kind = 'flash' AND end_at > now() - make_interval(secs => $1::float8)",
+        keep.as_secs_f64(),
     )
-    .bind(keep.as_secs_f64())
     .fetch_all(db)
     .await
 }
 
 /// How many orders wait for a resend.
 pub async fn compensation_backlog(db: &PgPool) -> Result<u64, sqlx::Error> {
-    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM order_resends").fetch_one(db).await?;
+    let n = sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM order_resends"#).fetch_one(db).await?;
     Ok(n.max(0) as u64)
 }
 
@@ -102,24 +101,24 @@ pub async fn insert_sale(
     sub_title: &str,
     sale: &NewFlashSale,
 ) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar(
+    sqlx::query_scalar!(
         "INSERT INTO vouchers (id, shop_id, title, sub_title, rules, pay_value_cents, actual_value_cents, kind, stock,
                                begin_at, end_at, human_check)
          VALUES (COALESCE($1, nextval(pg_get_serial_sequence('vouchers', 'id'))), $2, $3, $4, $5, $6, $7, 'flash', $8,
-                 to_timestamp($9 / 1000.0), to_timestamp($10 / 1000.0), $11)
+                 to_timestamp($9::BIGINT / 1000.0), to_timestamp($10::BIGINT / 1000.0), $11)
          ON CONFLICT (id) DO NOTHING RETURNING id",
+        id,
+        shop_id,
+        sale.title,
+        sub_title,
+        sale.rules,
+        sale.pay_cents,
+        sale.actual_cents,
+        sale.stock,
+        sale.begin_ms,
+        sale.end_ms,
+        sale.human_check,
     )
-    .bind(id)
-    .bind(shop_id)
-    .bind(&sale.title)
-    .bind(sub_title)
-    .bind(&sale.rules)
-    .bind(sale.pay_cents)
-    .bind(sale.actual_cents)
-    .bind(sale.stock)
-    .bind(sale.begin_ms)
-    .bind(sale.end_ms)
-    .bind(sale.human_check)
     .fetch_optional(tx)
     .await
 }
@@ -130,11 +129,11 @@ pub async fn set_stock_before_start(
     voucher_id: i64,
     stock: i32,
 ) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query(
+    let done = sqlx::query!(
         "UPDATE vouchers SET stock = $2, updated_at = now() WHERE id = $1 AND kind = 'flash' AND begin_at > now() + interval '1 second'",
+        voucher_id,
+        stock,
     )
-    .bind(voucher_id)
-    .bind(stock)
     .execute(tx)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -142,41 +141,40 @@ pub async fn set_stock_before_start(
 
 /// Every flash sale of a shop.
 pub async fn sales_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<i64>, sqlx::Error> {
-    sqlx::query_scalar("SELECT id FROM vouchers WHERE shop_id = $1 AND kind = 'flash' ORDER BY id")
-        .bind(shop_id)
+    sqlx::query_scalar!("SELECT id FROM vouchers WHERE shop_id = $1 AND kind = 'flash' ORDER BY id", shop_id)
         .fetch_all(db)
         .await
 }
 
 /// The shop a flash sale belongs to.
 pub async fn sale_shop(db: &PgPool, voucher_id: i64) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar("SELECT shop_id FROM vouchers WHERE id = $1 AND kind = 'flash'")
-        .bind(voucher_id)
+    sqlx::query_scalar!("SELECT shop_id FROM vouchers WHERE id = $1 AND kind = 'flash'", voucher_id)
         .fetch_optional(db)
         .await
 }
 
 /// Postgres' side of the audit: every flash sale (of one shop, or all), newest first.
 pub async fn sale_ledgers(db: &PgPool, shop_id: Option<i64>) -> Result<Vec<SaleAudit>, sqlx::Error> {
-    let rows: Vec<(i64, String, i64, i64, i64, i64)> = sqlx::query_as(
-        "SELECT v.id, v.title, (extract(epoch FROM v.begin_at) * 1000)::BIGINT, (extract(epoch FROM v.end_at) * 1000)::BIGINT,
-                v.stock::BIGINT,
-                (SELECT count(*) FROM orders o WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used'))
+    // Flash sales always have a stock and a window (a CHECK on `vouchers`), hence the `!`s.
+    let rows = sqlx::query!(
+        r#"SELECT v.id, v.title, (extract(epoch FROM v.begin_at) * 1000)::BIGINT AS "begin_ms!", (extract(epoch FROM v.end_at) * 1000)::BIGINT AS "end_ms!",
+                v.stock::BIGINT AS "pg_stock!",
+                (SELECT count(*) FROM orders o WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')) AS "pg_orders!"
          FROM vouchers v WHERE v.kind = 'flash' AND ($1::BIGINT IS NULL OR v.shop_id = $1)
-         ORDER BY v.begin_at DESC, v.id DESC",
+         ORDER BY v.begin_at DESC, v.id DESC"#,
+        shop_id,
     )
-    .bind(shop_id)
     .fetch_all(db)
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(voucher_id, title, begin_ms, end_ms, pg_stock, pg_orders)| SaleAudit {
-            voucher_id,
-            title,
-            begin_ms,
-            end_ms,
-            pg_stock,
-            pg_orders,
+        .map(|r| SaleAudit {
+            voucher_id: r.id,
+            title: r.title,
+            begin_ms: r.begin_ms,
+            end_ms: r.end_ms,
+            pg_stock: r.pg_stock,
+            pg_orders: r.pg_orders,
             redis_stock: None,
             redis_buyers: 0,
             redis_expected: false,
@@ -189,42 +187,64 @@ pub async fn add_outcomes(db: &PgPool, rows: &[(i64, &'static str, i64)]) -> Res
     let sales: Vec<i64> = rows.iter().map(|r| r.0).collect();
     let outcomes: Vec<&str> = rows.iter().map(|r| r.1).collect();
     let counts: Vec<i64> = rows.iter().map(|r| r.2).collect();
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO sale_outcomes (voucher_id, outcome, n)
          SELECT u.voucher_id, u.outcome, u.n FROM unnest($1::BIGINT[], $2::TEXT[], $3::BIGINT[]) AS u(voucher_id, outcome, n)
          JOIN vouchers v ON v.id = u.voucher_id
          ON CONFLICT (voucher_id, outcome) DO UPDATE SET n = sale_outcomes.n + EXCLUDED.n",
+        &sales,
+        &outcomes as &[&str],
+        &counts,
     )
-    .bind(&sales)
-    .bind(&outcomes)
-    .bind(&counts)
     .execute(db)
     .await?;
     Ok(())
 }
 
 /// How the grabs of one sale ended, by outcome.
-pub async fn outcomes_of(db: &PgPool, voucher_id: i64) -> Result<Vec<(String, i64)>, sqlx::Error> {
-    sqlx::query_as("SELECT outcome, n FROM sale_outcomes WHERE voucher_id = $1 ORDER BY outcome")
-        .bind(voucher_id)
-        .fetch_all(db)
-        .await
+pub async fn outcomes_of(db: &PgPool, voucher_id: i64) -> Result<Vec<SaleOutcome>, sqlx::Error> {
+    sqlx::query_as!(
+        SaleOutcome,
+        "SELECT outcome, n FROM sale_outcomes WHERE voucher_id = $1 ORDER BY outcome",
+        voucher_id
+    )
+    .fetch_all(db)
+    .await
 }
 
-/// A shop's flash sales for the console, newest first: `(id, title, price, begin, end, Postgres stock,
-/// live orders, active)`.
-pub async fn console_sales(
-    db: &PgPool,
-    shop_id: i64,
-) -> Result<Vec<(i64, String, i64, i64, i64, i64, i64, bool)>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT v.id, v.title, v.pay_value_cents, (extract(epoch FROM v.begin_at) * 1000)::BIGINT,
-                (extract(epoch FROM v.end_at) * 1000)::BIGINT, v.stock::BIGINT,
-                (SELECT count(*) FROM orders o WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')),
-                v.status = 'on'
-         FROM vouchers v WHERE v.shop_id = $1 AND v.kind = 'flash' ORDER BY v.begin_at DESC, v.id DESC",
+/// A flash sale as Postgres holds it, for the console (which adds Redis' count and the sale's state).
+#[derive(Debug, Clone)]
+pub struct ConsoleSaleRow {
+    /// Voucher id.
+    pub id: i64,
+    /// Title.
+    pub title: String,
+    /// Price, fen.
+    pub pay_value_cents: i64,
+    /// Start, unix ms.
+    pub begin_ms: i64,
+    /// End, unix ms.
+    pub end_ms: i64,
+    /// Stock left in Postgres.
+    pub pg_stock: i64,
+    /// Orders holding a coupon (unpaid, paid or used).
+    pub holders: i64,
+    /// On sale (not cancelled).
+    pub active: bool,
+}
+
+/// A shop's flash sales for the console, newest first.
+pub async fn console_sales(db: &PgPool, shop_id: i64) -> Result<Vec<ConsoleSaleRow>, sqlx::Error> {
+    // Flash sales always have a stock and a window (a CHECK on `vouchers`), hence the `!`s.
+    sqlx::query_as!(
+        ConsoleSaleRow,
+        r#"SELECT v.id, v.title, v.pay_value_cents, (extract(epoch FROM v.begin_at) * 1000)::BIGINT AS "begin_ms!",
+                (extract(epoch FROM v.end_at) * 1000)::BIGINT AS "end_ms!", v.stock::BIGINT AS "pg_stock!",
+                (SELECT count(*) FROM orders o WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')) AS "holders!",
+                v.status = 'on' AS "active!"
+         FROM vouchers v WHERE v.shop_id = $1 AND v.kind = 'flash' ORDER BY v.begin_at DESC, v.id DESC"#,
+        shop_id,
     )
-    .bind(shop_id)
     .fetch_all(db)
     .await
 }
@@ -232,11 +252,11 @@ pub async fn console_sales(
 /// Cancels a sale that has not started (by Postgres' clock) inside the caller's transaction; false if it
 /// has started, was cancelled already, or is no flash sale.
 pub async fn cancel_before_start(tx: &mut sqlx::PgConnection, voucher_id: i64) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query(
+    let done = sqlx::query!(
         "UPDATE vouchers SET status = 'off', updated_at = now()
          WHERE id = $1 AND kind = 'flash' AND status = 'on' AND begin_at > now() + interval '1 second'",
+        voucher_id,
     )
-    .bind(voucher_id)
     .execute(tx)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -249,24 +269,25 @@ pub async fn sale_as_template(
     voucher_id: i64,
     begin_ms: i64,
 ) -> Result<Option<NewFlashSale>, sqlx::Error> {
-    let row: Option<(String, String, i64, i64, i64, i64, bool)> = sqlx::query_as(
-        "SELECT v.title, v.rules, v.pay_value_cents, v.actual_value_cents,
+    // Flash sales always have a stock and a window (a CHECK on `vouchers`), hence the `!`s.
+    let row = sqlx::query!(
+        r#"SELECT v.title, v.rules, v.pay_value_cents, v.actual_value_cents,
                 v.stock::BIGINT + (SELECT count(*) FROM orders o
-                                   WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')),
-                (extract(epoch FROM v.end_at - v.begin_at) * 1000)::BIGINT, v.human_check
-         FROM vouchers v WHERE v.id = $1 AND v.kind = 'flash'",
+                                   WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')) AS "stock!",
+                (extract(epoch FROM v.end_at - v.begin_at) * 1000)::BIGINT AS "length_ms!", v.human_check
+         FROM vouchers v WHERE v.id = $1 AND v.kind = 'flash'"#,
+        voucher_id,
     )
-    .bind(voucher_id)
     .fetch_optional(db)
     .await?;
-    Ok(row.map(|(title, rules, pay_cents, actual_cents, stock, length_ms, human_check)| NewFlashSale {
-        title,
-        rules,
-        pay_cents,
-        actual_cents,
-        stock: i32::try_from(stock).unwrap_or(i32::MAX).max(1),
+    Ok(row.map(|r| NewFlashSale {
+        title: r.title,
+        rules: r.rules,
+        pay_cents: r.pay_value_cents,
+        actual_cents: r.actual_value_cents,
+        stock: i32::try_from(r.stock).unwrap_or(i32::MAX).max(1),
         begin_ms,
-        end_ms: begin_ms + length_ms,
-        human_check,
+        end_ms: begin_ms + r.length_ms,
+        human_check: r.human_check,
     }))
 }

@@ -42,7 +42,6 @@ pub struct Person {
 
 /// A note in a list (shop page, feed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(sqlx::FromRow))]
 pub struct NoteSummary {
     /// Note id.
     pub id: i64,

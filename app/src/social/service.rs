@@ -53,7 +53,7 @@ impl From<SocialError> for AppError {
 
 /// Writes a note about a shop and pushes it into every follower's inbox.
 pub async fn write_note(state: &AppState, author: i64, shop_id: i64, note: NewNote) -> Result<i64, SocialError> {
-    let (id, created_ms) =
+    let store::StoredNote { id, created_ms } =
         store::insert_note(state.postgres()?, author, shop_id, &note).await?.ok_or(SocialError::NotFound("Shop"))?;
     let followers = store::followers(state.postgres()?, author).await?;
     store::push_to_feeds(&state.redis, &state.keys, &followers, id, created_ms).await?;
@@ -77,7 +77,8 @@ pub async fn notes_of_shop(state: &AppState, shop_id: i64) -> Result<Vec<NoteSum
 
 /// One note with its first five likers and whether `viewer` likes it.
 pub async fn note(state: &AppState, id: i64, viewer: Option<i64>) -> Result<NoteView, SocialError> {
-    let (summary, body, images) = store::note(state.postgres()?, id).await?.ok_or(SocialError::NoteNotFound)?;
+    let store::NoteDetail { summary, body, images } =
+        store::note(state.postgres()?, id).await?.ok_or(SocialError::NoteNotFound)?;
     let (first, liked_by_me) = store::likers(&state.redis, &state.keys, id, 5, viewer).await?;
     let mine = viewer == Some(summary.author_id);
     Ok(NoteView {
@@ -120,7 +121,7 @@ pub async fn set_follow(state: &AppState, user_id: i64, target: i64, on: bool) -
 pub async fn profile(state: &AppState, user_id: i64, viewer: Option<i64>) -> Result<Profile, SocialError> {
     let person =
         store::people(state.postgres()?, &[user_id]).await?.into_iter().next().ok_or(SocialError::NotFound("User"))?;
-    let (followers, following) = store::follow_counts(state.postgres()?, user_id).await?;
+    let store::FollowCounts { followers, following } = store::follow_counts(state.postgres()?, user_id).await?;
     let (common, followed_by_me) = match viewer.filter(|v| *v != user_id) {
         Some(v) => {
             let (ids, follows) = store::common_follows(&state.redis, &state.keys, v, user_id).await?;
@@ -145,7 +146,7 @@ pub async fn feed(state: &AppState, user_id: i64, max: Option<i64>, offset: u32)
 }
 
 /// Rebuilds the follow sets from Postgres (start-up; Postgres is the truth).
-pub async fn load_follows(state: &AppState) -> Result<usize, SocialError> {
+pub async fn load_follows(state: &AppState) -> Result<usize, BackendError> {
     let follows = store::all_follows(state.postgres()?).await?;
     // Sets of users who follow nobody any more must go too, not only those being rewritten.
     crate::platform::keys::unlink_matching(&state.redis, &state.keys.follows_pattern()).await?;
@@ -160,7 +161,7 @@ pub async fn store_uploads(
     user_id: i64,
     files: Vec<(Vec<u8>, &'static str)>,
 ) -> Result<Vec<String>, SocialError> {
-    let (count, bytes) = store::upload_usage(state.postgres()?, user_id).await?;
+    let store::UploadUsage { files: count, bytes } = store::upload_usage(state.postgres()?, user_id).await?;
     let adding: i64 = files.iter().map(|(b, _)| b.len() as i64).sum();
     if count + files.len() as i64 > MAX_UPLOADS_PER_USER || bytes + adding > state.config.upload_quota_bytes as i64 {
         return Err(SocialError::QuotaReached);

@@ -11,11 +11,29 @@ use crate::platform::keys::Keys;
 
 static LIKE_TOGGLE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/like_toggle.lua")));
 
-/// The columns of a [`NoteSummary`].
-const SUMMARY_COLUMNS: &str = "n.id, n.title, n.user_id AS author_id, u.nickname AS author_name, n.shop_id, n.liked,
-       (extract(epoch FROM n.created_at) * 1000)::BIGINT AS created_ms";
-/// Live notes with their authors.
-const LIVE_NOTES: &str = "FROM notes n JOIN users u ON u.id = n.user_id WHERE n.deleted_at IS NULL";
+/// A [`NoteSummary`] query over live notes with their authors, `$rest` (from `AND` on) after the shared
+/// part, pasted together as literals because the query macros read the SQL at compile time.
+macro_rules! live_notes {
+    ($rest:literal $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            NoteSummary,
+            r#"SELECT n.id, n.title, n.user_id AS author_id, u.nickname AS author_name, n.shop_id, n.liked,
+                      (extract(epoch FROM n.created_at) * 1000)::BIGINT AS "created_ms!"
+               FROM notes n JOIN users u ON u.id = n.user_id WHERE n.deleted_at IS NULL "#
+                + $rest,
+            $($arg),*
+        )
+    };
+}
+
+/// A note just stored.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredNote {
+    /// Its id.
+    pub id: i64,
+    /// When it was written, unix ms (its score in the followers' inboxes).
+    pub created_ms: i64,
+}
 
 /// Stores a note; returns its id and creation time (unix ms).
 pub async fn insert_note(
@@ -23,70 +41,88 @@ pub async fn insert_note(
     user_id: i64,
     shop_id: i64,
     note: &NewNote,
-) -> Result<Option<(i64, i64)>, sqlx::Error> {
-    sqlx::query_as(
-        "INSERT INTO notes (user_id, shop_id, title, body, images) SELECT $1, s.id, $3, $4, $5 FROM shops s WHERE s.id = $2
-         RETURNING id, (extract(epoch FROM created_at) * 1000)::BIGINT",
+) -> Result<Option<StoredNote>, sqlx::Error> {
+    sqlx::query_as!(
+        StoredNote,
+        r#"INSERT INTO notes (user_id, shop_id, title, body, images) SELECT $1, s.id, $3, $4, $5 FROM shops s WHERE s.id = $2
+         RETURNING id, (extract(epoch FROM created_at) * 1000)::BIGINT AS "created_ms!""#,
+        user_id,
+        shop_id,
+        note.title,
+        note.body,
+        &note.images,
     )
-    .bind(user_id)
-    .bind(shop_id)
-    .bind(&note.title)
-    .bind(&note.body)
-    .bind(&note.images)
     .fetch_optional(db)
     .await
 }
 
+/// A live note with what only its own page shows.
+#[derive(Debug, Clone)]
+pub struct NoteDetail {
+    /// What lists show of it.
+    pub summary: NoteSummary,
+    /// Its text.
+    pub body: String,
+    /// Image addresses.
+    pub images: Vec<String>,
+}
+
 /// One live note with its body and images, in one query.
-pub async fn note(db: &PgPool, id: i64) -> Result<Option<(NoteSummary, String, Vec<String>)>, sqlx::Error> {
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        #[sqlx(flatten)]
-        summary: NoteSummary,
-        body: String,
-        images: Vec<String>,
-    }
-    let row: Option<Row> =
-        sqlx::query_as(&format!("SELECT {SUMMARY_COLUMNS}, n.body, n.images {LIVE_NOTES} AND n.id = $1"))
-            .bind(id)
-            .fetch_optional(db)
-            .await?;
-    Ok(row.map(|r| (r.summary, r.body, r.images)))
+pub async fn note(db: &PgPool, id: i64) -> Result<Option<NoteDetail>, sqlx::Error> {
+    let row = sqlx::query!(
+        r#"SELECT n.id, n.title, n.user_id AS author_id, u.nickname AS author_name, n.shop_id, n.liked,
+                  (extract(epoch FROM n.created_at) * 1000)::BIGINT AS "created_ms!", n.body, n.images
+           FROM notes n JOIN users u ON u.id = n.user_id WHERE n.deleted_at IS NULL AND n.id = $1"#,
+        id,
+    )
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|r| NoteDetail {
+        summary: NoteSummary {
+            id: r.id,
+            title: r.title,
+            author_id: r.author_id,
+            author_name: r.author_name,
+            shop_id: r.shop_id,
+            liked: r.liked,
+            created_ms: r.created_ms,
+        },
+        body: r.body,
+        images: r.images,
+    }))
 }
 
 /// Live notes about a shop, newest first.
 pub async fn notes_of_shop(db: &PgPool, shop_id: i64, limit: i64) -> Result<Vec<NoteSummary>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT {SUMMARY_COLUMNS} {LIVE_NOTES} AND n.shop_id = $1 ORDER BY n.created_at DESC, n.id DESC LIMIT $2"
-    ))
-    .bind(shop_id)
-    .bind(limit)
-    .fetch_all(db)
-    .await
+    live_notes!("AND n.shop_id = $1 ORDER BY n.created_at DESC, n.id DESC LIMIT $2", shop_id, limit).fetch_all(db).await
 }
 
 /// Live notes among `ids` (any order).
 pub async fn notes_by_ids(db: &PgPool, ids: &[i64]) -> Result<Vec<NoteSummary>, sqlx::Error> {
-    sqlx::query_as(&format!("SELECT {SUMMARY_COLUMNS} {LIVE_NOTES} AND n.id = ANY($1)")).bind(ids).fetch_all(db).await
+    live_notes!("AND n.id = ANY($1)", ids).fetch_all(db).await
 }
 
 /// Soft-deletes the author's note; false if it is not theirs or already gone.
 pub async fn delete_note(db: &PgPool, user_id: i64, id: i64) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query("UPDATE notes SET deleted_at = now() WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL")
-        .bind(id)
-        .bind(user_id)
-        .execute(db)
-        .await?;
+    let done = sqlx::query!(
+        "UPDATE notes SET deleted_at = now() WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL",
+        id,
+        user_id,
+    )
+    .execute(db)
+    .await?;
     Ok(done.rows_affected() == 1)
 }
 
 /// Applies a like (+1) or un-like (−1) to the note's count.
 pub async fn add_likes(db: &PgPool, id: i64, delta: i64) -> Result<i32, sqlx::Error> {
-    sqlx::query_scalar("UPDATE notes SET liked = GREATEST(liked + $2, 0) WHERE id = $1 RETURNING liked")
-        .bind(id)
-        .bind(delta as i32)
-        .fetch_one(db)
-        .await
+    sqlx::query_scalar!(
+        "UPDATE notes SET liked = GREATEST(liked + $2, 0) WHERE id = $1 RETURNING liked",
+        id,
+        delta as i32
+    )
+    .fetch_one(db)
+    .await
 }
 
 /// Toggles `user_id`'s like in Redis (`lua/like_toggle.lua`); +1 liked now, −1 un-liked.
@@ -117,50 +153,66 @@ pub async fn likers(
 
 /// Nicknames of `ids`, in the order given (unknown ids dropped).
 pub async fn people(db: &PgPool, ids: &[i64]) -> Result<Vec<Person>, sqlx::Error> {
-    let rows: Vec<(i64, String)> =
-        sqlx::query_as("SELECT id, nickname FROM users WHERE id = ANY($1)").bind(ids).fetch_all(db).await?;
-    Ok(ids
-        .iter()
-        .filter_map(|id| rows.iter().find(|(i, _)| i == id).map(|(i, n)| Person { id: *i, nickname: n.clone() }))
-        .collect())
+    let rows = sqlx::query_as!(Person, "SELECT id, nickname FROM users WHERE id = ANY($1)", ids).fetch_all(db).await?;
+    Ok(ids.iter().filter_map(|id| rows.iter().find(|p| p.id == *id).cloned()).collect())
 }
 
 /// Records a follow; false if it existed.
 pub async fn follow(db: &PgPool, user_id: i64, target: i64) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query("INSERT INTO follows (user_id, follows_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
-        .bind(user_id)
-        .bind(target)
-        .execute(db)
-        .await?;
+    let done = sqlx::query!(
+        "INSERT INTO follows (user_id, follows_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        user_id,
+        target
+    )
+    .execute(db)
+    .await?;
     Ok(done.rows_affected() == 1)
 }
 
 /// Removes a follow; false if there was none.
 pub async fn unfollow(db: &PgPool, user_id: i64, target: i64) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query("DELETE FROM follows WHERE user_id = $1 AND follows_id = $2")
-        .bind(user_id)
-        .bind(target)
-        .execute(db)
-        .await?;
+    let done =
+        sqlx::query!("DELETE FROM follows WHERE user_id = $1 AND follows_id = $2", user_id, target).execute(db).await?;
     Ok(done.rows_affected() == 1)
 }
 
 /// Who follows `user_id`.
 pub async fn followers(db: &PgPool, user_id: i64) -> Result<Vec<i64>, sqlx::Error> {
-    sqlx::query_scalar("SELECT user_id FROM follows WHERE follows_id = $1").bind(user_id).fetch_all(db).await
+    sqlx::query_scalar!("SELECT user_id FROM follows WHERE follows_id = $1", user_id).fetch_all(db).await
 }
 
-/// (followers, following) of a user.
-pub async fn follow_counts(db: &PgPool, user_id: i64) -> Result<(i64, i64), sqlx::Error> {
-    sqlx::query_as("SELECT (SELECT count(*) FROM follows WHERE follows_id = $1), (SELECT count(*) FROM follows WHERE user_id = $1)")
-        .bind(user_id)
-        .fetch_one(db)
-        .await
+/// How many follow a user, and how many they follow.
+#[derive(Debug, Clone, Copy)]
+pub struct FollowCounts {
+    /// Users who follow them.
+    pub followers: i64,
+    /// Users they follow.
+    pub following: i64,
 }
 
-/// Every follow, for rebuilding the Redis sets.
-pub async fn all_follows(db: &PgPool) -> Result<Vec<(i64, i64)>, sqlx::Error> {
-    sqlx::query_as("SELECT user_id, follows_id FROM follows ORDER BY user_id").fetch_all(db).await
+/// Followers and following of a user.
+pub async fn follow_counts(db: &PgPool, user_id: i64) -> Result<FollowCounts, sqlx::Error> {
+    sqlx::query_as!(
+        FollowCounts,
+        r#"SELECT (SELECT count(*) FROM follows WHERE follows_id = $1) AS "followers!", (SELECT count(*) FROM follows WHERE user_id = $1) AS "following!""#,
+        user_id,
+    )
+    .fetch_one(db)
+    .await
+}
+
+/// One follow: `user_id` follows `follows_id`.
+#[derive(Debug, Clone, Copy)]
+pub struct Follow {
+    /// The follower.
+    pub user_id: i64,
+    /// Whom they follow.
+    pub follows_id: i64,
+}
+
+/// Every follow, grouped by follower, for rebuilding the Redis sets.
+pub async fn all_follows(db: &PgPool) -> Result<Vec<Follow>, sqlx::Error> {
+    sqlx::query_as!(Follow, "SELECT user_id, follows_id FROM follows ORDER BY user_id").fetch_all(db).await
 }
 
 /// Adds or removes `target` in `user_id`'s follow set.
@@ -191,17 +243,17 @@ pub async fn common_follows(redis: &Redis, keys: &Keys, a: i64, b: i64) -> Resul
 }
 
 /// Rebuilds every follow set from Postgres (start-up): one round trip (one per slot on a cluster).
-pub async fn replace_follow_sets(redis: &Redis, keys: &Keys, follows: &[(i64, i64)]) -> Result<(), redis::RedisError> {
+pub async fn replace_follow_sets(redis: &Redis, keys: &Keys, follows: &[Follow]) -> Result<(), redis::RedisError> {
     if follows.is_empty() {
         return Ok(());
     }
     let mut cmds = Vec::new();
-    for group in follows.chunk_by(|a, b| a.0 == b.0) {
-        cmds.push(redis::cmd("DEL").arg(keys.follows(group[0].0)).to_owned());
+    for group in follows.chunk_by(|a, b| a.user_id == b.user_id) {
+        cmds.push(redis::cmd("DEL").arg(keys.follows(group[0].user_id)).to_owned());
         cmds.push(
             redis::cmd("SADD")
-                .arg(keys.follows(group[0].0))
-                .arg(group.iter().map(|(_, t)| *t).collect::<Vec<_>>())
+                .arg(keys.follows(group[0].user_id))
+                .arg(group.iter().map(|f| f.follows_id).collect::<Vec<_>>())
                 .to_owned(),
         );
     }
@@ -254,34 +306,43 @@ pub async fn feed_page(
 
 /// Records a stored upload.
 pub async fn record_upload(db: &PgPool, name: &str, user_id: i64, bytes: i64) -> Result<(), sqlx::Error> {
-    sqlx::query("INSERT INTO uploads (name, user_id, bytes) VALUES ($1, $2, $3)")
-        .bind(name)
-        .bind(user_id)
-        .bind(bytes)
+    sqlx::query!("INSERT INTO uploads (name, user_id, bytes) VALUES ($1, $2, $3)", name, user_id, bytes)
         .execute(db)
         .await
         .map(|_| ())
 }
 
+/// What one user has stored.
+#[derive(Debug, Clone, Copy)]
+pub struct UploadUsage {
+    /// Files.
+    pub files: i64,
+    /// Bytes, all files together.
+    pub bytes: i64,
+}
+
 /// How many files and bytes `user_id` has stored.
-pub async fn upload_usage(db: &PgPool, user_id: i64) -> Result<(i64, i64), sqlx::Error> {
-    sqlx::query_as("SELECT count(*), coalesce(sum(bytes), 0)::BIGINT FROM uploads WHERE user_id = $1")
-        .bind(user_id)
-        .fetch_one(db)
-        .await
+pub async fn upload_usage(db: &PgPool, user_id: i64) -> Result<UploadUsage, sqlx::Error> {
+    sqlx::query_as!(
+        UploadUsage,
+        r#"SELECT count(*) AS "files!", coalesce(sum(bytes), 0)::BIGINT AS "bytes!" FROM uploads WHERE user_id = $1"#,
+        user_id,
+    )
+    .fetch_one(db)
+    .await
 }
 
 /// Forgets uploads older than `grace` that no live note and no shop shows; returns their names (the
 /// caller removes the files).
 pub async fn forget_orphan_uploads(db: &PgPool, grace: std::time::Duration) -> Result<Vec<String>, sqlx::Error> {
-    sqlx::query_scalar(
+    sqlx::query_scalar!(
         "DELETE FROM uploads u
          WHERE u.created_at < now() - make_interval(secs => $1::float8)
            AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.deleted_at IS NULL AND '/uploads/' || u.name = ANY (n.images))
            AND NOT EXISTS (SELECT 1 FROM shops s WHERE '/uploads/' || u.name = ANY (s.images))
          RETURNING u.name",
+        grace.as_secs_f64(),
     )
-    .bind(grace.as_secs_f64())
     .fetch_all(db)
     .await
 }

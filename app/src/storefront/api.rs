@@ -12,7 +12,7 @@ pub async fn get_shop_page(id: i64) -> Result<ShopPage, AppError> {
     crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         let visitor = cx.visitor_id(user.as_ref().map(|u| u.id)).await;
-        Ok(super::service::shop_page(&cx.state, id, user.as_ref(), &visitor).await?)
+        super::service::shop_page(&cx.state, id, user.as_ref(), &visitor).await
     })
     .await
 }
@@ -25,7 +25,7 @@ pub async fn update_shop(id: i64, form: ShopForm) -> Result<Shop, AppError> {
         // Authorise before validating, so a stranger learns nothing about the form's rules.
         crate::catalog::service::authorize_owner(&cx.state, user.as_ref(), id).await?;
         let edit = crate::catalog::model::ShopEdit::try_from(form)?;
-        Ok(super::service::edit_shop(&cx.state, user.as_ref(), id, edit).await?)
+        super::service::edit_shop(&cx.state, user.as_ref(), id, edit).await
     })
     .await
 }
@@ -36,7 +36,7 @@ pub async fn open_shop(type_id: i64, form: ShopForm) -> Result<i64, AppError> {
     crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         let edit = crate::catalog::model::ShopEdit::try_from(form)?;
-        Ok(super::service::open_shop(&cx.state, user.as_ref(), type_id, edit).await?)
+        super::service::open_shop(&cx.state, user.as_ref(), type_id, edit).await
     })
     .await
 }
@@ -46,7 +46,7 @@ pub async fn open_shop(type_id: i64, form: ShopForm) -> Result<i64, AppError> {
 pub async fn remove_shop(id: i64) -> Result<(), AppError> {
     crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
-        Ok(super::service::remove_shop(&cx.state, user.as_ref(), id).await?)
+        super::service::remove_shop(&cx.state, user.as_ref(), id).await
     })
     .await
 }

@@ -5,43 +5,12 @@ use super::model::ShopPage;
 use crate::auth::model::CurrentUser;
 use crate::catalog::model::{Shop, ShopEdit};
 use crate::catalog::service::{self as catalog, CatalogError};
-use crate::geo::service::{self as geo, GeoError};
-use crate::platform::backend::BackendError;
+use crate::geo::service as geo;
 use crate::sale::inventory;
-use crate::seckill::service::{self as seckill, SeckillError};
+use crate::seckill::service as seckill;
 use crate::shared::clock;
-use crate::shared::error::AppError;
+use crate::web::edge::Failure;
 use crate::web::state::AppState;
-
-/// What can go wrong; converted to [`AppError`] at the edge.
-#[derive(Debug, thiserror::Error)]
-pub enum StorefrontError {
-    /// The catalog refused (not found, not the owner, invalid).
-    #[error(transparent)]
-    Catalog(#[from] CatalogError),
-    /// The nearby index could not follow.
-    #[error(transparent)]
-    Geo(#[from] GeoError),
-    /// The shop's sales could not be ended.
-    #[error(transparent)]
-    Seckill(#[from] SeckillError),
-    /// A backing service failed.
-    #[error(transparent)]
-    Backend(#[from] BackendError),
-}
-
-crate::backend_errors!(StorefrontError);
-
-impl From<StorefrontError> for AppError {
-    fn from(e: StorefrontError) -> Self {
-        match e {
-            StorefrontError::Catalog(e) => e.into(),
-            StorefrontError::Geo(e) => e.into(),
-            StorefrontError::Seckill(e) => e.into(),
-            StorefrontError::Backend(e) => e.into(),
-        }
-    }
-}
 
 /// Everything the shop page shows; records the visit.
 pub async fn shop_page(
@@ -49,7 +18,7 @@ pub async fn shop_page(
     id: i64,
     viewer: Option<&CurrentUser>,
     visitor: &str,
-) -> Result<ShopPage, StorefrontError> {
+) -> Result<ShopPage, Failure> {
     let shop = catalog::shop(state, id).await?;
     let (vouchers, visit) = tokio::join!(catalog::vouchers(state, id), catalog::record_visit(state, id, visitor));
     // Without Postgres the shop still shows (the cache's copy, stale if need be); its coupons cannot.
@@ -99,12 +68,7 @@ pub async fn shop_page(
 }
 
 /// Saves the owner's edit; nearby search follows a moved shop at once.
-pub async fn edit_shop(
-    state: &AppState,
-    user: Option<&CurrentUser>,
-    id: i64,
-    edit: ShopEdit,
-) -> Result<Shop, StorefrontError> {
+pub async fn edit_shop(state: &AppState, user: Option<&CurrentUser>, id: i64, edit: ShopEdit) -> Result<Shop, Failure> {
     let saved = catalog::edit_shop(state, user, id, &edit).await?;
     geo::place(state, saved.type_id, id, edit.at).await?;
     Ok((*saved).clone())
@@ -116,7 +80,7 @@ pub async fn open_shop(
     user: Option<&CurrentUser>,
     type_id: i64,
     edit: ShopEdit,
-) -> Result<i64, StorefrontError> {
+) -> Result<i64, Failure> {
     let id = catalog::open_shop(state, user, type_id, &edit).await?;
     geo::place(state, type_id, id, edit.at).await?;
     Ok(id)
@@ -124,7 +88,7 @@ pub async fn open_shop(
 
 /// The owner removes a shop without history: out of Postgres, every cache and nearby search, and its
 /// flash sales (none sold yet, or it would have history) out of Redis.
-pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<(), StorefrontError> {
+pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<(), Failure> {
     let sales = seckill::sales_of_shop(state, id).await?;
     let type_id = catalog::remove_shop(state, user, id).await?;
     geo::remove(state, type_id, id).await?;

@@ -8,6 +8,8 @@ use axum::http::HeaderMap;
 use leptos::prelude::use_context;
 use tower_sessions::Session;
 
+use crate::platform::backend::{Backed, Outage};
+use crate::platform::breaker;
 use crate::shared::error::AppError;
 use crate::web::state::AppState;
 
@@ -17,22 +19,69 @@ pub struct Cx {
     pub state: AppState,
 }
 
-/// Runs a server function's body with its [`Cx`]; an error (the body's `?` converts every capability
-/// error into [`AppError`]) also sets the HTTP status and `Retry-After` of the answer. What the body met
-/// on the way (a service that did not answer, one that did) feeds the circuit breakers.
+/// A server function's failure on its way out: the answer the user gets and, when a backing service let
+/// the request down, which one — [`run`] feeds that to the service's circuit breaker. Every capability
+/// error converts into it with `?` (as does an [`AppError`]), and so do the flows that span capabilities.
+#[derive(Debug)]
+pub struct Failure {
+    answer: AppError,
+    outage: Option<Outage>,
+}
+
+impl<E: Backed + Into<AppError>> From<E> for Failure {
+    fn from(e: E) -> Self {
+        let outage = e.outage();
+        Self { answer: e.into(), outage }
+    }
+}
+
+impl Failure {
+    /// What the user is told.
+    pub fn answer(&self) -> &AppError {
+        &self.answer
+    }
+}
+
+impl From<AppError> for Failure {
+    fn from(answer: AppError) -> Self {
+        Self { answer, outage: None }
+    }
+}
+
+impl From<Failure> for AppError {
+    fn from(f: Failure) -> Self {
+        f.answer
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.answer.fmt(f)
+    }
+}
+
+/// Runs a server function's body with its [`Cx`]; an error also sets the HTTP status and `Retry-After` of
+/// the answer. The services the body used feed their circuit breakers: a failure for one that let it down,
+/// a success for each other one it used.
 pub async fn run<T, F, Fut>(body: F) -> Result<T, AppError>
 where
     F: FnOnce(Cx) -> Fut,
-    Fut: Future<Output = Result<T, AppError>>,
+    Fut: Future<Output = Result<T, Failure>>,
 {
     let Some(state) = use_context::<AppState>() else {
         return Err(AppError::internal("AppState missing from context").respond());
     };
     let breakers = state.breakers.clone();
-    let (result, seen) = crate::platform::breaker::observe(body(Cx { state })).await;
+    let (result, mut seen) = breaker::observe(body(Cx { state })).await;
+    if let Err(Failure { outage: Some(outage), .. }) = &result {
+        match outage {
+            Outage::Failed(service) => seen.failed(*service),
+            Outage::Refused(open) => seen.refused(open),
+        }
+    }
     breakers.record(&seen);
-    result.map_err(|e| {
-        let e = e.respond();
+    result.map_err(|f| {
+        let e = f.answer.respond();
         if matches!(e, AppError::Unavailable(_)) {
             let wait = seen.retry_after().unwrap_or(std::time::Duration::from_secs(1));
             crate::shared::error::set_retry_after(wait.as_secs().max(1));
