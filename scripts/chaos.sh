@@ -84,12 +84,12 @@ export REDIS_KEY_PREFIX="chaos:" KAFKA_TOPIC_PREFIX="chaos."
 export IP_RATE_LIMIT=100000000 PAY_TIMEOUT_SECS=3600 STRANDED_GRAB_SECS=6 KAFKA_PRODUCE_TIMEOUT_MS=3000
 export RUST_LOG="${RUST_LOG:-info,sqlx=warn,rdkafka=warn,tower_sessions=warn}"
 export CHAOS_URLS="http://127.0.0.1:${PORTS[0]},http://127.0.0.1:${PORTS[1]}"
-target/site-dev/server seed --reset >"$DIR/seed.log" 2>&1 || { tail -n 20 "$DIR/seed.log" >&2; die "seeding failed"; }
+target/debug/server seed --reset >"$DIR/seed.log" 2>&1 || { tail -n 20 "$DIR/seed.log" >&2; die "seeding failed"; }
 
 declare -A SERVER_PID
 server_start() {
   local i="$1"; shift
-  env "$@" LISTEN_ADDR="127.0.0.1:${PORTS[$i]}" ADMIN_ADDR="127.0.0.1:$((PORTS[i] + 1000))" target/site-dev/server serve >>"$DIR/server-$i.log" 2>&1 &
+  env "$@" LISTEN_ADDR="127.0.0.1:${PORTS[$i]}" ADMIN_ADDR="127.0.0.1:$((PORTS[i] + 1000))" target/debug/server serve >>"$DIR/server-$i.log" 2>&1 &
   SERVER_PID[$i]=$!
   PIDS+=("${SERVER_PID[$i]}")
   wait_port "${PORTS[$i]}" 60 || { tail -n 30 "$DIR/server-$i.log" >&2; die "server $i did not start"; }

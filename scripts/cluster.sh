@@ -249,7 +249,7 @@ sale() {
   timed "cargo leptos build" cargo leptos build --split
   # cargo-leptos provides this at compile time; a plain cargo build must set it.
   LEPTOS_OUTPUT_NAME=haodian timed "chaos driver build" cargo build -p bench --bin chaos
-  APP_PORTS=(3411 3412 3413) LB_PORT=3410 SITE_DIR="$CLUSTER_DIR/sale" SERVER_BIN=target/site-dev/server
+  APP_PORTS=(3411 3412 3413) LB_PORT=3410 SITE_DIR="$CLUSTER_DIR/sale" SERVER_BIN=target/debug/server
   stop_site "$SITE_DIR"
   rm -rf "$SITE_DIR"
   mkdir -p "$SITE_DIR"

@@ -24,11 +24,19 @@ if [ "$MODE" = e2e ]; then bash scripts/setup.sh build broker browser; else bash
 bash scripts/services.sh
 ensure_disk
 
-# Lints first, as they fail fastest: one format, and clippy clean on the server side and the wasm side.
+# Lints first, as they fail fastest: one format, clippy clean on the server side and the wasm side, and the
+# query metadata every build reads (.sqlx/, SQLX_OFFLINE in .cargo/config.toml) still what the migrations
+# make of each query: a scratch database built from migrations/ describes every query macro in app, server
+# and bench again, and any difference from .sqlx/ fails (then run `cargo sqlx prepare` with the same
+# arguments and commit .sqlx/).
 lints() {
   timed "cargo fmt --check" cargo fmt --all --check
   timed "clippy (ssr)" cargo clippy -p app -p server -p bench --all-targets --features app/ssr -- -D warnings
   timed "clippy (hydrate)" cargo clippy -p app -p frontend --features app/hydrate --target wasm32-unknown-unknown -- -D warnings
+  local sqlx_db="postgres://postgres@127.0.0.1:5432/haodian_sqlx"
+  timed "sqlx scratch database" sqlx database reset -y -f --source migrations --database-url "$sqlx_db"
+  timed "cargo sqlx prepare --check" cargo sqlx prepare --workspace --check --database-url "$sqlx_db" \
+    -- -p app -p server -p bench --all-targets --features app/ssr
 }
 
 # The Rust suites, on one Redis and then on a Redis Cluster. sqlx::test creates a throw-away database per
@@ -79,8 +87,8 @@ e2e() {
   # The code-login test reads the texted code where a developer would: the local outbox page.
   export DEV_OUTBOX=true
   port_open 3300 && die "port 3300 is taken: is another test run going on?"
-  timed "seed" target/site-dev/server seed --reset
-  target/site-dev/server serve >"$RUN_DIR/e2e-server.log" 2>&1 &
+  timed "seed" target/debug/server seed --reset
+  target/debug/server serve >"$RUN_DIR/e2e-server.log" 2>&1 &
   SERVER_PID=$!
   trap 'kill $SERVER_PID 2>/dev/null || true; wait $SERVER_PID 2>/dev/null || true; log_summary' EXIT
   wait_port 3300 60 || { tail -n 40 "$RUN_DIR/e2e-server.log" >&2; die "server did not start"; }
