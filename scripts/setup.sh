@@ -12,6 +12,13 @@ for w in "${WANTED[@]}"; do
 done
 want() { local w; for w in "${WANTED[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
 
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+# lld: .cargo/config.toml links every native build with it, the tools installed below included.
+if ! command -v ld.lld >/dev/null; then
+  timed "lld install" bash -c "$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq lld >/dev/null"
+fi
+
 # Only the build part touches rustup, so two parts started side by side never race on its lock.
 want build && for component in clippy rustfmt; do
   if ! rustup component list --installed | grep -q "^$component"; then
@@ -104,8 +111,6 @@ if want build && ! "$ROOT/.tools/node_modules/.bin/wasm-opt" --version 2>/dev/nu
 fi
 
 want browser || { log "tools ready: ${WANTED[*]}"; exit 0; }
-
-SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 if [ ! -x /usr/bin/chromium ]; then
   timed "chromium install" bash -c "$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null"
 fi
