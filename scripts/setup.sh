@@ -14,9 +14,10 @@ want() { local w; for w in "${WANTED[@]}"; do [ "$w" = "$1" ] && return 0; done;
 
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
-# lld: .cargo/config.toml links every native build with it, the tools installed below included.
+# lld: .cargo/config.toml links every native build with it, the tools installed below included. Each part
+# needs it first; the lock keeps two parts started side by side (serve.sh) from running apt-get together.
 if ! command -v ld.lld >/dev/null; then
-  timed "lld install" bash -c "$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq lld >/dev/null"
+  timed "lld install" flock "$RUN_DIR/apt.lock" bash -c "command -v ld.lld >/dev/null || { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq lld >/dev/null; }"
 fi
 
 # Only the build part touches rustup, so two parts started side by side never race on its lock.
