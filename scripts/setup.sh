@@ -72,9 +72,10 @@ install_sqlx_cli() {
   fi
 }
 
-# cargo-nextest: the test suites' runner (scripts/test.sh), so only the tests' part installs it.
+# cargo-nextest: the test suites' runner (scripts/test.sh), so only the tests' part installs it. A machine
+# that already has a 0.9 release (rust-svc ships one) keeps it: test.sh uses no flag newer than 0.9.100.
 install_nextest() {
-  if ! cargo nextest --version 2>/dev/null | grep -q "cargo-nextest $NEXTEST_VERSION"; then
+  if ! cargo nextest --version 2>/dev/null | grep -Eq "^cargo-nextest 0\.9\.(1[0-9][0-9])"; then
     timed "cargo-nextest install" env CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
       cargo install cargo-nextest --version "=$NEXTEST_VERSION" --locked
   fi
