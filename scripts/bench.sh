@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: builds the server and the load generators in release mode, serves the demo data on
 # 127.0.0.1:3100 (its own database, key and topic namespace) and runs them; each prints its figures.
-# `scripts/bench.sh` runs them all; `scripts/bench.sh catalog`, `seckill`, `orders` or `budget` runs one
+# `scripts/bench.sh` runs them all; `scripts/bench.sh catalog`, `seckill`, `orders`, `reviews` or `budget` runs one
 # (`budget`: the shop page's cold load in Chromium, a Lighthouse-style table — end2end/budget.mjs).
 # `scripts/bench.sh scale` (not part of "all") runs the server on a local Redis Cluster (scripts/cluster.sh)
 # and measures one sale against 8 (docs/scaling.md).
@@ -60,6 +60,7 @@ if [ "$WHICH" = all ] || [ "$WHICH" = seckill ]; then
   target/release/bench-seckill open
 fi
 if [ "$WHICH" = all ] || [ "$WHICH" = orders ]; then target/release/bench-orders; fi
+if [ "$WHICH" = all ] || [ "$WHICH" = reviews ]; then target/release/bench-reviews; fi
 if [ "$WHICH" = all ] || [ "$WHICH" = budget ]; then (cd end2end && node budget.mjs); fi
 if [ "$WHICH" = scale ]; then
   stop_server

@@ -15,6 +15,7 @@ pub mod merchant;
 pub mod orders;
 #[cfg(feature = "ssr")]
 pub mod recovery;
+pub mod reviews;
 pub mod seckill;
 pub mod social;
 pub mod storefront;
@@ -45,9 +46,10 @@ use catalog::pages::{CategoryPage, HomePage, SearchPage};
 use checkin::pages::CheckinPage;
 use geo::pages::NearbyPage;
 use merchant::pages::{
-    ConsolePage, CouponsConsolePage, OrdersConsolePage, RedeemPage, SaleConsolePage, ShopReportPage,
+    ConsolePage, CouponsConsolePage, OrdersConsolePage, RedeemPage, ReviewsConsolePage, SaleConsolePage, ShopReportPage,
 };
 use orders::pages::MyOrdersPage;
+use reviews::pages::{ModerationPage, RankingsPage};
 use seckill::pages::ShopSalesPage;
 use social::pages::{FeedPageView, NotePage, ProfilePage};
 use storefront::pages::{EditShopPage, NewShopPage, ShopDetailPage};
@@ -126,6 +128,7 @@ pub fn App() -> impl IntoView {
                     <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id")) view=ShopReportPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id"), StaticSegment("coupons")) view=CouponsConsolePage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id"), StaticSegment("orders")) view=OrdersConsolePage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id"), StaticSegment("reviews")) view=ReviewsConsolePage/>
                     <Route path=(StaticSegment("merchant"), StaticSegment("sales"), ParamSegment("id")) view=SaleConsolePage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("me") view=MePage/>
                     <Route path=StaticSegment("orders") view=MyOrdersPage/>
@@ -137,6 +140,8 @@ pub fn App() -> impl IntoView {
                     // Async SSR: these pages wait for their data so an unknown id can answer a real 404.
                     <Route path=(StaticSegment("types"), ParamSegment("id")) view=CategoryPage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async/>
+                    <Route path=StaticSegment("rankings") view=RankingsPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("ops"), StaticSegment("reviews")) view=ModerationPage/>
                     <Route path=(StaticSegment("shops"), StaticSegment("new")) view=NewShopPage/>
                     <Route path=(StaticSegment("shops"), ParamSegment("id")) view=ShopDetailPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("shops"), ParamSegment("id"), StaticSegment("edit")) view=EditShopPage ssr=SsrMode::Async/>

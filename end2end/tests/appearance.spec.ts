@@ -23,7 +23,7 @@ async function snap(page: Page, path: string) {
       animations: 'disabled',
       caret: 'hide',
       mask: [
-        page.locator('.countdown, .sale-state, .uv, .stock-left, .note-list, .notes .muted, .account-menu'),
+        page.locator('.countdown, .sale-state, .uv, .stock-left, .note-list, .notes .muted, .account-menu, .review-foot'),
       ],
       maxDiffPixelRatio: 0.01,
     });

@@ -113,7 +113,7 @@ async fn serve(config: Config) -> Result<(), CliError> {
     let addr: SocketAddr = config.listen_addr;
     let state = connect(config).await?;
     // Redis' state from Postgres (and the orders still in Kafka) at every start: sales Redis does not know,
-    // the nearby index, the follow sets. The healer does it again whenever Redis loses its data.
+    // the nearby index, the follow sets, the rankings. The healer does it again whenever Redis loses its data.
     let rebuilt = app::recovery::service::rebuild(&state).await?;
     tracing::info!(?rebuilt, "Redis state rebuilt from Postgres");
     let router = crate::router::build(state.clone());
@@ -133,6 +133,9 @@ async fn serve(config: Config) -> Result<(), CliError> {
         app::seckill::service::spawn_stranded_sweeper(state.clone()),
         app::seckill::service::spawn_tally_flusher(state.clone()),
         app::social::service::spawn_upload_sweeper(state.clone()),
+        // Each type's mean moves slowly; the shops' scores follow it hourly (each review moves its own shop's
+        // score at once).
+        app::reviews::service::spawn_prior_refresher(state.clone(), std::time::Duration::from_secs(3600)),
     ];
     let admin = tokio::net::TcpListener::bind(state.config.admin_addr).await?;
     tracing::info!("health and metrics on http://{}", state.config.admin_addr);

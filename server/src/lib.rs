@@ -7,5 +7,6 @@ pub mod metrics;
 pub mod pictures;
 pub mod router;
 pub mod seed;
+mod seed_reviews;
 pub mod server_fns;
 pub mod telemetry;

@@ -1,5 +1,6 @@
-//! Deterministic, idempotent demo data: shop types, 2,400 shops over Hangzhou, demo accounts, vouchers
-//! and three flash sales (live, starting soon, ended). `--reset` wipes everything back to this state.
+//! Deterministic, idempotent demo data: shop types, 2,400 shops over Hangzhou, demo accounts, vouchers,
+//! three flash sales (live, starting soon, ended) and the reviews (`seed_reviews.rs`). `--reset` wipes
+//! everything back to this state.
 
 use app::platform::redis_conn::Redis;
 use sqlx::{PgPool, Postgres, QueryBuilder};
@@ -50,11 +51,12 @@ pub const SHOP_COUNT: i64 = 2_400;
 /// Password of every demo account (also in the README).
 pub const DEMO_PASSWORD: &str = "haodian2026";
 /// Demo accounts: (phone or e-mail, nickname, role).
-pub const DEMO_USERS: [(&str, &str, &str); 4] = [
+pub const DEMO_USERS: [(&str, &str, &str); 5] = [
     ("13800000001", "王老板 Boss Wang", "merchant"),
     ("13800000002", "小李 Xiao Li", "shopper"),
     ("13800000003", "小张 Xiao Zhang", "shopper"),
     ("alice@example.com", "Alice", "shopper"),
+    ("13800000009", "运营小周 Ops Zhou", "operator"),
 ];
 /// Shops owned by the demo merchant (ids 1..=5).
 pub const MERCHANT_SHOPS: i64 = 5;
@@ -65,25 +67,70 @@ pub const FLASH_UPCOMING: i64 = 2;
 /// See [`FLASH_LIVE`].
 pub const FLASH_ENDED: i64 = 3;
 
-/// A demo shop type: (name, icon, avg price range in yuan, words shop names are made of).
-type DemoType = (&'static str, &'static str, (i64, i64), &'static [&'static str]);
+/// A demo shop type: (name, icon, avg price range in yuan, words shop names are made of, the three things its
+/// reviews score, what its reviews talk about).
+type DemoType = (&'static str, &'static str, (i64, i64), &'static [&'static str], [&'static str; 3], Topic);
+
+/// What a type's reviews talk about (their phrases, in `reviews_seed.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topic {
+    /// Restaurants and snacks.
+    Food,
+    /// Coffee, tea and desserts.
+    Drinks,
+    /// Hair, nails, massage.
+    Care,
+    /// KTV, bars, fitness.
+    Leisure,
+}
+
+const FOOD: [&str; 3] = ["口味 Taste", "环境 Surroundings", "服务 Service"];
+const CARE: [&str; 3] = ["技术 Skill", "环境 Surroundings", "服务 Service"];
 
 /// The demo city's shop types.
-const TYPES: [DemoType; 14] = [
-    ("火锅 Hotpot", "🍲", (80, 160), &["火锅", "老火锅", "串串香", "牛肉火锅"]),
-    ("小吃快餐 Snacks", "🥟", (12, 40), &["小笼包", "拌川", "面馆", "馄饨", "生煎"]),
-    ("咖啡 Coffee", "☕", (25, 50), &["咖啡", "Coffee", "咖啡馆", "烘焙咖啡"]),
-    ("奶茶甜品 Tea & desserts", "🧋", (15, 38), &["茶饮", "甜品", "糖水铺", "奶茶"]),
-    ("烧烤 BBQ", "🍢", (60, 130), &["烧烤", "烤肉", "炭火烤串", "烤鱼"]),
-    ("日料 Japanese", "🍣", (120, 400), &["日料", "寿司", "居酒屋", "拉面"]),
-    ("西餐 Western", "🍝", (100, 260), &["西餐厅", "牛排馆", "Bistro", "披萨"]),
-    ("杭帮菜 Hangzhou cuisine", "🥢", (70, 180), &["杭帮菜", "私房菜", "酒家", "土菜馆"]),
-    ("KTV", "🎤", (80, 160), &["KTV", "量贩KTV", "欢唱"]),
-    ("酒吧 Bars", "🍸", (100, 220), &["酒吧", "精酿", "Livehouse", "小酒馆"]),
-    ("美发 Hair", "💇", (60, 320), &["美发", "造型", "发艺", "Salon"]),
-    ("美甲美睫 Nails & lashes", "💅", (80, 220), &["美甲", "美睫", "美甲美睫"]),
-    ("按摩足疗 Massage", "💆", (100, 260), &["足道", "推拿", "SPA", "养生馆"]),
-    ("健身运动 Fitness", "🏋", (40, 160), &["健身", "瑜伽", "攀岩馆", "游泳馆"]),
+pub(crate) const TYPES: [DemoType; 14] = [
+    ("火锅 Hotpot", "🍲", (80, 160), &["火锅", "老火锅", "串串香", "牛肉火锅"], FOOD, Topic::Food),
+    ("小吃快餐 Snacks", "🥟", (12, 40), &["小笼包", "拌川", "面馆", "馄饨", "生煎"], FOOD, Topic::Food),
+    ("咖啡 Coffee", "☕", (25, 50), &["咖啡", "Coffee", "咖啡馆", "烘焙咖啡"], FOOD, Topic::Drinks),
+    ("奶茶甜品 Tea & desserts", "🧋", (15, 38), &["茶饮", "甜品", "糖水铺", "奶茶"], FOOD, Topic::Drinks),
+    ("烧烤 BBQ", "🍢", (60, 130), &["烧烤", "烤肉", "炭火烤串", "烤鱼"], FOOD, Topic::Food),
+    ("日料 Japanese", "🍣", (120, 400), &["日料", "寿司", "居酒屋", "拉面"], FOOD, Topic::Food),
+    ("西餐 Western", "🍝", (100, 260), &["西餐厅", "牛排馆", "Bistro", "披萨"], FOOD, Topic::Food),
+    ("杭帮菜 Hangzhou cuisine", "🥢", (70, 180), &["杭帮菜", "私房菜", "酒家", "土菜馆"], FOOD, Topic::Food),
+    (
+        "KTV",
+        "🎤",
+        (80, 160),
+        &["KTV", "量贩KTV", "欢唱"],
+        ["音效 Sound", "环境 Surroundings", "服务 Service"],
+        Topic::Leisure,
+    ),
+    (
+        "酒吧 Bars",
+        "🍸",
+        (100, 220),
+        &["酒吧", "精酿", "Livehouse", "小酒馆"],
+        ["酒水 Drinks", "氛围 Atmosphere", "服务 Service"],
+        Topic::Leisure,
+    ),
+    ("美发 Hair", "💇", (60, 320), &["美发", "造型", "发艺", "Salon"], CARE, Topic::Care),
+    ("美甲美睫 Nails & lashes", "💅", (80, 220), &["美甲", "美睫", "美甲美睫"], CARE, Topic::Care),
+    (
+        "按摩足疗 Massage",
+        "💆",
+        (100, 260),
+        &["足道", "推拿", "SPA", "养生馆"],
+        ["技师 Therapist", "环境 Surroundings", "服务 Service"],
+        Topic::Care,
+    ),
+    (
+        "健身运动 Fitness",
+        "🏋",
+        (40, 160),
+        &["健身", "瑜伽", "攀岩馆", "游泳馆"],
+        ["设施 Equipment", "环境 Surroundings", "教练 Coaching"],
+        Topic::Leisure,
+    ),
 ];
 
 /// A business area of Hangzhou: name, centre (lon, lat), spread (degrees), weight, real road names.
@@ -208,57 +255,55 @@ const NAME_PREFIXES: [&str; 24] = [
 const HOURS: [&str; 5] = ["10:00-22:00", "09:00-21:00", "11:00-次日02:00", "10:30-21:30", "07:00-20:00"];
 
 /// SplitMix64: tiny, fast and fully deterministic, so every machine gets the same demo city.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
-    fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
     /// Approximately normal (sum of uniforms), enough to cluster shops around a centre.
-    fn gaussian(&mut self) -> f64 {
+    pub(crate) fn gaussian(&mut self) -> f64 {
         (0..4).map(|_| self.unit()).sum::<f64>() - 2.0
     }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len() as u64) as usize]
     }
 }
 
 /// One generated shop row.
-struct ShopSeed {
-    id: i64,
+pub(crate) struct ShopSeed {
+    pub(crate) id: i64,
     name: String,
     type_id: i64,
-    type_idx: usize,
+    pub(crate) type_idx: usize,
     owner: bool,
     images: Vec<String>,
     area: String,
     address: String,
     lon: f64,
     lat: f64,
-    avg_price_cents: i64,
-    score: i16,
-    sold: i32,
-    comments: i32,
+    pub(crate) avg_price_cents: i64,
     hours: String,
 }
 
-fn generate_shops() -> Vec<ShopSeed> {
+/// The demo shops (deterministic).
+pub(crate) fn generate_shops() -> Vec<ShopSeed> {
     let mut rng = Rng(2026_1129);
     let total_weight: u32 = AREAS.iter().map(|a| a.weight).sum();
     (1..=SHOP_COUNT)
         .map(|id| {
             let type_idx = rng.below(TYPES.len() as u64) as usize;
-            let (_, _, (lo, hi), words) = TYPES[type_idx];
+            let (_, _, (lo, hi), words, _, _) = TYPES[type_idx];
             let mut w = rng.below(u64::from(total_weight)) as u32;
             let area = AREAS.iter().find(|a| {
                 if w < a.weight {
@@ -272,7 +317,6 @@ fn generate_shops() -> Vec<ShopSeed> {
             let road = rng.pick(area.roads);
             let name = format!("{}{}({}{}店)", rng.pick(&NAME_PREFIXES), rng.pick(words), area.name, id % 97 + 1);
             let price_yuan = lo + rng.below((hi - lo + 1) as u64) as i64;
-            let score = 30 + rng.below(21) as i16;
             ShopSeed {
                 id,
                 name,
@@ -285,9 +329,6 @@ fn generate_shops() -> Vec<ShopSeed> {
                 lon: area.lon + rng.gaussian() * area.spread,
                 lat: area.lat + rng.gaussian() * area.spread,
                 avg_price_cents: price_yuan * 100,
-                score,
-                sold: rng.below(5_000) as i32,
-                comments: rng.below(3_000) as i32,
                 hours: rng.pick(&HOURS).to_string(),
             }
         })
@@ -298,9 +339,12 @@ fn generate_shops() -> Vec<ShopSeed> {
 /// with `reset` it first empties every table and every project key in Redis.
 pub async fn run(db: &PgPool, redis: &Redis, keys: &Keys, reset: bool) -> Result<SeedReport, SeedError> {
     if reset {
-        sqlx::query!("TRUNCATE refunds, orders, vouchers, shops, shop_types, users RESTART IDENTITY CASCADE")
-            .execute(db)
-            .await?;
+        sqlx::query!(
+            "TRUNCATE review_reports, review_votes, review_versions, reviews, refunds, orders, vouchers, shops,
+                      shop_types, users RESTART IDENTITY CASCADE"
+        )
+        .execute(db)
+        .await?;
         clear_redis(redis, keys).await?;
     }
     let mut tx = db.begin().await?;
@@ -308,6 +352,9 @@ pub async fn run(db: &PgPool, redis: &Redis, keys: &Keys, reset: bool) -> Result
     let merchant_id = seed_users(&mut tx).await?;
     seed_shops(&mut tx, merchant_id).await?;
     seed_vouchers(&mut tx).await?;
+    let password = Password::parse(DEMO_PASSWORD).map_err(|e| SeedError::Demo(e.to_string()))?;
+    let hash = app::auth::service::hash_password(password).await.map_err(|e| SeedError::Hash(e.to_string()))?;
+    crate::seed_reviews::seed(&mut tx, &generate_shops(), &hash).await?;
     // Explicit ids were inserted: move each sequence past them so later inserts never collide. One
     // statement per table, the name pasted in as a literal, so the query macros check each.
     macro_rules! move_sequence_past_ids {
@@ -365,11 +412,13 @@ async fn clear_redis(redis: &Redis, keys: &Keys) -> Result<(), SeedError> {
 }
 
 async fn seed_types(tx: &mut sqlx::PgConnection) -> Result<(), SeedError> {
-    let mut qb: QueryBuilder<Postgres> = QueryBuilder::new("INSERT INTO shop_types (id, name, icon, sort_order) ");
-    qb.push_values(TYPES.iter().enumerate(), |mut b, (i, (name, icon, _, _))| {
-        b.push_bind(i as i64 + 1).push_bind(*name).push_bind(*icon).push_bind(i as i32);
+    let mut qb: QueryBuilder<Postgres> =
+        QueryBuilder::new("INSERT INTO shop_types (id, name, icon, sort_order, aspects) ");
+    qb.push_values(TYPES.iter().enumerate(), |mut b, (i, (name, icon, _, _, aspects, _))| {
+        b.push_bind(i as i64 + 1).push_bind(*name).push_bind(*icon).push_bind(i as i32).push_bind(aspects.to_vec());
     });
-    qb.push(" ON CONFLICT (id) DO NOTHING");
+    // A database seeded before reviews had the default labels for every type.
+    qb.push(" ON CONFLICT (id) DO UPDATE SET aspects = EXCLUDED.aspects");
     qb.build().execute(tx).await?;
     Ok(())
 }
@@ -413,11 +462,11 @@ async fn seed_users(tx: &mut sqlx::PgConnection) -> Result<i64, SeedError> {
 }
 
 async fn seed_shops(tx: &mut sqlx::PgConnection, merchant_id: i64) -> Result<(), SeedError> {
-    // 14 binds per row: 2,400 rows in chunks stay far below Postgres' 65,535-parameter limit.
+    // 11 binds per row: 2,400 rows in chunks stay far below Postgres' 65,535-parameter limit.
     for chunk in generate_shops().chunks(1_000) {
         let mut qb: QueryBuilder<Postgres> = QueryBuilder::new(
             "INSERT INTO shops (id, name, type_id, owner_id, images, area, address, longitude, latitude,
-                                avg_price_cents, score, sold, comments, open_hours) ",
+                                avg_price_cents, open_hours) ",
         );
         qb.push_values(chunk, |mut b, s| {
             b.push_bind(s.id)
@@ -430,9 +479,6 @@ async fn seed_shops(tx: &mut sqlx::PgConnection, merchant_id: i64) -> Result<(),
                 .push_bind(s.lon)
                 .push_bind(s.lat)
                 .push_bind(s.avg_price_cents)
-                .push_bind(s.score)
-                .push_bind(s.sold)
-                .push_bind(s.comments)
                 .push_bind(&s.hours);
         });
         qb.push(" ON CONFLICT (id) DO NOTHING");

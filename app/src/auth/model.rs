@@ -12,6 +12,8 @@ pub enum Role {
     Shopper,
     /// Also runs shops and sales.
     Merchant,
+    /// Runs the platform: moderates what people write.
+    Operator,
 }
 
 impl Role {
@@ -20,12 +22,17 @@ impl Role {
         match self {
             Role::Shopper => "shopper",
             Role::Merchant => "merchant",
+            Role::Operator => "operator",
         }
     }
 
     /// Parses the database spelling; anything unknown is treated as the least-privileged role.
     pub fn from_db(s: &str) -> Self {
-        if s == "merchant" { Role::Merchant } else { Role::Shopper }
+        match s {
+            "merchant" => Role::Merchant,
+            "operator" => Role::Operator,
+            _ => Role::Shopper,
+        }
     }
 }
 

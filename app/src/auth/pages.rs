@@ -250,10 +250,12 @@ fn UserMenu(user: super::model::CurrentUser) -> impl IntoView {
         }
     });
     let merchant = user.role == super::model::Role::Merchant;
+    let operator = user.role == super::model::Role::Operator;
     let masked = user.masked_account.clone();
     view! {
         <div class="account-menu">
             {merchant.then(|| view! { <a href="/merchant" class="console-entry">"Merchant console"</a> })}
+            {operator.then(|| view! { <a href="/ops/reviews" class="console-entry">"Moderation"</a> })}
             <button
                 type="button"
                 class="account-button"

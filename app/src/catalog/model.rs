@@ -44,14 +44,31 @@ pub struct Shop {
     pub latitude: f64,
     /// Average spend per person, fen.
     pub avg_price_cents: i64,
-    /// Score in tenths (45 = 4.5).
-    pub score: i16,
-    /// Coupons sold.
+    /// The Bayesian average of its reviews' stars (the type's mean counts as five reviews).
+    pub score: f64,
+    /// Coupons paid for or used.
     pub sold: i32,
-    /// Reviews.
-    pub comments: i32,
+    /// Visible reviews.
+    pub reviews: i32,
+    /// Visible reviews with 1, 2, 3, 4 and 5 stars.
+    pub star_hist: Vec<i32>,
+    /// The three sub-scores added up over the visible reviews.
+    pub aspect_sums: Vec<i32>,
+    /// The type's three sub-score labels ("口味 Taste", …).
+    pub aspects: Vec<String>,
     /// Opening hours text.
     pub open_hours: String,
+}
+
+impl Shop {
+    /// Each sub-score's label and average (`None` before the first review).
+    pub fn aspect_averages(&self) -> Vec<(String, Option<f64>)> {
+        self.aspects
+            .iter()
+            .zip(&self.aspect_sums)
+            .map(|(label, sum)| (label.clone(), (self.reviews > 0).then(|| f64::from(*sum) / f64::from(self.reviews))))
+            .collect()
+    }
 }
 
 /// One row of a shop list.
@@ -67,9 +84,11 @@ pub struct ShopSummary {
     pub image: Option<String>,
     /// Average spend, fen.
     pub avg_price_cents: i64,
-    /// Score in tenths.
-    pub score: i16,
-    /// Coupons sold (popularity).
+    /// Bayesian score (see [`Shop::score`]).
+    pub score: f64,
+    /// Visible reviews.
+    pub reviews: i32,
+    /// Coupons paid for or used (popularity).
     pub sold: i32,
 }
 
@@ -126,9 +145,10 @@ impl ShopSort {
     }
 }
 
-/// A score in tenths as people read it: 45 → "4.5".
-pub fn score_text(score: i16) -> String {
-    format!("{:.1}", f64::from(score) / 10.0)
+/// A shop's score as people read it ("4.5"), or that it has no review yet: a score before the first
+/// review would be the type's mean, not the shop's.
+pub fn score_text(score: f64, reviews: i32) -> String {
+    if reviews == 0 { "No reviews yet".to_string() } else { format!("★ {score:.1} · {reviews} reviews") }
 }
 
 /// Parses a 1-based page number from a URL; garbage or 0 means page 1, huge values are capped.

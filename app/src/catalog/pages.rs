@@ -17,7 +17,8 @@ pub fn HomePage() -> impl IntoView {
             <h1>"好店 Haodian"</h1>
             <p>"Find good shops nearby, grab flash-sale coupons, and share what you liked."</p>
             <SearchBox value=String::new()/>
-            <p><a class="nearby-link" href="/nearby">"Shops near me →"</a> " · " <a href="/checkin">"Daily check-in"</a></p>
+            <p><a class="nearby-link" href="/nearby">"Shops near me →"</a> " · " <a href="/checkin">"Daily check-in"</a>
+                " · " <a class="rankings-link" href="/rankings">"Rankings 榜单"</a></p>
         </section>
         <Suspense fallback=|| view! { <p>"Loading categories…"</p> }>
             {move || Suspend::new(async move {
@@ -66,7 +67,7 @@ fn ShopList(items: Vec<ShopSummary>) -> impl IntoView {
                     <div>
                         <a class="shop-name" href=format!("/shops/{}", s.id)>{s.name}</a>
                         <p class="muted">
-                            {format!("★ {} · {} / person · {} · {} sold", super::model::score_text(s.score), yuan(s.avg_price_cents), s.area, s.sold)}
+                            {format!("{} · {} / person · {} · {} sold", super::model::score_text(s.score, s.reviews), yuan(s.avg_price_cents), s.area, s.sold)}
                         </p>
                     </div>
                 </li>
@@ -101,6 +102,7 @@ pub fn CategoryPage() -> impl IntoView {
                         let tid = ty.id;
                         view! {
                             <h1>{ty.icon}" "{ty.name}</h1>
+                            <p><a class="rankings-link" href=format!("/rankings?type={tid}")>"Top 10 of this kind (榜单) →"</a></p>
                             <nav class="sort-links">
                                 {ShopSort::ALL.iter().map(|(s, v, label)| view! {
                                     <a href=format!("/types/{tid}?sort={v}") class:active=*s == sort>{*label}</a>

@@ -252,12 +252,15 @@ pub async fn open_shop(
     store::insert_shop(state.postgres()?, user.id, type_id, edit).await?.ok_or(CatalogError::TypeNotFound(type_id))
 }
 
-/// The owner removes a shop without history (orders or notes must be kept, so such a shop stays): out of
+/// The owner removes a shop without history (orders, notes and reviews must be kept, so such a shop stays): out of
 /// Postgres and out of every instance's cache. Answers the shop's type.
 pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<i64, CatalogError> {
     authorize_owner(state, user, id).await?;
     let type_id = store::delete_shop_without_history(state.postgres()?, id).await?.ok_or_else(|| {
-        CatalogError::Invalid(AppError::invalid("shop", "This shop has orders or notes, so it cannot be removed."))
+        CatalogError::Invalid(AppError::invalid(
+            "shop",
+            "This shop has orders, notes or reviews, so it cannot be removed.",
+        ))
     })?;
     ShopCache::of(state)?.invalidate(id).await?;
     Ok(type_id)
@@ -310,4 +313,15 @@ pub async fn set_coupon_on_sale(
     } else {
         Err(CatalogError::CouponNotFound)
     }
+}
+
+/// Drops shop `id` from every instance's cache (its figures changed), so the next read anywhere loads them.
+pub async fn forget_shop(state: &AppState, id: i64) -> Result<(), CatalogError> {
+    Ok(ShopCache::of(state)?.invalidate(id).await?)
+}
+
+/// Summaries of the shops `ids`, in that order (unknown ids left out).
+pub async fn summaries(state: &AppState, ids: &[i64]) -> Result<Vec<ShopSummary>, CatalogError> {
+    let mut found = store::summaries(state.postgres()?, ids).await?;
+    Ok(ids.iter().filter_map(|id| found.iter().position(|s| s.id == *id).map(|i| found.swap_remove(i))).collect())
 }

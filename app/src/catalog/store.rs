@@ -39,9 +39,10 @@ pub fn load_shop(db: PgPool, id: i64) -> BoxFuture<'static, Result<Option<Shop>,
 pub async fn shop_by_id(db: &PgPool, id: i64) -> Result<Option<Shop>, sqlx::Error> {
     sqlx::query_as!(
         Shop,
-        "SELECT s.id, s.name, s.type_id, t.name AS type_name, s.owner_id, s.images, s.area, s.address,
-                s.longitude, s.latitude, s.avg_price_cents, s.score, s.sold, s.comments, s.open_hours
-         FROM shops s JOIN shop_types t ON t.id = s.type_id WHERE s.id = $1",
+        r#"SELECT s.id, s.name, s.type_id, t.name AS type_name, s.owner_id, s.images, s.area, s.address,
+                s.longitude, s.latitude, s.avg_price_cents, s.score, s.sold, s.review_count AS reviews,
+                s.star_hist, s.aspect_sums, t.aspects, s.open_hours
+         FROM shops s JOIN shop_types t ON t.id = s.type_id WHERE s.id = $1"#,
         id,
     )
     .fetch_optional(db)
@@ -54,7 +55,8 @@ macro_rules! summaries {
     ($rest:literal $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
             ShopSummary,
-            "SELECT id, name, area, images[1] AS image, avg_price_cents, score, sold FROM shops " + $rest,
+            "SELECT id, name, area, images[1] AS image, avg_price_cents, score, review_count AS reviews, sold FROM shops "
+                + $rest,
             $($arg),*
         )
     };
@@ -206,13 +208,14 @@ pub async fn insert_shop(db: &PgPool, owner: i64, type_id: i64, edit: &ShopEdit)
     .await
 }
 
-/// Removes a shop that nobody has ordered from or written about (its coupons go with it); answers its
+/// Removes a shop that nobody has ordered from, written a note about or reviewed (its coupons go with it); answers its
 /// type if removed, `None` if it has history that must be kept.
 pub async fn delete_shop_without_history(db: &PgPool, id: i64) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar!(
         "DELETE FROM shops s WHERE s.id = $1
            AND NOT EXISTS (SELECT 1 FROM orders o JOIN vouchers v ON v.id = o.voucher_id WHERE v.shop_id = s.id)
            AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.shop_id = s.id)
+           AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.shop_id = s.id)
          RETURNING s.type_id",
         id,
     )
@@ -287,4 +290,9 @@ pub async fn set_coupon_on_sale(db: &PgPool, shop_id: i64, id: i64, on: bool) ->
     .execute(db)
     .await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// Summaries of the shops `ids` (any order).
+pub async fn summaries(db: &PgPool, ids: &[i64]) -> Result<Vec<ShopSummary>, sqlx::Error> {
+    summaries!("WHERE id = ANY($1)", ids).fetch_all(db).await
 }

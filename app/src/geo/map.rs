@@ -140,7 +140,8 @@ mod tests {
             area: String::new(),
             image: None,
             avg_price_cents: 0,
-            score: 0,
+            score: 0.0,
+            reviews: 0,
             sold: 0,
         };
         NearbyShop { shop, distance_m: 0.0, position: GeoPoint { lon, lat } }

@@ -71,7 +71,7 @@ pub async fn nearby(
     let has_next = found.len() > end;
     let window: Vec<(i64, f64, (f64, f64))> = found.into_iter().skip(end - PAGE_SIZE).take(PAGE_SIZE).collect();
     let ids: Vec<i64> = window.iter().map(|(id, _, _)| *id).collect();
-    let mut summaries = store::summaries(state.postgres()?, &ids).await?;
+    let mut summaries = catalog::summaries(state, &ids).await?;
     let items = window
         .into_iter()
         .filter_map(|(id, distance_m, (lon, lat))| {

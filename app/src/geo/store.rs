@@ -3,7 +3,6 @@
 use crate::platform::redis_conn::Redis;
 use sqlx::PgPool;
 
-use crate::catalog::model::ShopSummary;
 use crate::platform::keys::Keys;
 
 /// Where one shop stands, by type: a member of its type's GEO set.
@@ -87,17 +86,6 @@ pub async fn within(
         .arg("WITHCOORD")
         .query_async(&mut redis.clone())
         .await
-}
-
-/// Summaries of the given shops (any order).
-pub async fn summaries(db: &PgPool, ids: &[i64]) -> Result<Vec<ShopSummary>, sqlx::Error> {
-    sqlx::query_as!(
-        ShopSummary,
-        "SELECT id, name, area, images[1] AS image, avg_price_cents, score, sold FROM shops WHERE id = ANY($1)",
-        ids,
-    )
-    .fetch_all(db)
-    .await
 }
 
 /// Takes a removed shop out of its type's set.

@@ -24,6 +24,8 @@ pub struct ShopCard {
     pub revenue_today_cents: i64,
     /// Flash sales running now.
     pub live_sales: Vec<ConsoleSale>,
+    /// Visible reviews the merchant has not replied to.
+    pub unanswered_reviews: i64,
 }
 
 /// The console's front page.

@@ -12,6 +12,9 @@ use super::model::{CouponsPage, OrdersConsole, SaleFunnel, ShopCard, ShopReport}
 use crate::catalog::model::{Coupon, CouponForm};
 use crate::merchant::chart::{Day, daily_bars, funnel};
 use crate::orders::model::{ORDER_STATUSES, OrderFilter, OrderStatus, ShopOrder, order_code};
+use crate::reviews::api::get_console_reviews;
+use crate::reviews::model::Viewer;
+use crate::reviews::pages::ReviewItem;
 use crate::seckill::model::{ConsoleSale, SaleState};
 use crate::shared::clock::{date_of, format_local, iso_day};
 use crate::shared::error::AppError;
@@ -42,6 +45,7 @@ fn ShopTabs(shop_id: i64, name: String, current: &'static str) -> impl IntoView 
             {tab(format!("/merchant/shops/{shop_id}"), "Report")}
             {tab(format!("/merchant/shops/{shop_id}/coupons"), "Coupons")}
             {tab(format!("/merchant/shops/{shop_id}/orders"), "Orders")}
+            {tab(format!("/merchant/shops/{shop_id}/reviews"), "Reviews")}
             {tab(format!("/shops/{shop_id}"), "Shop page")}
         </nav>
     }
@@ -100,6 +104,9 @@ fn ShopCardView(shop: ShopCard) -> impl IntoView {
                 </ul>
             })}
             <p class="card-links">
+                <a class="unanswered-reviews" href=format!("/merchant/shops/{id}/reviews")>
+                    {format!("Reviews ({} unanswered)", shop.unanswered_reviews)}
+                </a>
                 <a href=format!("/merchant/shops/{id}/coupons")>"Coupons"</a>
                 <a href=format!("/merchant/shops/{id}/orders")>"Orders"</a>
                 <a href=format!("/shops/{id}/sales")>"New flash sale"</a>
@@ -780,5 +787,62 @@ mod scan {
             let _ = leptos::prelude::window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
         });
         let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    }
+}
+
+/// `/merchant/shops/:id/reviews`: the shop's reviews, newest first or only those without a reply, each
+/// with its reply form.
+#[component]
+pub fn ReviewsConsolePage() -> impl IntoView {
+    view! { <ReviewsConsole id=id_param()()/> }
+}
+
+/// The reviews of shop `id`, a page at a time by keyset.
+#[island(lazy)]
+fn ReviewsConsole(id: Option<i64>) -> impl IntoView {
+    let unanswered = RwSignal::new(true);
+    let after = RwSignal::new(String::new());
+    let page = Resource::new(
+        move || (unanswered.get(), after.get()),
+        move |(only, after)| get_console_reviews(id.unwrap_or_default(), only, after),
+    );
+    view! {
+        <section class="console">
+            <Transition fallback=|| view! { <p>"Loading reviews…"</p> }>
+                {move || Suspend::new(async move {
+                    match page.await {
+                        Ok(c) => {
+                            let next = c.page.next.clone();
+                            view! {
+                                <ShopTabs shop_id=c.shop_id name=c.shop_name.clone() current="Reviews"/>
+                                <p class="unanswered-count">{format!("{} without a reply", c.unanswered)}</p>
+                                <div class="chips" role="group" aria-label="Which reviews">
+                                    <button type="button" class="chip" class:current=move || unanswered.get()
+                                        on:click=move |_| { after.set(String::new()); unanswered.set(true); }>"Unanswered"</button>
+                                    <button type="button" class="chip" class:current=move || !unanswered.get()
+                                        on:click=move |_| { after.set(String::new()); unanswered.set(false); }>"All"</button>
+                                </div>
+                                {if c.page.items.is_empty() {
+                                    view! { <p class="muted">"No reviews here."</p> }.into_any()
+                                } else {
+                                    view! {
+                                        <ul class="review-list">
+                                            {c.page.items.into_iter().map(|review| view! {
+                                                <ReviewItem review aspects=Vec::new() viewer=Viewer::Owner signed_in=true/>
+                                            }).collect_view()}
+                                        </ul>
+                                    }.into_any()
+                                }}
+                                {next.map(|n| view! {
+                                    <button type="button" class="more-reviews" on:click=move |_| after.set(n.clone())>"Next page"</button>
+                                })}
+                            }
+                            .into_any()
+                        }
+                        Err(e) => refused(e, format!("/merchant/shops/{}/reviews", id.unwrap_or_default())),
+                    }
+                })}
+            </Transition>
+        </section>
     }
 }

@@ -1,11 +1,12 @@
 //! The console's rules: only a merchant gets in, only a shop's owner sees or changes it; every page is
-//! composed from the services of the capabilities below (catalog, orders, seckill, social).
+//! composed from the services of the capabilities below (catalog, orders, reviews, seckill, social).
 
 use super::model::{Console, CouponsPage, OrdersConsole, SaleFunnel, ShopCard, ShopReport};
 use crate::auth::model::CurrentUser;
 use crate::catalog::service as catalog;
 use crate::orders::model::{OrderQuery, RedeemCode, Redemption};
 use crate::orders::service as orders;
+use crate::reviews::service as reviews;
 use crate::seckill::model::SaleState;
 use crate::seckill::service::{self as seckill, SeckillError};
 use crate::shared::clock;
@@ -20,8 +21,11 @@ pub const CHART_DAYS: i64 = 30;
 /// A figure whose store is down reads 0 rather than taking the page down with it.
 pub async fn console(state: &AppState, user: Option<&CurrentUser>) -> Result<Console, Failure> {
     let me = catalog::require_merchant(user)?;
+    let own = catalog::shops_of_owner(state, me.id).await?;
+    let ids: Vec<i64> = own.iter().map(|s| s.id).collect();
+    let unanswered = reviews::unanswered_counts(state, &ids).await?;
     let mut shops = Vec::new();
-    for shop in catalog::shops_of_owner(state, me.id).await? {
+    for shop in own {
         let visitors_today = catalog::visitors_per_day(state, shop.id, 1)
             .await
             .map(|days| days.last().map_or(0, |d| d.1))
@@ -41,6 +45,7 @@ pub async fn console(state: &AppState, user: Option<&CurrentUser>) -> Result<Con
             orders_today: today.as_ref().map_or(0, |d| d.orders),
             revenue_today_cents: today.map_or(0, |d| d.revenue_cents),
             live_sales,
+            unanswered_reviews: unanswered.get(&shop.id).copied().unwrap_or(0),
         });
     }
     Ok(Console { shops })

@@ -265,3 +265,8 @@ pub async fn status_counts(
 ) -> Result<std::collections::HashMap<i64, StatusCounts>, OrderError> {
     Ok(store::status_counts(state.postgres()?, voucher_ids).await?)
 }
+
+/// Whether `user_id` has redeemed a coupon of `shop_id` (a review's "verified visit").
+pub async fn redeemed_at_shop(state: &AppState, user_id: i64, shop_id: i64) -> Result<bool, OrderError> {
+    Ok(store::redeemed_at_shop(state.postgres()?, user_id, shop_id).await?)
+}

@@ -614,3 +614,14 @@ pub async fn status_counts(
     }
     Ok(out)
 }
+
+/// Whether `user_id` has redeemed a coupon of `shop_id` at its counter.
+pub async fn redeemed_at_shop(db: &PgPool, user_id: i64, shop_id: i64) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM orders WHERE user_id = $1 AND shop_id = $2 AND status = 'used') AS "used!""#,
+        user_id,
+        shop_id,
+    )
+    .fetch_one(db)
+    .await
+}

@@ -19,6 +19,8 @@ pub struct Rebuilt {
     pub shops: usize,
     /// Follow relations loaded.
     pub follows: usize,
+    /// Shops placed on (or kept off) the rankings.
+    pub ranked: usize,
 }
 
 /// Rebuilds everything Redis holds for Postgres' sake, then marks it present. Safe to run while traffic
@@ -27,9 +29,10 @@ pub async fn rebuild(state: &AppState) -> Result<Rebuilt, BackendError> {
     let sales = crate::seckill::service::restore_sales(state).await?;
     let shops = crate::geo::service::load_all(state).await?;
     let follows = crate::social::service::load_follows(state).await?;
+    let ranked = crate::reviews::service::rebuild_rankings(state).await?;
     marker::mark_present(&state.redis, &state.keys, clock::now_ms()).await?;
     state.metrics.state.rebuilds.inc();
-    Ok(Rebuilt { sales, shops, follows })
+    Ok(Rebuilt { sales, shops, follows, ranked })
 }
 
 /// One check: if Redis has lost its state and no other instance is rebuilding it, rebuild it now.

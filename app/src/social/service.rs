@@ -181,7 +181,7 @@ pub async fn store_uploads(
 /// Most files one person keeps.
 const MAX_UPLOADS_PER_USER: i64 = 500;
 
-/// Removes uploads older than `grace` that no note or shop shows (abandoned drafts, deleted notes);
+/// Removes uploads older than `grace` that no note, shop or review (any version of it) shows (abandoned drafts, deleted notes);
 /// returns how many.
 pub async fn sweep_orphan_uploads(state: &AppState, grace: std::time::Duration) -> Result<usize, SocialError> {
     let names = store::forget_orphan_uploads(state.postgres()?, grace).await?;

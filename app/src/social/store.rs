@@ -340,6 +340,7 @@ pub async fn forget_orphan_uploads(db: &PgPool, grace: std::time::Duration) -> R
          WHERE u.created_at < now() - make_interval(secs => $1::float8)
            AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.deleted_at IS NULL AND '/uploads/' || u.name = ANY (n.images))
            AND NOT EXISTS (SELECT 1 FROM shops s WHERE '/uploads/' || u.name = ANY (s.images))
+           AND NOT EXISTS (SELECT 1 FROM review_versions v WHERE '/uploads/' || u.name = ANY (v.images))
          RETURNING u.name",
         grace.as_secs_f64(),
     )

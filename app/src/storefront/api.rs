@@ -41,7 +41,7 @@ pub async fn open_shop(type_id: i64, form: ShopForm) -> Result<i64, AppError> {
     .await
 }
 
-/// The owner removes a shop that has no orders or notes.
+/// The owner removes a shop that has no orders, notes or reviews.
 #[server(endpoint = "catalog/remove-shop")]
 pub async fn remove_shop(id: i64) -> Result<(), AppError> {
     crate::web::edge::run(|cx| async move {

@@ -10,6 +10,7 @@ use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
 use crate::catalog::pages::VoucherShell;
 use crate::orders::api::buy_voucher;
 use crate::orders::model::order_code;
+use crate::reviews::pages::ShopReviews;
 use crate::seckill::pages::FlashSaleCard;
 use crate::shared::error::AppError;
 use crate::social::pages::ShopNotes;
@@ -52,11 +53,11 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
             <h1 class="shop-title">{shop.name.clone()}</h1>
             <p class="muted">{format!("{} · {}", shop.type_name, shop.area)}</p>
             <dl class="facts">
-                <dt>"Score"</dt><dd>{format!("★ {}", score_text(shop.score))}</dd>
+                <dt>"Score"</dt><dd class="shop-score">{score_text(shop.score, shop.reviews)}</dd>
                 <dt>"Per person"</dt><dd class="shop-price">{yuan(shop.avg_price_cents)}</dd>
                 <dt>"Address"</dt><dd class="shop-address">{shop.address.clone()}</dd>
                 <dt>"Hours"</dt><dd>{shop.open_hours.clone()}</dd>
-                <dt>"Sold"</dt><dd>{shop.sold}</dd>
+                <dt>"Sold"</dt><dd class="shop-sold">{shop.sold}</dd>
             </dl>
             <p class="uv"><strong class="uv-today">{visitors_today}</strong>" visitors today"</p>
             {is_owner.then(|| view! {
@@ -73,6 +74,7 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
                     </table>
                 </section>
             })}
+            <ShopReviews shop=shop.clone()/>
             <ShopNotes shop_id=id/>
             <h2>"Coupons"</h2>
             {coupons_unavailable.then(|| view! {

@@ -16,6 +16,8 @@ pub enum Action {
     Register,
     /// Writing a note.
     Note,
+    /// Writing a review, or reporting one.
+    Review,
     /// Liking or unliking a note.
     Like,
     /// Following or unfollowing someone.
@@ -35,9 +37,10 @@ pub enum Action {
 }
 
 impl Action {
-    const ALL: [Action; 10] = [
+    const ALL: [Action; 11] = [
         Self::Register,
         Self::Note,
+        Self::Review,
         Self::Like,
         Self::Follow,
         Self::Upload,
@@ -54,6 +57,7 @@ impl Action {
         match self {
             Self::Register => (5, Duration::from_secs(3600)),
             Self::Note => (10, MINUTE),
+            Self::Review => (10, MINUTE),
             Self::Like => (60, MINUTE),
             Self::Follow => (30, MINUTE),
             Self::Upload => (20, MINUTE),
@@ -70,6 +74,7 @@ impl Action {
         match self {
             Self::Register => "new accounts from here",
             Self::Note => "notes",
+            Self::Review => "reviews",
             Self::Like => "likes",
             Self::Follow => "follows",
             Self::Upload => "uploads",

@@ -1,0 +1,388 @@
+//! Reviews as the pages see them, the review form parsed into a checked value, the list's keyset cursor,
+//! and the rankings.
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::model::ShopSummary;
+use crate::shared::error::AppError;
+use crate::shared::text::{FreeText, TextRule};
+
+/// Reviews per page of a shop's list.
+pub const REVIEW_PAGE: u32 = 10;
+/// Reviews a shop needs before a ranking lists it: fewer say too little, whatever the stars.
+pub const MIN_REVIEWS_TO_RANK: i32 = 5;
+/// Shops on one ranking.
+pub const RANK_SIZE: usize = 10;
+/// Most tags on one review.
+pub const MAX_TAGS: usize = 5;
+
+/// The review form as the browser sends it (inputs named `form[stars]`, …): raw text, parsed into
+/// [`NewReview`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewForm {
+    /// Overall stars, "1" to "5".
+    pub stars: String,
+    /// The first sub-score (taste, skill, …), "1" to "5".
+    pub aspect1: String,
+    /// The second sub-score.
+    pub aspect2: String,
+    /// The third sub-score.
+    pub aspect3: String,
+    /// Spend per person, yuan (empty: not said).
+    pub spend: String,
+    /// The text.
+    pub body: String,
+    /// Photo addresses, one per line.
+    pub images: String,
+    /// Tags, separated by commas, 、 or spaces.
+    pub tags: String,
+}
+
+impl ReviewForm {
+    /// The form's names, each reported against by [`NewReview::try_from`].
+    pub const FIELDS: [&'static str; 8] = ["stars", "aspect1", "aspect2", "aspect3", "spend", "body", "images", "tags"];
+}
+
+/// A review as written, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewReview {
+    /// 1–5.
+    pub stars: i16,
+    /// The three sub-scores, 1–5 each.
+    pub aspects: [i16; 3],
+    /// Spend per person, fen.
+    pub spend_cents: Option<i64>,
+    /// 15–2,000 characters.
+    pub body: String,
+    /// Up to 9 photo addresses.
+    pub images: Vec<String>,
+    /// Up to [`MAX_TAGS`] tags of 1–12 characters, without repeats.
+    pub tags: Vec<String>,
+}
+
+/// A 1–5 rating from a form field.
+fn rating(field: &str, raw: &str, what: &str) -> Result<i16, AppError> {
+    raw.trim()
+        .parse::<i16>()
+        .ok()
+        .filter(|s| (1..=5).contains(s))
+        .ok_or_else(|| AppError::invalid(field, format!("Give {what} 1 to 5 stars.")))
+}
+
+impl TryFrom<ReviewForm> for NewReview {
+    type Error = AppError;
+
+    /// Parses the form; each problem names its field.
+    fn try_from(form: ReviewForm) -> Result<Self, AppError> {
+        let stars = rating("stars", &form.stars, "the shop")?;
+        let aspects = [
+            rating("aspect1", &form.aspect1, "each part")?,
+            rating("aspect2", &form.aspect2, "each part")?,
+            rating("aspect3", &form.aspect3, "each part")?,
+        ];
+        let spend_cents = match form.spend.trim() {
+            "" => None,
+            raw => Some(crate::shared::money::parse_yuan("spend", raw)?),
+        };
+        let body = FreeText::parse(
+            "body",
+            &form.body,
+            TextRule { min: 15, max: 2000, multiline: true },
+            "Write 15 to 2000 characters about your visit.",
+        )?;
+        let images = crate::shared::text::image_list("images", &form.images)?;
+        let tags = parse_tags(&form.tags)?;
+        Ok(Self { stars, aspects, spend_cents, body: body.into_string(), images, tags })
+    }
+}
+
+/// Tags separated by commas (either width), 、, or white space: each 1–12 characters, at most
+/// [`MAX_TAGS`], repeats dropped.
+fn parse_tags(raw: &str) -> Result<Vec<String>, AppError> {
+    let mut tags: Vec<String> = Vec::new();
+    for part in raw.split(|c: char| c == ',' || c == '，' || c == '、' || c.is_whitespace()) {
+        if part.is_empty() {
+            continue;
+        }
+        let tag = FreeText::parse(
+            "tags",
+            part,
+            TextRule { min: 1, max: 12, multiline: false },
+            "Tags are 1 to 12 characters each.",
+        )?
+        .into_string();
+        if !tags.contains(&tag) {
+            tags.push(tag);
+        }
+    }
+    if tags.len() > MAX_TAGS {
+        return Err(AppError::invalid("tags", format!("At most {MAX_TAGS} tags.")));
+    }
+    Ok(tags)
+}
+
+/// Whether a review counts, and if not, why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReviewStatus {
+    /// Listed and counted in the shop's figures.
+    Visible,
+    /// Hidden by an operator (only its author sees it, with the reason); not counted.
+    Hidden(String),
+}
+
+/// The merchant's answer under a review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reply {
+    /// The text.
+    pub text: String,
+    /// Written (or last edited), unix ms.
+    pub at_ms: i64,
+}
+
+/// One review as lists show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Review {
+    /// Primary key.
+    pub id: i64,
+    /// The shop reviewed.
+    pub shop_id: i64,
+    /// The author.
+    pub author_id: i64,
+    /// The author's nickname.
+    pub author_name: String,
+    /// Overall stars, 1–5.
+    pub stars: i16,
+    /// The three sub-scores.
+    pub aspects: Vec<i16>,
+    /// Spend per person, fen.
+    pub spend_cents: Option<i64>,
+    /// The text.
+    pub body: String,
+    /// Photo addresses.
+    pub images: Vec<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// The author had redeemed a coupon of the shop.
+    pub verified: bool,
+    /// "Helpful" votes.
+    pub helpful: i32,
+    /// Whether the viewer voted it helpful.
+    pub voted_by_me: bool,
+    /// Edited since first written (earlier versions are kept).
+    pub edited: bool,
+    /// Listed or hidden.
+    pub status: ReviewStatus,
+    /// The merchant's reply.
+    pub reply: Option<Reply>,
+    /// First written, unix ms.
+    pub created_ms: i64,
+}
+
+/// How a shop's reviews are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum ReviewSort {
+    /// Newest first.
+    #[default]
+    Newest,
+    /// Most "helpful" votes first.
+    Helpful,
+}
+
+impl ReviewSort {
+    /// Every option with its URL value and label.
+    pub const ALL: [(ReviewSort, &'static str, &'static str); 2] =
+        [(ReviewSort::Newest, "newest", "Newest"), (ReviewSort::Helpful, "helpful", "Most helpful")];
+
+    /// Parses the `sort` value; anything else is the default (a stale link still shows reviews).
+    pub fn from_query(s: &str) -> Self {
+        Self::ALL.iter().find(|(_, v, _)| *v == s).map(|(k, _, _)| *k).unwrap_or_default()
+    }
+
+    /// The URL value.
+    pub fn as_query(self) -> &'static str {
+        Self::ALL.iter().find(|(k, _, _)| *k == self).map(|(_, v, _)| *v).unwrap_or("newest")
+    }
+}
+
+/// Which of a shop's reviews a list shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ReviewFilter {
+    /// Only reviews with this many stars.
+    pub stars: Option<i16>,
+    /// Only reviews with photos.
+    pub photos: bool,
+}
+
+/// Where the next page of a list starts: after the review `id` (whose helpful count was `helpful` when
+/// sorting by it). Opaque to the browser: `"{helpful}.{id}"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cursor {
+    /// Helpful votes of the last review shown (0 when sorting by newest).
+    pub helpful: i32,
+    /// Id of the last review shown.
+    pub id: i64,
+}
+
+impl Cursor {
+    /// Reads a cursor the server handed out; `""` is the first page.
+    pub fn parse(raw: &str) -> Result<Option<Self>, AppError> {
+        if raw.is_empty() {
+            return Ok(None);
+        }
+        let bad = || AppError::invalid("after", "That page of reviews no longer exists: start from the first.");
+        let (helpful, id) = raw.split_once('.').ok_or_else(bad)?;
+        Ok(Some(Self { helpful: helpful.parse().map_err(|_| bad())?, id: id.parse().map_err(|_| bad())? }))
+    }
+
+    /// The cursor after `review`.
+    pub fn after(review: &Review) -> String {
+        format!("{}.{}", review.helpful, review.id)
+    }
+}
+
+/// One page of a shop's reviews.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewPage {
+    /// The reviews.
+    pub items: Vec<Review>,
+    /// The cursor of the next page (`None`: this was the last).
+    pub next: Option<String>,
+}
+
+/// What the shop page's review block needs besides the list: the labels, the viewer's own review and
+/// whether they may write one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewContext {
+    /// The shop type's three sub-score labels.
+    pub aspects: Vec<String>,
+    /// The viewer's review of this shop (hidden ones too), if any.
+    pub mine: Option<Review>,
+    /// Who is looking: nobody, the shop's owner (who replies instead), or a shopper who may write.
+    pub viewer: Viewer,
+}
+
+/// Who is looking at a shop's reviews.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Viewer {
+    /// Not logged in.
+    Anonymous,
+    /// Logged in and may write (or edit) a review.
+    Reviewer,
+    /// The shop's owner: replies and reports, never reviews.
+    Owner,
+}
+
+/// One shop on a ranking.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankedShop {
+    /// 1-based place.
+    pub place: u32,
+    /// The shop.
+    pub shop: ShopSummary,
+}
+
+/// A ranking (榜单): the best shops of a type, in one business area or all.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ranking {
+    /// The type.
+    pub type_id: i64,
+    /// Its name.
+    pub type_name: String,
+    /// The business area, or `None` for the whole city.
+    pub area: Option<String>,
+    /// The shops, best first.
+    pub shops: Vec<RankedShop>,
+    /// Every type, as (id, name), for the switcher.
+    pub types: Vec<(i64, String)>,
+    /// The areas with shops of this type, for the switcher.
+    pub areas: Vec<String>,
+}
+
+/// One open report in the moderation queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenReport {
+    /// Report id.
+    pub id: i64,
+    /// Why it was reported.
+    pub reason: String,
+    /// Who reported it.
+    pub reporter_name: String,
+    /// Reported, unix ms.
+    pub created_ms: i64,
+    /// The shop's name.
+    pub shop_name: String,
+    /// The review.
+    pub review: Review,
+}
+
+/// One shop's reviews as its merchant's console lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConsoleReviews {
+    /// The shop.
+    pub shop_id: i64,
+    /// Its name.
+    pub shop_name: String,
+    /// Visible reviews without a reply.
+    pub unanswered: i64,
+    /// The page: unanswered ones first when asked, else newest.
+    pub page: ReviewPage,
+}
+
+/// Stars as the page shows them: "★★★★☆".
+pub fn stars_text(stars: i16) -> String {
+    let n = stars.clamp(0, 5) as usize;
+    format!("{}{}", "★".repeat(n), "☆".repeat(5 - n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form() -> ReviewForm {
+        ReviewForm {
+            stars: "4".into(),
+            aspect1: "5".into(),
+            aspect2: "4".into(),
+            aspect3: "3".into(),
+            spend: "88.5".into(),
+            body: "锅底很香，毛肚新鲜，服务也周到，下次还来。".into(),
+            images: "/uploads/a.jpg".into(),
+            tags: "环境好, 服务热情、环境好 性价比高".into(),
+        }
+    }
+
+    #[test]
+    fn a_review_is_checked_field_by_field() {
+        let r = NewReview::try_from(form()).expect("valid");
+        assert_eq!((r.stars, r.aspects, r.spend_cents), (4, [5, 4, 3], Some(8850)));
+        assert_eq!(r.tags, ["环境好", "服务热情", "性价比高"], "repeats dropped, order kept");
+        let field = |f: ReviewForm| match NewReview::try_from(f).expect_err("invalid") {
+            AppError::Validation { field, .. } => field,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(field(ReviewForm { stars: "6".into(), ..form() }), "stars");
+        assert_eq!(field(ReviewForm { stars: "".into(), ..form() }), "stars");
+        assert_eq!(field(ReviewForm { aspect3: "0".into(), ..form() }), "aspect3");
+        assert_eq!(field(ReviewForm { spend: "-3".into(), ..form() }), "spend");
+        assert_eq!(field(ReviewForm { body: "太短了".into(), ..form() }), "body");
+        assert_eq!(field(ReviewForm { body: "好".repeat(2001), ..form() }), "body");
+        assert_eq!(field(ReviewForm { images: "javascript:x".into(), ..form() }), "images");
+        assert_eq!(field(ReviewForm { tags: "a b c d e f".into(), ..form() }), "tags");
+        assert_eq!(field(ReviewForm { tags: "这个标签实在是太长了写不下了".into(), ..form() }), "tags");
+        assert_eq!(NewReview::try_from(ReviewForm { spend: " ".into(), ..form() }).unwrap().spend_cents, None);
+    }
+
+    #[test]
+    fn cursors_round_trip_and_refuse_garbage() {
+        assert_eq!(Cursor::parse("").unwrap(), None);
+        assert_eq!(Cursor::parse("3.1042").unwrap(), Some(Cursor { helpful: 3, id: 1042 }));
+        assert!(Cursor::parse("x.1").unwrap_err().field_message("after").is_some());
+        assert!(Cursor::parse("12").is_err());
+    }
+
+    #[test]
+    fn stars_read_as_stars() {
+        assert_eq!(stars_text(4), "★★★★☆");
+        assert_eq!(stars_text(9), "★★★★★");
+    }
+}

@@ -1,0 +1,516 @@
+//! The shop page's reviews (its figures, the list with its sort and filters, votes, replies, reports and
+//! the review form), the rankings page and the operators' moderation queue.
+
+use leptos::either::Either;
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+use super::api::{
+    ModerateReview, ReplyReview, ReportReview, WriteReview, delete_review, get_ranking, get_review_context,
+    moderation_queue, shop_reviews, vote_helpful,
+};
+use super::model::{Review, ReviewContext, ReviewForm, ReviewPage, ReviewSort, ReviewStatus, Viewer, stars_text};
+use crate::catalog::model::{Shop, score_text};
+use crate::shared::clock::{date_of, iso_day};
+use crate::shared::error::AppError;
+use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_notice, error_view, field_value, yuan};
+
+/// A shop's figures — its score, how many reviews, the stars' spread and the sub-scores — and below them
+/// its reviews, read on the server and then kept by [`ReviewsBlock`].
+#[component]
+pub fn ShopReviews(shop: Shop) -> impl IntoView {
+    let shop_id = shop.id;
+    let data = Resource::new(
+        || (),
+        move |_| async move {
+            let context = get_review_context(shop_id).await?;
+            let first = shop_reviews(shop_id, "newest".into(), None, false, String::new()).await?;
+            Ok::<_, AppError>((context, first))
+        },
+    );
+    view! {
+        <section class="reviews" id="reviews">
+            <h2>"Reviews"</h2>
+            <RatingSummary shop/>
+            <Suspense fallback=|| view! { <p>"Loading reviews…"</p> }>
+                {move || Suspend::new(async move {
+                    match data.await {
+                        Ok((context, first)) => view! { <ReviewsBlock shop_id context first/> }.into_any(),
+                        Err(e) => error_view(e),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+/// The score, the histogram of stars and the three sub-score averages, as Postgres keeps them.
+#[component]
+fn RatingSummary(shop: Shop) -> impl IntoView {
+    let total = shop.reviews.max(1);
+    let hist: Vec<(usize, i32)> = shop.star_hist.iter().copied().enumerate().map(|(i, n)| (i + 1, n)).rev().collect();
+    view! {
+        <div class="rating-summary">
+            <p class="rating-score" data-reviews=shop.reviews>{score_text(shop.score, shop.reviews)}</p>
+            <ol class="star-hist" aria-label="Reviews by stars">
+                {hist.into_iter().map(|(stars, n)| view! {
+                    <li data-stars=stars>
+                        <span class="hist-label">{format!("{stars}★")}</span>
+                        <progress max=total value=n>{n}</progress>
+                        <span class="hist-count">{n}</span>
+                    </li>
+                }).collect_view()}
+            </ol>
+            <ul class="aspect-averages">
+                {shop.aspect_averages().into_iter().map(|(label, avg)| view! {
+                    <li>{label}" "<strong>{avg.map_or("–".to_string(), |a| format!("{a:.1}"))}</strong></li>
+                }).collect_view()}
+            </ul>
+        </div>
+    }
+}
+
+/// One review's text, photos, tags, the merchant's reply and the viewer's buttons (the owner's reply form).
+#[component]
+pub fn ReviewItem(review: Review, aspects: Vec<String>, viewer: Viewer, signed_in: bool) -> impl IntoView {
+    let id = review.id;
+    let helpful = RwSignal::new(review.helpful);
+    let voted = RwSignal::new(review.voted_by_me);
+    let vote = Action::new(move |on: &bool| vote_helpful(id, *on));
+    Effect::new(move |_| {
+        if let Some(Ok(n)) = vote.value().get() {
+            helpful.set(n);
+            voted.update(|v| *v = !*v);
+        }
+    });
+    let reply = RwSignal::new(review.reply.as_ref().map(|r| r.text.clone()));
+    let sub = aspects
+        .iter()
+        .zip(&review.aspects)
+        .map(|(label, s)| format!("{} {s}", label.split(' ').next().unwrap_or(label)))
+        .collect::<Vec<_>>()
+        .join(" · ");
+    let hidden = match &review.status {
+        ReviewStatus::Hidden(reason) => Some(reason.clone()),
+        ReviewStatus::Visible => None,
+    };
+    view! {
+        <li class="review" data-review-id=id>
+            <p class="review-head">
+                <a class="review-author" href=format!("/users/{}", review.author_id)>{review.author_name.clone()}</a>
+                " " <span class="review-stars" aria-label=format!("{} stars", review.stars)>{stars_text(review.stars)}</span>
+                {review.verified.then(|| view! { " " <span class="verified-visit">"✓ Verified visit"</span> })}
+            </p>
+            {hidden.map(|reason| view! {
+                <p class="notice review-hidden" role="status">{format!("Hidden by a moderator: {reason}. Only you can see it.")}</p>
+            })}
+            <p class="review-sub muted">
+                {sub}
+                {review.spend_cents.map(|c| format!(" · {} per person", yuan(c)))}
+            </p>
+            <p class="review-body">{review.body.clone()}</p>
+            {(!review.images.is_empty()).then(|| view! {
+                <div class="review-photos">
+                    {review.images.iter().map(|src| view! { <img src=src.clone() alt="" width="96" height="96" loading="lazy"/> }).collect_view()}
+                </div>
+            })}
+            {(!review.tags.is_empty()).then(|| view! {
+                <ul class="review-tags">{review.tags.iter().map(|t| view! { <li>{t.clone()}</li> }).collect_view()}</ul>
+            })}
+            <p class="review-foot muted">
+                {iso_day(date_of(review.created_ms))}
+                {review.edited.then_some(" · edited")}
+                " · "
+                <button type="button" class="helpful-button link" class:voted=move || voted.get()
+                    disabled=move || !signed_in || vote.pending().get() aria-pressed=move || voted.get().to_string()
+                    on:click=move |_| { vote.dispatch(!voted.get_untracked()); }>
+                    "👍 Helpful " <span class="helpful-count">{move || helpful.get()}</span>
+                </button>
+            </p>
+            {move || vote.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
+            {move || reply.get().map(|text| view! {
+                <div class="review-reply"><strong>"Merchant's reply: "</strong>{text}</div>
+            })}
+            {(viewer == Viewer::Owner).then(|| view! { <ReplyForm id reply/> })}
+            {signed_in.then(|| view! { <ReportForm id/> })}
+        </li>
+    }
+}
+
+/// The owner's reply under a review: written or rewritten in place.
+#[component]
+fn ReplyForm(id: i64, reply: RwSignal<Option<String>>) -> impl IntoView {
+    let action = ServerAction::<ReplyReview>::new();
+    let input_id = format!("reply-{id}");
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    let field = input_id.clone();
+    Effect::new(move |_| {
+        if let Some(Ok(())) = action.value().get() {
+            reply.set(Some(field_value(&field)));
+        }
+    });
+    let label = if reply.get_untracked().is_some() { "Edit the reply" } else { "Reply" };
+    let submit_id = input_id.clone();
+    view! {
+        <details class="reply-form">
+            <summary>{label}</summary>
+            <form method="post" action={<ReplyReview as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
+                ev.prevent_default();
+                action.dispatch(ReplyReview { review_id: id, reply: field_value(&submit_id) });
+            }>
+                <input type="hidden" name="review_id" value=id/>
+                <label for=input_id.clone()>"Your reply"</label>
+                <textarea id=input_id.clone() name="reply" rows="2">{reply.get_untracked().unwrap_or_default()}</textarea>
+                <FieldError error field="reply"/>
+                <FormError error fields=&["reply"]/>
+                <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>"Save the reply"</button>
+            </form>
+        </details>
+    }
+}
+
+/// "Report": a reason, sent to the operators' queue.
+#[component]
+fn ReportForm(id: i64) -> impl IntoView {
+    let action = ServerAction::<ReportReview>::new();
+    let input_id = format!("report-{id}");
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    let submit_id = input_id.clone();
+    view! {
+        <details class="report-form">
+            <summary>"Report"</summary>
+            <form method="post" action={<ReportReview as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
+                ev.prevent_default();
+                action.dispatch(ReportReview { review_id: id, reason: field_value(&submit_id) });
+            }>
+                <input type="hidden" name="review_id" value=id/>
+                <label for=input_id.clone()>"What is wrong with it?"</label>
+                <input id=input_id.clone() name="reason"/>
+                <FieldError error field="reason"/>
+                <FormError error fields=&["reason"]/>
+                <button type="submit" disabled=move || action.pending().get()>"Send the report"</button>
+            </form>
+            {move || matches!(action.value().get(), Some(Ok(()))).then(|| view! {
+                <p class="saved" role="status">"Reported. An operator will look at it."</p>
+            })}
+        </details>
+    }
+}
+
+/// The list with its sort and filters, "more" by keyset, and the viewer's own review and form; what the
+/// server read comes in as props and actions re-read it.
+#[island]
+fn ReviewsBlock(shop_id: i64, context: ReviewContext, first: ReviewPage) -> impl IntoView {
+    let ReviewContext { aspects, mine, viewer } = context;
+    let items = RwSignal::new(first.items);
+    let next = RwSignal::new(first.next);
+    let sort = RwSignal::new(ReviewSort::Newest);
+    let stars = RwSignal::new(None::<i16>);
+    let photos = RwSignal::new(false);
+    let appending = RwSignal::new(false);
+    let load = Action::new(move |after: &String| {
+        shop_reviews(
+            shop_id,
+            sort.get_untracked().as_query().into(),
+            stars.get_untracked(),
+            photos.get_untracked(),
+            after.clone(),
+        )
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(page)) = load.value().get() {
+            if appending.get_untracked() {
+                items.update(|list| list.extend(page.items));
+            } else {
+                items.set(page.items);
+            }
+            next.set(page.next);
+        }
+    });
+    let reload = move || {
+        appending.set(false);
+        load.dispatch(String::new());
+    };
+    let signed_in = viewer != Viewer::Anonymous;
+    let labels = aspects.clone();
+    view! {
+        <div class="review-controls" role="group" aria-label="Sort and filter reviews">
+            {ReviewSort::ALL.into_iter().map(|(s, _, label)| view! {
+                <button type="button" class="chip" class:current=move || sort.get() == s aria-pressed=move || (sort.get() == s).to_string()
+                    on:click=move |_| { sort.set(s); reload(); }>{label}</button>
+            }).collect_view()}
+            <button type="button" class="chip" class:current=move || stars.get().is_none() on:click=move |_| { stars.set(None); reload(); }>"All"</button>
+            {(1..=5).rev().map(|n: i16| view! {
+                <button type="button" class="chip star-filter" data-stars=n class:current=move || stars.get() == Some(n)
+                    aria-pressed=move || (stars.get() == Some(n)).to_string()
+                    on:click=move |_| { stars.set(Some(n)); reload(); }>{format!("{n}★")}</button>
+            }).collect_view()}
+            <label class="chip">
+                <input type="checkbox" id="with-photos" prop:checked=move || photos.get()
+                    on:change=move |ev| { photos.set(event_target_checked(&ev)); reload(); }/>
+                " With photos"
+            </label>
+        </div>
+        <MyReview shop_id aspects=aspects.clone() viewer mine/>
+        {move || {
+            let list = items.get();
+            if list.is_empty() {
+                Either::Left(view! { <p class="muted no-reviews">"No reviews here yet."</p> })
+            } else {
+                let labels = labels.clone();
+                Either::Right(view! {
+                    <ul class="review-list">
+                        {list.into_iter().map(|review| view! { <ReviewItem review aspects=labels.clone() viewer signed_in/> }).collect_view()}
+                    </ul>
+                })
+            }
+        }}
+        {move || load.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
+        {move || next.get().map(|after| view! {
+            <button type="button" class="more-reviews" disabled=move || load.pending().get() aria-busy=move || busy(load.pending().get())
+                on:click=move |_| { appending.set(true); load.dispatch(after.clone()); }>"More reviews"</button>
+        })}
+    }
+}
+
+/// The viewer's own review (with the moderator's reason if hidden) and the form to write or edit it; the
+/// owner and visitors who are not logged in see why they cannot.
+#[component]
+fn MyReview(shop_id: i64, aspects: Vec<String>, viewer: Viewer, mine: Option<Review>) -> impl IntoView {
+    match viewer {
+        Viewer::Anonymous => view! {
+            <p class="muted">"Been here? " <a href=format!("/login?next=/shops/{shop_id}")>"Log in to write a review"</a></p>
+        }
+        .into_any(),
+        Viewer::Owner => view! { <p class="muted owner-note">"You run this shop: reply to its reviews below."</p> }.into_any(),
+        Viewer::Reviewer => view! { <ReviewFormView shop_id aspects mine/> }.into_any(),
+    }
+}
+
+/// The review form, filled from the viewer's review when they have one.
+#[component]
+fn ReviewFormView(shop_id: i64, aspects: Vec<String>, mine: Option<Review>) -> impl IntoView {
+    let write = ServerAction::<WriteReview>::new();
+    let delete = Action::new(|id: &i64| delete_review(*id));
+    let error = Signal::derive(move || write.value().get().and_then(Result::err));
+    let editing = mine.is_some();
+    let hidden = mine.as_ref().and_then(|r| match &r.status {
+        ReviewStatus::Hidden(reason) => Some(reason.clone()),
+        ReviewStatus::Visible => None,
+    });
+    let verified = mine.as_ref().is_some_and(|r| r.verified);
+    let mine_id = mine.as_ref().map(|r| r.id);
+    let stars = mine.as_ref().map_or(0, |r| r.stars);
+    let subs: Vec<i16> = mine.as_ref().map_or(vec![0, 0, 0], |r| r.aspects.clone());
+    let spend = mine.as_ref().and_then(|r| r.spend_cents).map(crate::shared::money::yuan_amount).unwrap_or_default();
+    let body = mine.as_ref().map(|r| r.body.clone()).unwrap_or_default();
+    let images = mine.as_ref().map(|r| r.images.join("\n")).unwrap_or_default();
+    let tags = mine.as_ref().map(|r| r.tags.join(", ")).unwrap_or_default();
+    let rating = move |id: &'static str, label: String, current: i16| {
+        view! {
+            <div class="form-row rating-row">
+                <label for=id>{label}</label>
+                <select id=id name=format!("form[{id}]")>
+                    <option value="" selected=current == 0>"–"</option>
+                    {(1..=5).rev().map(|n: i16| view! { <option value=n selected=current == n>{stars_text(n)}</option> }).collect_view()}
+                </select>
+                <FieldError error field=id/>
+            </div>
+        }
+    };
+    let label = |i: usize| aspects.get(i).cloned().unwrap_or_default();
+    view! {
+        {hidden.map(|reason| view! {
+            <p class="notice review-hidden" role="status">{format!("Your review was hidden by a moderator: {reason}. It does not count in the shop's score.")}</p>
+        })}
+        {move || match write.value().get() {
+            Some(Ok(_)) => Some(view! { <p class="saved review-saved" role="status">"Thank you — your review is saved. " <a href=format!("/shops/{shop_id}")>"See the shop's figures"</a></p> }),
+            _ => None,
+        }}
+        <details class="review-form" open=editing>
+            <summary>{if editing { "Edit your review" } else { "Write a review" }}</summary>
+            {verified.then(|| view! { <p class="verified-visit">"✓ Verified visit: you redeemed a coupon here."</p> })}
+            <form method="post" action={<WriteReview as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
+                ev.prevent_default();
+                write.dispatch(WriteReview {
+                    shop_id,
+                    form: ReviewForm {
+                        stars: field_value("stars"),
+                        aspect1: field_value("aspect1"),
+                        aspect2: field_value("aspect2"),
+                        aspect3: field_value("aspect3"),
+                        spend: field_value("spend"),
+                        body: field_value("review-body"),
+                        images: field_value("review-images"),
+                        tags: field_value("tags"),
+                    },
+                });
+            }>
+                <input type="hidden" name="shop_id" value=shop_id/>
+                {rating("stars", "Overall".to_string(), stars)}
+                {rating("aspect1", label(0), subs.first().copied().unwrap_or(0))}
+                {rating("aspect2", label(1), subs.get(1).copied().unwrap_or(0))}
+                {rating("aspect3", label(2), subs.get(2).copied().unwrap_or(0))}
+                <div class="form-row">
+                    <label for="spend">"Spend per person (yuan, optional)"</label>
+                    <input id="spend" name="form[spend]" inputmode="decimal" value=spend/>
+                    <FieldError error field="spend"/>
+                </div>
+                <div class="form-row">
+                    <label for="review-body">"Your visit (15 to 2000 characters)"</label>
+                    <textarea id="review-body" name="form[body]" rows="5">{body}</textarea>
+                    <FieldError error field="body"/>
+                </div>
+                <PhotoUpload input_id="review-files" target="review-images"/>
+                <div class="form-row">
+                    <label for="review-images">"Photos (one address per line, up to 9)"</label>
+                    <textarea id="review-images" name="form[images]" rows="2">{images}</textarea>
+                    <FieldError error field="images"/>
+                </div>
+                <div class="form-row">
+                    <label for="tags">"Tags (up to 5, separated by commas)"</label>
+                    <input id="tags" name="form[tags]" value=tags placeholder="环境好, 服务热情"/>
+                    <FieldError error field="tags"/>
+                </div>
+                <FormError error fields=&ReviewForm::FIELDS/>
+                {move || error.get().and_then(|e| e.field_message("review")).map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
+                <button type="submit" class="primary" disabled=move || write.pending().get() aria-busy=move || busy(write.pending().get())>
+                    {if editing { "Save the new version" } else { "Publish the review" }}
+                </button>
+            </form>
+            {mine_id.map(|id| view! {
+                <button type="button" class="danger delete-review" disabled=move || delete.pending().get()
+                    on:click=move |_| { delete.dispatch(id); }>"Delete my review"</button>
+                {move || delete.value().get().map(|r| match r {
+                    Ok(()) => view! { <p class="saved" role="status">"Deleted."</p> }.into_any(),
+                    Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
+                })}
+            })}
+        </details>
+    }
+}
+
+/// `/rankings?type=&area=`: the ten best shops of a type (with enough reviews), city-wide or in one area.
+#[component]
+pub fn RankingsPage() -> impl IntoView {
+    let query = use_query_map();
+    let ranking = Resource::new(
+        move || {
+            let q = query.read();
+            (q.get("type").and_then(|t| t.parse::<i64>().ok()), q.get("area").filter(|a| !a.is_empty()))
+        },
+        |(type_id, area)| get_ranking(type_id, area),
+    );
+    view! {
+        <section class="rankings">
+            <h1>"Rankings 榜单"</h1>
+            <Suspense fallback=|| view! { <p>"Loading the ranking…"</p> }>
+                {move || Suspend::new(async move {
+                    match ranking.await {
+                        Ok(r) => {
+                            let type_id = r.type_id;
+                            let area_link = move |area: Option<&str>| match area {
+                                Some(a) => format!("/rankings?type={type_id}&area={}", urlencoding(a)),
+                                None => format!("/rankings?type={type_id}"),
+                            };
+                            let here = r.area.clone();
+                            view! {
+                                <nav class="chips" aria-label="Kind of shop">
+                                    {r.types.iter().map(|(id, name)| view! {
+                                        <a class="chip" class:current=*id == type_id href=format!("/rankings?type={id}")>{name.clone()}</a>
+                                    }).collect_view()}
+                                </nav>
+                                <nav class="chips" aria-label="Area">
+                                    <a class="chip" class:current=here.is_none() href=area_link(None)>"All of Hangzhou"</a>
+                                    {r.areas.iter().map(|a| view! {
+                                        <a class="chip" class:current=here.as_deref() == Some(a.as_str()) href=area_link(Some(a))>{a.clone()}</a>
+                                    }).collect_view()}
+                                </nav>
+                                <h2>{format!("{} · {}", r.type_name, r.area.clone().unwrap_or_else(|| "All of Hangzhou".into()))}</h2>
+                                <p class="muted">{format!("The best scores among shops with at least {} reviews.", super::model::MIN_REVIEWS_TO_RANK)}</p>
+                                {if r.shops.is_empty() {
+                                    Either::Left(view! { <p class="muted">"No shop has enough reviews here yet."</p> })
+                                } else {
+                                    Either::Right(view! {
+                                        <ol class="ranking">
+                                            {r.shops.into_iter().map(|rs| view! {
+                                                <li class="ranked-shop" data-shop-id=rs.shop.id>
+                                                    <span class="place">{rs.place}</span>
+                                                    <a href=format!("/shops/{}", rs.shop.id)>{rs.shop.name.clone()}</a>
+                                                    <span class="muted">{format!(" {} · {}", score_text(rs.shop.score, rs.shop.reviews), rs.shop.area)}</span>
+                                                </li>
+                                            }).collect_view()}
+                                        </ol>
+                                    })
+                                }}
+                            }
+                            .into_any()
+                        }
+                        Err(e) => error_view(e),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+/// `area` made safe for a query string.
+fn urlencoding(area: &str) -> String {
+    area.bytes()
+        .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
+        .collect()
+}
+
+/// `/ops/reviews`: the operators' queue of reported reviews, each hidden with a reason or kept.
+#[component]
+pub fn ModerationPage() -> impl IntoView {
+    view! { <ModerationQueue/> }
+}
+
+/// The open reports, re-read after each decision.
+#[island(lazy)]
+fn ModerationQueue() -> impl IntoView {
+    let decide = ServerAction::<ModerateReview>::new();
+    let queue = Resource::new(move || decide.version().get(), |_| moderation_queue());
+    view! {
+        <section class="moderation">
+            <h1>"Reported reviews"</h1>
+            {move || decide.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
+            <Transition fallback=|| view! { <p>"Loading the queue…"</p> }>
+                {move || Suspend::new(async move {
+                    match queue.await {
+                        Ok(list) if list.is_empty() => view! { <p class="muted">"Nothing to look at."</p> }.into_any(),
+                        Ok(list) => view! {
+                            <ul class="report-queue">
+                                {list.into_iter().map(|r| {
+                                    let id = r.review.id;
+                                    let reason_id = format!("hide-reason-{}", r.id);
+                                    let rid = reason_id.clone();
+                                    view! {
+                                        <li class="open-report" data-review-id=id>
+                                            <p><strong>{r.shop_name}</strong>" · " {stars_text(r.review.stars)} " by " {r.review.author_name}</p>
+                                            <p class="review-body">{r.review.body}</p>
+                                            <p class="muted">{format!("Reported by {}: {}", r.reporter_name, r.reason)}</p>
+                                            <label for=reason_id.clone()>"Reason shown to the author"</label>
+                                            <input id=reason_id.clone()/>
+                                            <button type="button" class="danger" on:click=move |_| {
+                                                decide.dispatch(ModerateReview { review_id: id, hide: true, reason: field_value(&rid) });
+                                            }>"Hide"</button>
+                                            " "
+                                            <button type="button" on:click=move |_| {
+                                                decide.dispatch(ModerateReview { review_id: id, hide: false, reason: String::new() });
+                                            }>"Keep"</button>
+                                        </li>
+                                    }
+                                }).collect_view()}
+                            </ul>
+                        }.into_any(),
+                        Err(e @ (AppError::LoginRequired | AppError::Forbidden)) =>
+                            error_notice(e, "moderate reviews", "/ops/reviews".into(), "This is for the platform's operators."),
+                        Err(e) => error_view(e),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}

@@ -1,0 +1,329 @@
+//! Review rules: one review per shopper and shop (never the owner's own), "verified visit" from a redeemed
+//! coupon, helpful votes, the merchant's reply, reports and the operators' hiding, and the rankings kept in
+//! Redis from the figures Postgres keeps.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use super::model::{
+    ConsoleReviews, Cursor, MIN_REVIEWS_TO_RANK, NewReview, OpenReport, RANK_SIZE, REVIEW_PAGE, RankedShop, Ranking,
+    Review, ReviewContext, ReviewFilter, ReviewPage, ReviewSort, Viewer,
+};
+use super::store;
+use crate::auth::model::{CurrentUser, Role};
+use crate::catalog::service::{self as catalog, CatalogError};
+use crate::orders::service::{self as orders, OrderError};
+use crate::platform::backend::BackendError;
+use crate::shared::error::AppError;
+use crate::shared::text::{FreeText, TextRule};
+use crate::web::state::AppState;
+
+/// What can go wrong; converted to [`AppError`] at the edge.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    /// No such review (or deleted).
+    #[error("review not found")]
+    NotFound,
+    /// The shop's owner tried to review it.
+    #[error("owners cannot review their own shop")]
+    OwnShop,
+    /// An author tried to vote for their own review.
+    #[error("authors cannot vote for their own review")]
+    OwnReview,
+    /// Needs an operator.
+    #[error("operators only")]
+    NotOperator,
+    /// Input failed validation.
+    #[error("invalid input: {0}")]
+    Invalid(AppError),
+    /// The shop (or its owner check) failed.
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    /// The "verified visit" look-up failed.
+    #[error(transparent)]
+    Orders(#[from] OrderError),
+    /// A backing service failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+}
+
+crate::backend_errors!(ReviewError, Catalog, Orders);
+
+impl From<ReviewError> for AppError {
+    fn from(e: ReviewError) -> Self {
+        match e {
+            ReviewError::NotFound => AppError::NotFound("Review".into()),
+            ReviewError::OwnShop => AppError::invalid("review", "You run this shop, so you cannot review it."),
+            ReviewError::OwnReview => AppError::invalid("helpful", "You cannot vote for your own review."),
+            ReviewError::NotOperator => AppError::Forbidden,
+            ReviewError::Invalid(e) => e,
+            ReviewError::Catalog(e) => e.into(),
+            ReviewError::Orders(e) => e.into(),
+            ReviewError::Backend(e) => e.into(),
+        }
+    }
+}
+
+/// Writes `user`'s review of `shop_id` (or the next version of it); answers its id. The shop's figures
+/// move in the same transaction; then every instance's cached copy of the shop and its rankings follow.
+pub async fn write(state: &AppState, user: &CurrentUser, shop_id: i64, review: NewReview) -> Result<i64, ReviewError> {
+    let shop = catalog::shop(state, shop_id).await?;
+    if shop.owner_id == Some(user.id) {
+        return Err(ReviewError::OwnShop);
+    }
+    let verified = orders::redeemed_at_shop(state, user.id, shop_id).await?;
+    let saved = store::save(state.postgres()?, shop_id, user.id, &review, verified).await?;
+    figures_changed(state, shop_id).await;
+    Ok(saved.id)
+}
+
+/// The author deletes their review.
+pub async fn delete(state: &AppState, user_id: i64, review_id: i64) -> Result<(), ReviewError> {
+    let shop_id = store::delete(state.postgres()?, user_id, review_id).await?.ok_or(ReviewError::NotFound)?;
+    figures_changed(state, shop_id).await;
+    Ok(())
+}
+
+/// After a committed change of a shop's figures: every instance drops its cached copy and the rankings
+/// move. The review is already saved, so a Redis failure here is logged, not answered: the cache expires by
+/// itself and the rankings are rebuilt with Redis' state.
+async fn figures_changed(state: &AppState, shop_id: i64) {
+    if let Err(e) = catalog::forget_shop(state, shop_id).await {
+        tracing::warn!(shop = shop_id, "shop cache not invalidated after a review: {e}");
+    }
+    if let Err(e) = update_ranking(state, shop_id).await {
+        tracing::warn!(shop = shop_id, "rankings not updated after a review: {e}");
+    }
+}
+
+/// Moves one shop on its rankings as Postgres' figures say.
+async fn update_ranking(state: &AppState, shop_id: i64) -> Result<(), BackendError> {
+    if let Some(standing) = store::standing(state.postgres()?, shop_id).await? {
+        store::apply_standings(&state.redis, &state.keys, &[standing], MIN_REVIEWS_TO_RANK).await?;
+    }
+    Ok(())
+}
+
+/// One page of a shop's visible reviews, as `viewer` sees them.
+pub async fn page(
+    state: &AppState,
+    shop_id: i64,
+    sort: ReviewSort,
+    filter: ReviewFilter,
+    after: &str,
+    viewer: Option<i64>,
+) -> Result<ReviewPage, ReviewError> {
+    let after = Cursor::parse(after).map_err(ReviewError::Invalid)?;
+    if filter.stars.is_some_and(|s| !(1..=5).contains(&s)) {
+        return Err(ReviewError::Invalid(AppError::invalid("stars", "Pick 1 to 5 stars.")));
+    }
+    let db = state.postgres()?;
+    let limit = i64::from(REVIEW_PAGE) + 1;
+    let viewer = viewer.unwrap_or(0);
+    let items = match sort {
+        ReviewSort::Newest => store::newest(db, shop_id, filter, after, limit, viewer).await?,
+        ReviewSort::Helpful => store::most_helpful(db, shop_id, filter, after, limit, viewer).await?,
+    };
+    Ok(into_page(items))
+}
+
+/// The page fetched one review longer than [`REVIEW_PAGE`], and the cursor after it if there is more.
+fn into_page(mut items: Vec<Review>) -> ReviewPage {
+    let more = items.len() > REVIEW_PAGE as usize;
+    items.truncate(REVIEW_PAGE as usize);
+    let next = if more { items.last().map(Cursor::after) } else { None };
+    ReviewPage { items, next }
+}
+
+/// What the shop page's review block needs besides the list.
+pub async fn context(
+    state: &AppState,
+    shop_id: i64,
+    viewer: Option<&CurrentUser>,
+) -> Result<ReviewContext, ReviewError> {
+    let shop = catalog::shop(state, shop_id).await?;
+    let (mine, viewer) = match viewer {
+        None => (None, Viewer::Anonymous),
+        Some(u) if shop.owner_id == Some(u.id) => (None, Viewer::Owner),
+        Some(u) => (store::of_author(state.postgres()?, shop_id, u.id).await?, Viewer::Reviewer),
+    };
+    Ok(ReviewContext { aspects: shop.aspects.clone(), mine, viewer })
+}
+
+/// Votes a review helpful (`on`) or takes the vote back; answers the count.
+pub async fn vote(state: &AppState, user_id: i64, review_id: i64, on: bool) -> Result<i32, ReviewError> {
+    let db = state.postgres()?;
+    let review = store::by_id(db, review_id, user_id).await?.ok_or(ReviewError::NotFound)?;
+    if review.author_id == user_id {
+        return Err(ReviewError::OwnReview);
+    }
+    store::vote(db, review_id, user_id, on).await?.ok_or(ReviewError::NotFound)
+}
+
+/// The shop's owner writes or rewrites the reply under a review of their shop.
+pub async fn reply(
+    state: &AppState,
+    user: Option<&CurrentUser>,
+    review_id: i64,
+    text: &str,
+) -> Result<(), ReviewError> {
+    let review = store::by_id(state.postgres()?, review_id, 0).await?.ok_or(ReviewError::NotFound)?;
+    catalog::authorize_owner(state, user, review.shop_id).await?;
+    let rule = TextRule { min: 1, max: 1000, multiline: true };
+    let text = FreeText::parse("reply", text, rule, "Reply in 1 to 1000 characters.").map_err(ReviewError::Invalid)?;
+    if !store::set_reply(state.postgres()?, review_id, text.as_str()).await? {
+        return Err(ReviewError::NotFound);
+    }
+    Ok(())
+}
+
+/// Reports a review as abusive, for the operators' queue.
+pub async fn report(state: &AppState, user_id: i64, review_id: i64, reason: &str) -> Result<(), ReviewError> {
+    let rule = TextRule { min: 5, max: 500, multiline: true };
+    let reason = FreeText::parse("reason", reason, rule, "Say what is wrong in 5 to 500 characters.")
+        .map_err(ReviewError::Invalid)?;
+    let db = state.postgres()?;
+    let review = store::by_id(db, review_id, user_id).await?.ok_or(ReviewError::NotFound)?;
+    if review.author_id == user_id {
+        return Err(ReviewError::Invalid(AppError::invalid("reason", "This is your own review: edit or delete it.")));
+    }
+    Ok(store::report(db, review_id, user_id, reason.as_str()).await?)
+}
+
+/// The user if they are an operator.
+fn operator(user: Option<&CurrentUser>) -> Result<&CurrentUser, ReviewError> {
+    match user {
+        None => Err(ReviewError::Catalog(CatalogError::LoginRequired)),
+        Some(u) if u.role == Role::Operator => Ok(u),
+        Some(_) => Err(ReviewError::NotOperator),
+    }
+}
+
+/// The oldest open reports, each with its review.
+pub async fn moderation_queue(state: &AppState, user: Option<&CurrentUser>) -> Result<Vec<OpenReport>, ReviewError> {
+    operator(user)?;
+    let db = state.postgres()?;
+    let reports = store::open_reports(db, 50).await?;
+    let ids: Vec<i64> = reports.iter().map(|r| r.review_id).collect();
+    let reviews: HashMap<i64, Review> = store::by_ids(db, &ids).await?.into_iter().map(|r| (r.id, r)).collect();
+    Ok(reports
+        .into_iter()
+        .filter_map(|r| {
+            Some(OpenReport {
+                id: r.id,
+                reason: r.reason,
+                reporter_name: r.reporter_name,
+                created_ms: r.created_ms,
+                shop_name: r.shop_name,
+                review: reviews.get(&r.review_id)?.clone(),
+            })
+        })
+        .collect())
+}
+
+/// An operator hides a review with a reason shown to its author (`hide`), or keeps it; either closes its
+/// open reports. A hidden review leaves the shop's figures.
+pub async fn moderate(
+    state: &AppState,
+    user: Option<&CurrentUser>,
+    review_id: i64,
+    hide: Option<&str>,
+) -> Result<(), ReviewError> {
+    let me = operator(user)?;
+    let reason = match hide {
+        Some(raw) => {
+            let rule = TextRule { min: 5, max: 200, multiline: false };
+            let reason = FreeText::parse("reason", raw, rule, "Give the author a reason of 5 to 200 characters.")
+                .map_err(ReviewError::Invalid)?;
+            Some(reason.into_string())
+        }
+        None => None,
+    };
+    let shop_id =
+        store::moderate(state.postgres()?, review_id, me.id, reason.as_deref()).await?.ok_or(ReviewError::NotFound)?;
+    figures_changed(state, shop_id).await;
+    Ok(())
+}
+
+/// A shop's reviews on its owner's console: all newest first, or only those without a reply.
+pub async fn console(
+    state: &AppState,
+    user: Option<&CurrentUser>,
+    shop_id: i64,
+    unanswered: bool,
+    after: &str,
+) -> Result<ConsoleReviews, ReviewError> {
+    let shop = catalog::shop_for_owner(state, user, shop_id).await?;
+    let after = Cursor::parse(after).map_err(ReviewError::Invalid)?;
+    let db = state.postgres()?;
+    let items = store::for_console(db, shop_id, unanswered, after, i64::from(REVIEW_PAGE) + 1).await?;
+    let count = store::unanswered_counts(db, &[shop_id]).await?.first().map_or(0, |(_, n)| *n);
+    Ok(ConsoleReviews { shop_id, shop_name: shop.name.clone(), unanswered: count, page: into_page(items) })
+}
+
+/// Visible reviews without a reply, per shop (the merchant's own shops: no owner check here).
+pub async fn unanswered_counts(state: &AppState, shop_ids: &[i64]) -> Result<HashMap<i64, i64>, ReviewError> {
+    Ok(store::unanswered_counts(state.postgres()?, shop_ids).await?.into_iter().collect())
+}
+
+/// A ranking: the best [`RANK_SIZE`] shops of a type with at least [`MIN_REVIEWS_TO_RANK`] reviews, in one
+/// business area or the whole city, as Redis keeps it (no type given: the first).
+pub async fn ranking(state: &AppState, type_id: Option<i64>, area: Option<String>) -> Result<Ranking, ReviewError> {
+    let types: Vec<(i64, String)> = catalog::shop_types(state).await?.into_iter().map(|t| (t.id, t.name)).collect();
+    let type_id = match type_id {
+        Some(id) => id,
+        None => types.first().map(|t| t.0).ok_or(CatalogError::TypeNotFound(0))?,
+    };
+    let ty = catalog::shop_type(state, type_id).await?;
+    let areas = store::areas_of_type(state.postgres()?, type_id).await?;
+    let area = area.filter(|a| !a.is_empty());
+    if let Some(a) = &area
+        && !areas.contains(a)
+    {
+        return Err(ReviewError::Catalog(CatalogError::Invalid(AppError::invalid(
+            "area",
+            format!("No {} shops in {a}.", ty.name),
+        ))));
+    }
+    let top = store::top(&state.redis, &state.keys.ranking(type_id, area.as_deref()), RANK_SIZE).await?;
+    let ids: Vec<i64> = top.iter().map(|(id, _)| *id).collect();
+    let shops = catalog::summaries(state, &ids)
+        .await?
+        .into_iter()
+        .enumerate()
+        .map(|(i, shop)| RankedShop { place: i as u32 + 1, shop })
+        .collect();
+    Ok(Ranking { type_id, type_name: ty.name, area, shops, types, areas })
+}
+
+/// Rebuilds every ranking from Postgres (Redis lost them, or every score moved); answers how many shops
+/// were looked at.
+pub async fn rebuild_rankings(state: &AppState) -> Result<usize, BackendError> {
+    let standings = store::standings(state.postgres()?).await?;
+    store::apply_standings(&state.redis, &state.keys, &standings, MIN_REVIEWS_TO_RANK).await?;
+    Ok(standings.len())
+}
+
+/// Sets each type's prior to its reviews' current mean; if any score moved, the rankings follow. Answers
+/// how many scores moved.
+pub async fn refresh_priors(state: &AppState) -> Result<i32, BackendError> {
+    let changed = store::refresh_priors(state.postgres()?).await?;
+    if changed > 0 {
+        rebuild_rankings(state).await?;
+    }
+    Ok(changed)
+}
+
+/// Runs [`refresh_priors`] every `every` for the life of the process.
+pub fn spawn_prior_refresher(state: AppState, every: Duration) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            match refresh_priors(&state).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(shops = n, "review priors refreshed"),
+                Err(e) => tracing::warn!("review priors not refreshed, retrying later: {e}"),
+            }
+        }
+    })
+}
