@@ -317,6 +317,12 @@ pub(crate) fn generate_shops() -> Vec<ShopSeed> {
             let road = rng.pick(area.roads);
             let name = format!("{}{}({}{}店)", rng.pick(&NAME_PREFIXES), rng.pick(words), area.name, id % 97 + 1);
             let price_yuan = lo + rng.below((hi - lo + 1) as u64) as i64;
+            // The seed once drew a score, a "sold" and a review count here, made up; they are drawn still
+            // and dropped, so every other detail of the demo city stays as it was (names, places, prices).
+            let _made_up_score = rng.below(21);
+            let address = format!("杭州市{}{}号", road, 1 + rng.below(888));
+            let (lon, lat) = (area.lon + rng.gaussian() * area.spread, area.lat + rng.gaussian() * area.spread);
+            let _made_up_figures = (rng.below(5_000), rng.below(3_000));
             ShopSeed {
                 id,
                 name,
@@ -325,9 +331,9 @@ pub(crate) fn generate_shops() -> Vec<ShopSeed> {
                 owner: id <= MERCHANT_SHOPS,
                 images: vec![crate::pictures::address(id)],
                 area: area.name.to_string(),
-                address: format!("杭州市{}{}号", road, 1 + rng.below(888)),
-                lon: area.lon + rng.gaussian() * area.spread,
-                lat: area.lat + rng.gaussian() * area.spread,
+                address,
+                lon,
+                lat,
                 avg_price_cents: price_yuan * 100,
                 hours: rng.pick(&HOURS).to_string(),
             }

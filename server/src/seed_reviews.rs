@@ -103,8 +103,19 @@ fn phrases(topic: Topic) -> (&'static [&'static str], &'static [&'static str]) {
 
 const CLOSERS: [&str; 4] =
     ["以上是个人感受，仅供参考。", "总体来说值得一试。", "记录一下这次的体验。", "希望越来越好。"];
-const TAGS_GOOD: [&str; 8] = ["环境好", "服务热情", "性价比高", "味道赞", "干净卫生", "回头客", "适合聚会", "交通方便"];
+/// Praise any shop may get, and what only its kind gets.
+const TAGS_GOOD: [&str; 5] = ["环境好", "服务热情", "性价比高", "干净卫生", "交通方便"];
 const TAGS_BAD: [&str; 4] = ["排队久", "价格偏高", "服务一般", "有点吵"];
+
+/// The praise only shops of `topic` get.
+fn kind_tags(topic: Topic) -> [&'static str; 2] {
+    match topic {
+        Topic::Food => ["味道赞", "分量足"],
+        Topic::Drinks => ["颜值高", "适合办公"],
+        Topic::Care => ["技术好", "不推销"],
+        Topic::Leisure => ["适合聚会", "设施新"],
+    }
+}
 
 /// Every review of the demo city, oldest first, for the given shops (deterministic). `with_coupons` says
 /// which shops sell normal coupons (their reviewers may have redeemed one).
@@ -148,7 +159,8 @@ pub(crate) fn generate(shops: &[ShopSeed], with_coupons: impl Fn(i64) -> bool) -
             } else {
                 format!("{opener}{first}{second}{closer}")
             };
-            let tag_pool: &[&str] = if stars >= 4 { &TAGS_GOOD } else { &TAGS_BAD };
+            let good: Vec<&str> = TAGS_GOOD.iter().chain(kind_tags(topic).iter()).copied().collect();
+            let tag_pool: &[&str] = if stars >= 4 { &good } else { &TAGS_BAD };
             let mut tags: Vec<String> = Vec::new();
             for _ in 0..rng.below(4) {
                 let t = rng.pick(tag_pool).to_string();

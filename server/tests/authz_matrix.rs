@@ -31,8 +31,8 @@ const EVERYONE: [Who; 4] = [Who::Anonymous, Who::Shopper, Who::OtherMerchant, Wh
 struct Row {
     path: &'static str,
     get: bool,
-    /// The arguments; `{sale}`, `{later}`, `{note}`, `{order}`, `{normal}`, `{owner}`, `{spare}` and `{n}`
-    /// (a counter) are filled in.
+    /// The arguments; `{sale}`, `{later}`, `{note}`, `{order}`, `{normal}`, `{owner}`, `{spare}`, `{review}`
+    /// and `{n}` (a counter) are filled in.
     args: &'static str,
     expect: [u16; 4],
 }
@@ -45,6 +45,8 @@ const SHOP_FORM: &str = "form[name]=Shop&form[address]=杭州市延安路1号&fo
                          &form[avg_price]=50&form[open_hours]=10:00-22:00&form[images]=";
 const COUPON_FORM: &str = "form[title]=C&form[rules]=&form[pay]=5&form[actual]=10&form[until]=";
 const ORDER_FILTER: &str = "filter[status]=paid&filter[coupon]=&filter[from]=2026-01-01&filter[to]=";
+const REVIEW_FORM: &str = "form[stars]=4&form[aspect1]=4&form[aspect2]=4&form[aspect3]=4&form[spend]=\
+                           &form[body]=Fresh+food+and+friendly+staff.&form[images]=&form[tags]=";
 const SALE_FORM: &str = "form[title]=T&form[rules]=&form[pay]=9.9&form[actual]=100&form[stock]=20\
                          &form[begin]=2099-01-01T10:00&form[end]=2099-01-01T12:00";
 
@@ -112,6 +114,25 @@ fn table() -> Vec<Row> {
         row("/api/orders/pay", "order_id={order}", [LOGIN, NONE, NONE, OK]),
         row("/api/social/delete-note", "note_id={note}", [LOGIN, NONE, NONE, OK]),
         row("/api/catalog/remove-shop", "id={spare}", [LOGIN, NO, NO, OK]),
+        // Reviews: anyone reads; anyone logged in writes (never the owner, about their own shop), votes
+        // and reports; only the owner replies and reads the console; only operators moderate.
+        Row {
+            path: "/api/reviews/list",
+            get: true,
+            args: "shop_id=1&sort=newest&photos=false&after=",
+            expect: [OK; 4],
+        },
+        Row { path: "/api/reviews/ranking", get: true, args: "type_id=1", expect: [OK; 4] },
+        row("/api/reviews/context", "shop_id=1", [OK; 4]),
+        row("/api/reviews/write", "shop_id=1&{review_form}", [LOGIN, OK, OK, BAD]),
+        row("/api/reviews/helpful", "review_id={review}&on=true", [LOGIN, OK, OK, OK]),
+        row("/api/reviews/report", "review_id={review}&reason=Spam+and+abuse", [LOGIN, OK, OK, OK]),
+        row("/api/reviews/reply", "review_id={review}&reply=Thanks", [LOGIN, NO, NO, OK]),
+        row("/api/reviews/console", "shop_id=1&unanswered=true&after=", [LOGIN, NO, NO, OK]),
+        row("/api/reviews/moderation", "", [LOGIN, NO, NO, NO]),
+        row("/api/reviews/moderate", "review_id={review}&hide=true&reason=Abusive+words", [LOGIN, NO, NO, NO]),
+        // Someone else's review: nobody but its author (who has no session here) may delete it.
+        row("/api/reviews/delete", "review_id={review}", [LOGIN, NONE, NONE, NONE]),
         // Accounts: a wrong password, a new account, then the end of each session.
         row("/api/auth/login", "account=13800000009&password=wrong-pass", [LOGIN; 4]),
         row(
@@ -137,13 +158,14 @@ struct World {
     note: i64,
     order: i64,
     spare: i64,
+    review: i64,
 }
 
 async fn world(state: &app::web::state::AppState, db: &PgPool) -> World {
     seed_flash_sale(db, 501, 10, -60, 3600).await.unwrap();
     seed_flash_sale(db, 502, 10, 3600, 7200).await.unwrap();
-    let ids = seed_users(db, 777, 3).await.unwrap();
-    let (shopper, other, owner) = (ids[0], ids[1], ids[2]);
+    let ids = seed_users(db, 777, 4).await.unwrap();
+    let (shopper, other, owner, author) = (ids[0], ids[1], ids[2], ids[3]);
     sqlx::query("UPDATE users SET role = 'merchant' WHERE id = ANY($1)")
         .bind([other, owner])
         .execute(db)
@@ -171,12 +193,28 @@ async fn world(state: &app::web::state::AppState, db: &PgPool) -> World {
     let draft = app::social::model::NewNote::parse("Mine", "Good", "").unwrap();
     let note = app::social::service::write_note(state, owner, 1, draft).await.unwrap();
     let order = app::orders::service::buy(state, owner, normal).await.unwrap();
+    let reviewer = app::auth::model::CurrentUser {
+        id: author,
+        nickname: "author".into(),
+        role: app::auth::model::Role::Shopper,
+        masked_account: String::new(),
+    };
+    let form = app::reviews::model::ReviewForm {
+        stars: "5".into(),
+        aspect1: "5".into(),
+        aspect2: "5".into(),
+        aspect3: "5".into(),
+        body: "Excellent food, friendly staff.".into(),
+        ..Default::default()
+    };
+    let draft = app::reviews::model::NewReview::try_from(form).unwrap();
+    let review = app::reviews::service::write(state, &reviewer, 1, draft).await.unwrap();
     let store = app::web::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());
     let mut sessions = [None, None, None, None];
     for (i, id) in [shopper, other, owner].into_iter().enumerate() {
         sessions[i + 1] = Some(app::web::session::mint(&store, id, time::Duration::hours(1)).await.unwrap());
     }
-    World { sessions, owner, sale: 501, later: 502, normal, note, order, spare: 2 }
+    World { sessions, owner, sale: 501, later: 502, normal, note, order, spare: 2, review }
 }
 
 fn fill(args: &str, w: &World, n: usize) -> String {
@@ -184,6 +222,7 @@ fn fill(args: &str, w: &World, n: usize) -> String {
         .replace("{coupon_form}", COUPON_FORM)
         .replace("{order_filter}", ORDER_FILTER)
         .replace("{shop_form}", SHOP_FORM)
+        .replace("{review_form}", REVIEW_FORM)
         .replace("{sale}", &w.sale.to_string())
         .replace("{later}", &w.later.to_string())
         .replace("{normal}", &w.normal.to_string())
@@ -191,6 +230,7 @@ fn fill(args: &str, w: &World, n: usize) -> String {
         .replace("{order}", &w.order.to_string())
         .replace("{owner}", &w.owner.to_string())
         .replace("{spare}", &w.spare.to_string())
+        .replace("{review}", &w.review.to_string())
         .replace("{n:04}", &format!("{n:04}"))
         .replace("{n}", &n.to_string())
 }

@@ -813,6 +813,7 @@ fn ReviewsConsole(id: Option<i64>) -> impl IntoView {
                     match page.await {
                         Ok(c) => {
                             let next = c.page.next.clone();
+                            let aspects = c.aspects.clone();
                             view! {
                                 <ShopTabs shop_id=c.shop_id name=c.shop_name.clone() current="Reviews"/>
                                 <p class="unanswered-count">{format!("{} without a reply", c.unanswered)}</p>
@@ -828,7 +829,7 @@ fn ReviewsConsole(id: Option<i64>) -> impl IntoView {
                                     view! {
                                         <ul class="review-list">
                                             {c.page.items.into_iter().map(|review| view! {
-                                                <ReviewItem review aspects=Vec::new() viewer=Viewer::Owner signed_in=true/>
+                                                <ReviewItem review aspects=aspects.clone() viewer=Viewer::Owner signed_in=true/>
                                             }).collect_view()}
                                         </ul>
                                     }.into_any()

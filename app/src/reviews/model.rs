@@ -322,6 +322,8 @@ pub struct ConsoleReviews {
     pub shop_id: i64,
     /// Its name.
     pub shop_name: String,
+    /// Its type's three sub-score labels.
+    pub aspects: Vec<String>,
     /// Visible reviews without a reply.
     pub unanswered: i64,
     /// The page: unanswered ones first when asked, else newest.

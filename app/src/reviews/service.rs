@@ -258,7 +258,13 @@ pub async fn console(
     let db = state.postgres()?;
     let items = store::for_console(db, shop_id, unanswered, after, i64::from(REVIEW_PAGE) + 1).await?;
     let count = store::unanswered_counts(db, &[shop_id]).await?.first().map_or(0, |(_, n)| *n);
-    Ok(ConsoleReviews { shop_id, shop_name: shop.name.clone(), unanswered: count, page: into_page(items) })
+    Ok(ConsoleReviews {
+        shop_id,
+        shop_name: shop.name.clone(),
+        aspects: shop.aspects.clone(),
+        unanswered: count,
+        page: into_page(items),
+    })
 }
 
 /// Visible reviews without a reply, per shop (the merchant's own shops: no owner check here).
