@@ -11,7 +11,6 @@ export PATH="$ROOT/.tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 CARGO_LEPTOS_VERSION="0.3.11"
 NISSHI_VERSION="0.8.1"
 BINARYEN_VERSION="132"
-NEXTEST_VERSION="0.9.151"
 
 log() { printf '\033[1;34m[haodian]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[haodian] %s\033[0m\n' "$*" >&2; exit 1; }

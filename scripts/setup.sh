@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs every tool the build and the tests need, when missing. Idempotent: a warm run takes seconds.
 # Usage: setup.sh [build] [broker] [browser] [lint] — what to install (default: all four). serve.sh installs
-# the broker while it builds the site, and never waits for the browser the tests drive nor for the CLIs only
-# the tests use (lint: sqlx-cli for the query-metadata check, cargo-nextest to run the suites).
+# the broker while it builds the site, and never waits for the browser the tests drive nor for the CLI only
+# the tests' query-metadata check uses (lint).
 source "$(dirname "$0")/lib.sh"
 
 WANTED=("$@")
@@ -72,15 +72,6 @@ install_sqlx_cli() {
   fi
 }
 
-# cargo-nextest: the test suites' runner (scripts/test.sh), so only the tests' part installs it. A machine
-# that already has a 0.9 release (rust-svc ships one) keeps it: test.sh uses no flag newer than 0.9.100.
-install_nextest() {
-  if ! cargo nextest --version 2>/dev/null | grep -Eq "^cargo-nextest 0\.9\.(1[0-9][0-9])"; then
-    timed "cargo-nextest install" env CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
-      cargo install cargo-nextest --version "=$NEXTEST_VERSION" --locked
-  fi
-}
-
 # Nisshi's own crates (the protocol codec, the broker, its storage) keep opt-level 1; the libraries under
 # them, most of its build time, are not optimised.
 install_nisshi() {
@@ -106,7 +97,6 @@ if want broker; then
 fi
 if want lint; then
   install_sqlx_cli & pids+=($!)
-  install_nextest & pids+=($!)
 fi
 for pid in "${pids[@]}"; do
   wait "$pid" || die "installing a tool failed (its output is above)"

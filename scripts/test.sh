@@ -50,10 +50,8 @@ rust_suites() {
   psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='haodian_test'" | grep -q 1 \
     || psql -h 127.0.0.1 -U postgres -d postgres -qc 'CREATE DATABASE haodian_test'
 
-  # cargo-nextest runs the test binaries side by side (each test in its own process): most of a suite's
-  # time is waiting on Postgres, Redis and the broker, which four at a time overlap on two cores.
-  timed "tests: app" cargo nextest run -p app --features ssr --test-threads 4
-  timed "tests: server" cargo nextest run -p server --test-threads 4
+  timed "cargo test -p app" cargo test -p app --features ssr
+  timed "cargo test -p server" cargo test -p server
   # The benchmarks' own arithmetic (Redis counters, the bundle's files per split).
   timed "cargo test -p bench" cargo test -p bench --lib
 
@@ -62,8 +60,8 @@ rust_suites() {
   local cluster_url
   cluster_url="$(bash scripts/cluster.sh redis)"
   trap 'bash scripts/cluster.sh stop; log_summary' EXIT
-  REDIS_URL="$cluster_url" timed "tests: app (Redis Cluster)" cargo nextest run -p app --features ssr --test-threads 4
-  REDIS_URL="$cluster_url" timed "tests: server (Redis Cluster)" cargo nextest run -p server --test-threads 4
+  REDIS_URL="$cluster_url" timed "cargo test -p app (Redis Cluster)" cargo test -p app --features ssr
+  REDIS_URL="$cluster_url" timed "cargo test -p server (Redis Cluster)" cargo test -p server
   bash scripts/cluster.sh stop
   trap 'log_summary' EXIT
 }

@@ -1,5 +1,5 @@
 // Shared steps for the end-to-end tests.
-import { expect, Locator, Page } from '@playwright/test';
+import { Browser, expect, Locator, Page } from '@playwright/test';
 
 /** Waits until the wasm bundle has hydrated the page (the entry point marks <body data-hydrated> once
  *  the shell and the page's split are both live). */
@@ -100,3 +100,20 @@ export async function buyOne(page: Page): Promise<Locator> {
 
 /** A 1×1 PNG, for upload forms. */
 export const ONE_PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+/** A page in a browser context of its own (its own cookies: one person). */
+export async function userPage(browser: Browser): Promise<Page> {
+  return (await browser.newContext()).newPage();
+}
+
+/** Photographs the whole page at desktop (1280 px) and phone (390 px) width into
+ *  test-results/screens/{name}-{width}.png, failing if it scrolls sideways at either. */
+export async function screens(page: Page, name: string) {
+  for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `test-results/screens/${name}-${label}.png`, fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}

@@ -1,27 +1,13 @@
 // A merchant's day: log in → the console → a new coupon → a shopper buys and pays it → the merchant
 // redeems the customer's code at the counter (once) → the order list, the export and the charts show it.
 // Every console page is photographed at desktop and phone width into test-results/screens/.
-import { Browser, Page, test } from '@playwright/test';
-import { expect, logIn, logInDemo, waitForHydration } from './helpers';
+import { Page, test } from '@playwright/test';
+import { expect, logIn, logInDemo, screens as shoot, userPage, waitForHydration } from './helpers';
 
 const MERCHANT = '13800000001'; // owns shops 1..5 in the demo data
 const SHOPPER = '13800000002';
 
-async function screens(page: Page, name: string) {
-  for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: `test-results/screens/merchant-${name}-${label}.png`, fullPage: true });
-    // Nothing may scroll sideways, whatever the width.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
-async function userPage(browser: Browser) {
-  const context = await browser.newContext();
-  return context.newPage();
-}
+const screens = (page: Page, name: string) => shoot(page, `merchant-${name}`);
 
 test("a merchant's day: coupon → sold → redeemed once → in the orders and the charts", async ({ browser }) => {
   test.setTimeout(120_000);

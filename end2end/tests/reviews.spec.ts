@@ -1,26 +1,14 @@
 // Reviews (点评): a shopper who redeemed a coupon writes a review with a photo, sees the "verified visit" mark
 // and the shop's figures move; the merchant replies; another shopper votes it helpful; the rankings list
 // the shop. The shop page and the rankings are photographed at phone and desktop width.
-import { Browser, Page, test } from '@playwright/test';
-import { expect, logInDemo, ONE_PIXEL_PNG, waitForHydration } from './helpers';
+import { Page, test } from '@playwright/test';
+import { expect, logInDemo, ONE_PIXEL_PNG, screens as shoot, userPage, waitForHydration } from './helpers';
 
 const MERCHANT = '13800000001'; // owns shop 1, which the demo data gives 80 fairly good reviews
 const REVIEWER = '13800000003'; // 小张 Xiao Zhang
 const VOTER = 'alice@example.com';
 
-async function userPage(browser: Browser) {
-  return (await browser.newContext()).newPage();
-}
-
-async function screens(page: Page, name: string) {
-  for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: `test-results/screens/reviews-${name}-${label}.png`, fullPage: true });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const screens = (page: Page, name: string) => shoot(page, `reviews-${name}`);
 
 test('a verified review moves the figures, gets a reply and a helpful vote, and the rankings list the shop', async ({ browser }) => {
   test.setTimeout(150_000);
