@@ -246,3 +246,35 @@ async fn start_up_gives_a_lifetime_to_a_sale_loaded_without_one_and_keeps_its_fi
         assert_eq!(expires_at(&state.redis, &key).await.unwrap(), forget_at, "{key}");
     }
 }
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn when_postgres_has_fewer_coupons_than_redis_the_first_refusal_teaches_redis(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
+    open_sale(&state, 77, 3, -60, 3600).await;
+    let users = seed_users(&db, 480, 3).await.unwrap();
+    // Postgres, the truth, has none left (a merchant's correction, a drift): Redis still thinks 3.
+    sqlx::query("UPDATE vouchers SET stock = 0 WHERE id = 77").execute(&db).await.unwrap();
+
+    let first = service::grab(&state, users[0], 77, "10.0.0.1").await.expect("Redis still says yes");
+    let writer = app::orders::writer::spawn(state.clone());
+    let started = std::time::Instant::now();
+    while !matches!(
+        app::orders::writer::status(&state, users[0], first).await.unwrap(),
+        app::orders::model::OrderStatus::Failed(_)
+    ) {
+        assert!(started.elapsed() < Duration::from_secs(60), "the refusal never came");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Redis learns it right after the refusal is recorded: no coupon comes back, the buyer is let go.
+    while inventory::sale_state(&state.redis, &state.keys, 77).await.unwrap() != (Some(0), 0) {
+        assert!(started.elapsed() < Duration::from_secs(60), "Redis never learnt that Postgres has none left");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    writer.abort();
+    // The next buyers hear "sold out" at once.
+    for u in &users[1..] {
+        let refused = service::grab(&state, *u, 77, "10.0.0.1").await.unwrap_err();
+        assert!(matches!(refused, SeckillError::Refused(GrabCode::SoldOut)), "{refused:?}");
+    }
+}

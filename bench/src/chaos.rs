@@ -1,13 +1,16 @@
 //! The fault-injection suite's client and judge (`scripts/chaos.sh` breaks things around it).
 //!
-//! `chaos prepare <dir> <stock> <users>`: a fresh live sale and shoppers with sessions, written to `<dir>`.
+//! `chaos prepare <dir> <stock> <users>`: a fresh live sale and shoppers with sessions, written to `<dir>`,
+//! some of whom check in, like and follow, and visit a shop (`facts.json`).
 //! `chaos load <dir> <seconds>`: every shopper grabs once through the instances in `CHAOS_URLS` (comma
 //! separated), the way a person would through an outage: on 503, 429, a dropped connection or "sale being
 //! restored" they try again (on the other instance), on 401 they log in again; until a final answer or the
 //! deadline. Every answer goes to `<dir>/answers.jsonl`, the acknowledged order ids to `<dir>/acked`.
 //! `chaos check <dir> <scenario>`: waits for the orders to drain and the state to heal, then checks
 //! against Postgres — no oversell, no duplicate (user, sale), every acknowledged order persisted or
-//! explicitly failed (and shown so), stock conserved, drift back to 0 — and prints one table row.
+//! explicitly failed (and shown so), stock conserved, drift back to 0; and that what the shoppers did
+//! besides grabbing outlived the fault: nobody logged out, check-ins, likes, follows and the feed intact,
+//! today's visitors at least as of the servers' last copy to Postgres — and prints one table row.
 //! `chaos answers <dir>`: what the shoppers were told through a load balancer while things broke: every
 //! refusal a clear one (a 503 or 429 with a message, never a dropped connection or a bare 502), and every
 //! shopper who was refused for a moment got a final answer by retrying.
@@ -57,7 +60,105 @@ async fn prepare(state: &AppState, dir: &Path, stock: i32, n: usize) -> Result<(
     std::fs::write(dir.join("sale"), format!("{voucher}\n{stock}\n")).map_err(|e| e.to_string())?;
     let lines: String = buyers.iter().map(|(id, c)| format!("{id} {c}\n")).collect();
     std::fs::write(dir.join("users"), lines).map_err(|e| e.to_string())?;
+    let facts = Facts::create(state, &buyers.iter().map(|(id, _)| *id).collect::<Vec<_>>()).await?;
+    std::fs::write(dir.join("facts.json"), serde_json::to_string(&facts).map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
     Ok(())
+}
+
+/// What some of the shoppers did before the wave, besides grabbing — each must outlive every fault,
+/// Redis restarting empty included (its records are in Postgres): check-ins, likes, follows, visits.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Facts {
+    /// Shoppers who checked in the last three days (a streak of 3).
+    walkers: Vec<i64>,
+    /// A note by the first shopper, and who liked it.
+    note: i64,
+    likers: Vec<i64>,
+    /// Who follows the first shopper.
+    followers: Vec<i64>,
+    /// Shop 1's visitors today once the servers had copied them to Postgres.
+    visitors: u64,
+}
+
+impl Facts {
+    async fn create(state: &AppState, users: &[i64]) -> Result<Self, String> {
+        let today = app::shared::clock::today();
+        let (author, crowd) = users.split_first().ok_or("no shoppers")?;
+        let crowd = &crowd[..crowd.len().min(20)];
+        for u in crowd {
+            for back in 0..3 {
+                app::checkin::service::check_in(state, *u, today - time::Duration::days(back))
+                    .await
+                    .map_err(|x| x.to_string())?;
+            }
+        }
+        let draft = app::social::model::NewNote::parse("Chaos noodles", "Still good after a fault.", "")
+            .map_err(|x| x.to_string())?;
+        let note = app::social::service::write_note(state, *author, 1, draft).await.map_err(|x| x.to_string())?;
+        for u in crowd {
+            app::social::service::toggle_like(state, *u, note).await.map_err(|x| x.to_string())?;
+            app::social::service::set_follow(state, *u, *author, true).await.map_err(|x| x.to_string())?;
+        }
+        for u in crowd {
+            app::catalog::service::record_visit(state, 1, &format!("chaos-visitor-{u}")).await.map_err(|x| x.to_string())?;
+        }
+        // The servers copy the day's visitors to Postgres every VISITOR_SNAPSHOT_SECS (1 s here): wait for it.
+        let started = Instant::now();
+        loop {
+            let copied: Option<i64> = sqlx::query_scalar(
+                "SELECT 1 FROM visitor_days WHERE scope = 'shop:1' AND day = $1 AND saved_at > now() - interval '1 second'",
+            )
+            .bind(today)
+            .fetch_optional(&state.db)
+            .await
+            .map_err(|x| x.to_string())?;
+            if copied.is_some() {
+                break;
+            }
+            if started.elapsed() > Duration::from_secs(20) {
+                return Err("the servers did not copy the visitor counts to Postgres within 20 s".into());
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let visitors = today_visitors(state).await?;
+        Ok(Self { walkers: crowd.to_vec(), note, likers: crowd.to_vec(), followers: crowd.to_vec(), visitors })
+    }
+
+    /// The verdicts, in the table's order: check-ins, likes, follows, visitors.
+    async fn check(&self, state: &AppState) -> Result<[Result<String, String>; 4], String> {
+        let today = app::shared::clock::today();
+        let mut streaks = 0;
+        for u in &self.walkers {
+            let month = app::checkin::service::month(state, *u, today).await.map_err(|x| x.to_string())?;
+            streaks += usize::from(month.streak >= 3);
+        }
+        let mut liked = 0;
+        for u in &self.likers {
+            let view = app::social::service::note(state, self.note, Some(*u)).await.map_err(|x| x.to_string())?;
+            liked += usize::from(view.liked_by_me);
+        }
+        let author = app::social::service::note(state, self.note, None).await.map_err(|x| x.to_string())?.summary.author_id;
+        let mut following = 0;
+        for u in &self.followers {
+            let profile = app::social::service::profile(state, author, Some(*u)).await.map_err(|x| x.to_string())?;
+            let feed = app::social::service::feed(state, *u, None, 0).await.map_err(|x| x.to_string())?;
+            following += usize::from(profile.followed_by_me && feed.notes.iter().any(|n| n.id == self.note));
+        }
+        let visitors = today_visitors(state).await?;
+        let n = self.walkers.len();
+        Ok([
+            verdict(streaks == n, format!("{streaks}/{n} streaks")),
+            verdict(liked == self.likers.len(), format!("{liked}/{} likes", self.likers.len())),
+            verdict(following == n, format!("{following}/{n} follows with the note in the feed")),
+            verdict(visitors >= self.visitors, format!("{visitors} of {} visitors", self.visitors)),
+        ])
+    }
+}
+
+async fn today_visitors(state: &AppState) -> Result<u64, String> {
+    let days = app::catalog::service::visitors_last_week(state, 1).await.map_err(|x| x.to_string())?;
+    Ok(days.last().map_or(0, |(_, n)| *n))
 }
 
 /// How one shopper's attempts ended.
@@ -162,6 +263,10 @@ struct Verdicts {
     acknowledged: Result<String, String>,
     conserved: Result<String, String>,
     drift: Result<String, String>,
+    /// Nobody was logged out: no shopper was asked to log in again, every session still live.
+    sessions: Result<String, String>,
+    /// Check-ins, likes, follows (with the feed), today's visitors (as of the last copy to Postgres).
+    facts: [Result<String, String>; 4],
 }
 
 fn verdict(ok: bool, detail: String) -> Result<String, String> {
@@ -246,22 +351,21 @@ async fn check(state: &AppState, dir: &Path, scenario: &str) -> Result<bool, Str
             format!("{pg_stock} left + {live} sold = {}", i64::from(pg_stock) + live),
         ),
         drift: verdict(drift == 0, format!("{drift} after {:.1} s", settle.as_secs_f64())),
+        sessions: sessions_kept(state, dir, &p.users).await?,
+        facts: serde_json::from_str::<Facts>(&std::fs::read_to_string(dir.join("facts.json")).map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?
+            .check(state)
+            .await?,
     };
-    let cells = [&v.oversell, &v.duplicates, &v.acknowledged, &v.conserved, &v.drift];
+    let [checkins, likes, follows, visitors] = &v.facts;
+    let cells = [&v.oversell, &v.duplicates, &v.acknowledged, &v.conserved, &v.drift, &v.sessions, checkins, likes, follows, visitors];
     let all_ok = cells.iter().all(|c| c.is_ok());
     let cell = |c: &Result<String, String>| match c {
         Ok(d) => format!("ok ({d})"),
         Err(d) => format!("FAIL ({d})"),
     };
-    let row = format!(
-        "| {scenario} | {answers} | {} | {} | {} | {} | {} | {:.1} s |",
-        cell(&v.oversell),
-        cell(&v.duplicates),
-        cell(&v.acknowledged),
-        cell(&v.conserved),
-        cell(&v.drift),
-        drain.as_secs_f64()
-    );
+    let cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
+    let row = format!("| {scenario} | {answers} | {} | {:.1} s |", cells.join(" | "), drain.as_secs_f64());
     println!("{row}");
     let mut table = std::fs::OpenOptions::new()
         .create(true)
@@ -270,6 +374,24 @@ async fn check(state: &AppState, dir: &Path, scenario: &str) -> Result<bool, Str
         .map_err(|e| e.to_string())?;
     writeln!(table, "{row}").map_err(|e| e.to_string())?;
     Ok(all_ok)
+}
+
+/// The sessions verdict: no answer asked a shopper to log in again (401), and every shopper's session is
+/// still there (read from Redis or, should Redis have lost it, from Postgres).
+async fn sessions_kept(state: &AppState, dir: &Path, users: &[(i64, String)]) -> Result<Result<String, String>, String> {
+    use tower_sessions::SessionStore;
+    let answers = std::fs::read_to_string(dir.join("answers.jsonl")).unwrap_or_default();
+    let relogins = answers.lines().filter(|l| l.contains("\"status\":401")).count();
+    let store = app::web::session::durable_uncached(state);
+    let mut live = 0;
+    for (_, cookie) in users {
+        let Ok(id) = cookie.parse::<tower_sessions::session::Id>() else { continue };
+        live += usize::from(store.load(&id).await.map_err(|e| e.to_string())?.is_some());
+    }
+    Ok(verdict(
+        relogins == 0 && live == users.len(),
+        format!("{live}/{} live, {relogins} asked to log in again", users.len()),
+    ))
 }
 
 /// Says on stderr where the acknowledged orders that are neither stored nor failed are, so a failed run

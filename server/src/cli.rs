@@ -133,6 +133,8 @@ async fn serve(config: Config) -> Result<(), CliError> {
         app::seckill::service::spawn_stranded_sweeper(state.clone()),
         app::seckill::service::spawn_tally_flusher(state.clone()),
         app::social::service::spawn_upload_sweeper(state.clone()),
+        app::web::session::spawn_expired_deletion(state.clone(), std::time::Duration::from_secs(3600)),
+        app::catalog::visitors::spawn_snapshots(state.clone(), state.config.visitor_snapshot_every),
         // Each type's mean moves slowly; the shops' scores follow it hourly (each review moves its own shop's
         // score at once).
         app::reviews::service::spawn_prior_refresher(state.clone(), std::time::Duration::from_secs(3600)),
@@ -147,6 +149,10 @@ async fn serve(config: Config) -> Result<(), CliError> {
         .await?;
     workers.iter().for_each(|w| w.abort());
     admin.abort();
+    // The visits counted since the last snapshot are kept too.
+    if let Err(e) = app::catalog::visitors::snapshot(&state).await {
+        tracing::warn!("visitor counts not copied at shutdown: {e}");
+    }
     // Hand any queued messages to the broker before exiting.
     let _ = state.kafka.flush(std::time::Duration::from_secs(5));
     state.publisher.flush(std::time::Duration::from_secs(5));

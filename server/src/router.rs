@@ -13,7 +13,7 @@ use tower_http::trace::TraceLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
 
-use app::web::session::RedisSessionStore;
+use app::web::session::DurableSessionStore;
 use app::web::state::AppState;
 use app::{App, shell};
 
@@ -98,10 +98,11 @@ pub fn admin(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Redis-backed sessions: HttpOnly, SameSite=Lax, Secure when configured, sliding expiry.
-pub fn session_layer(state: &AppState) -> SessionManagerLayer<RedisSessionStore> {
+/// Sessions read from Redis with their record in Postgres: HttpOnly, SameSite=Lax, Secure when configured,
+/// sliding expiry.
+pub fn session_layer(state: &AppState) -> SessionManagerLayer<DurableSessionStore> {
     let ttl = i64::try_from(state.config.session_ttl.as_secs()).unwrap_or(i64::MAX);
-    SessionManagerLayer::new(RedisSessionStore::cached(state.redis.clone(), state.keys.clone(), state.sessions.clone()))
+    SessionManagerLayer::new(app::web::session::durable(state))
         .with_name(SESSION_COOKIE)
         .with_http_only(true)
         .with_same_site(SameSite::Lax)

@@ -347,7 +347,7 @@ pub async fn run(db: &PgPool, redis: &Redis, keys: &Keys, reset: bool) -> Result
     if reset {
         sqlx::query!(
             "TRUNCATE review_reports, review_votes, review_versions, reviews, refunds, orders, vouchers, shops,
-                      shop_types, users RESTART IDENTITY CASCADE"
+                      shop_types, users, sessions, visitor_days RESTART IDENTITY CASCADE"
         )
         .execute(db)
         .await?;

@@ -209,7 +209,7 @@ async fn world(state: &app::web::state::AppState, db: &PgPool) -> World {
     };
     let draft = app::reviews::model::NewReview::try_from(form).unwrap();
     let review = app::reviews::service::write(state, &reviewer, 1, draft).await.unwrap();
-    let store = app::web::session::RedisSessionStore::new(state.redis.clone(), state.keys.clone());
+    let store = app::web::session::durable_uncached(state);
     let mut sessions = [None, None, None, None];
     for (i, id) in [shopper, other, owner].into_iter().enumerate() {
         sessions[i + 1] = Some(app::web::session::mint(&store, id, time::Duration::hours(1)).await.unwrap());

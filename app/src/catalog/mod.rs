@@ -10,3 +10,5 @@ pub mod rest;
 pub mod service;
 #[cfg(feature = "ssr")]
 mod store;
+#[cfg(feature = "ssr")]
+pub mod visitors;

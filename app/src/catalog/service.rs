@@ -143,8 +143,7 @@ pub async fn record_visit(state: &AppState, shop_id: i64, visitor: &str) -> Resu
 /// shop's count for that day.
 pub async fn record_visit_at(state: &AppState, shop_id: i64, visitor: &str, at_ms: i64) -> Result<u64, CatalogError> {
     let day = clock::day_key(clock::date_of(at_ms));
-    Ok(store::record_visit(&state.redis, &state.keys.uv_shop(shop_id, &day), &state.keys.uv_site(&day), visitor)
-        .await?)
+    Ok(store::record_visit(&state.redis, &state.keys, shop_id, &day, visitor).await?)
 }
 
 /// Unique visitors of a shop on each of the last 7 days, oldest first.

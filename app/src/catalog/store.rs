@@ -163,23 +163,100 @@ pub async fn shop_owner(db: &PgPool, id: i64) -> Result<Option<Option<i64>>, sql
     sqlx::query_scalar!("SELECT owner_id FROM shops WHERE id = $1", id).fetch_optional(db).await
 }
 
-/// Records a visitor in the shop's and the site's daily HyperLogLogs (kept 35 days), returns today's count.
+/// How long a day's visitors are kept (the console charts 30 days).
+pub const VISITORS_KEPT_DAYS: i64 = 35;
+
+/// Records a visitor in the shop's and the site's HyperLogLogs of `day` (kept 35 days) and marks both for
+/// the next snapshot; returns the shop's count that day.
 pub async fn record_visit(
     redis: &Redis,
-    shop_key: &str,
-    site_key: &str,
+    keys: &crate::platform::keys::Keys,
+    shop_id: i64,
+    day: &str,
     visitor: &str,
 ) -> Result<u64, redis::RedisError> {
-    const KEEP_SECS: u64 = 35 * 24 * 3600;
+    let keep_secs = VISITORS_KEPT_DAYS * 24 * 3600;
+    let (shop_key, site_key, touched) = (keys.uv_shop(shop_id, day), keys.uv_site(day), keys.uv_touched(day));
     let cmds = vec![
-        redis::cmd("PFADD").arg(shop_key).arg(visitor).to_owned(),
-        redis::cmd("EXPIRE").arg(shop_key).arg(KEEP_SECS).to_owned(),
-        redis::cmd("PFADD").arg(site_key).arg(visitor).to_owned(),
-        redis::cmd("EXPIRE").arg(site_key).arg(KEEP_SECS).to_owned(),
-        redis::cmd("PFCOUNT").arg(shop_key).to_owned(),
+        redis::cmd("PFADD").arg(&shop_key).arg(visitor).to_owned(),
+        redis::cmd("EXPIRE").arg(&shop_key).arg(keep_secs).to_owned(),
+        redis::cmd("PFADD").arg(&site_key).arg(visitor).to_owned(),
+        redis::cmd("EXPIRE").arg(&site_key).arg(keep_secs).to_owned(),
+        redis::cmd("SADD").arg(&touched).arg(format!("shop:{shop_id}")).arg("site").to_owned(),
+        redis::cmd("EXPIRE").arg(&touched).arg(3 * 24 * 3600).to_owned(),
+        redis::cmd("PFCOUNT").arg(&shop_key).to_owned(),
     ];
     let count = crate::platform::redis_conn::per_slot(redis, cmds, false).await?.pop().unwrap_or(redis::Value::Nil);
     Ok(redis::from_redis_value(count)?)
+}
+
+/// Takes up to `n` scopes out of a day's to-snapshot set.
+pub async fn take_touched(redis: &Redis, touched_key: &str, n: usize) -> Result<Vec<String>, redis::RedisError> {
+    redis::cmd("SPOP").arg(touched_key).arg(n).query_async(&mut redis.clone()).await
+}
+
+/// Puts scopes back into a day's to-snapshot set (their snapshot was not stored).
+pub async fn put_back_touched(redis: &Redis, touched_key: &str, scopes: &[String]) -> Result<(), redis::RedisError> {
+    redis::cmd("SADD").arg(touched_key).arg(scopes).query_async(&mut redis.clone()).await
+}
+
+/// The raw bytes (Redis' HyperLogLog encoding) of each key, in order; `None` where a key is missing.
+pub async fn raw_values(redis: &Redis, keys: &[String]) -> Result<Vec<Option<Vec<u8>>>, redis::RedisError> {
+    let cmds = keys.iter().map(|k| redis::cmd("GET").arg(k).to_owned()).collect();
+    let values = crate::platform::redis_conn::per_slot(redis, cmds, false).await?;
+    Ok(values.into_iter().map(redis::from_redis_value).collect::<Result<_, _>>()?)
+}
+
+/// One day's visitors of one scope as Postgres keeps them.
+#[derive(Debug, Clone)]
+pub struct VisitorDay {
+    /// `site` or `shop:{id}`.
+    pub scope: String,
+    /// The business day.
+    pub day: time::Date,
+    /// The HyperLogLog, as Redis encodes it.
+    pub hll: Vec<u8>,
+}
+
+/// Stores (or replaces) the snapshots.
+pub async fn save_visitor_days(db: &PgPool, days: &[VisitorDay]) -> Result<(), sqlx::Error> {
+    let scopes: Vec<String> = days.iter().map(|d| d.scope.clone()).collect();
+    let dates: Vec<time::Date> = days.iter().map(|d| d.day).collect();
+    let hlls: Vec<Vec<u8>> = days.iter().map(|d| d.hll.clone()).collect();
+    sqlx::query!(
+        "INSERT INTO visitor_days (scope, day, hll)
+         SELECT * FROM unnest($1::text[], $2::date[], $3::bytea[])
+         ON CONFLICT (scope, day) DO UPDATE SET hll = excluded.hll, saved_at = now()",
+        &scopes,
+        &dates,
+        &hlls,
+    )
+    .execute(db)
+    .await
+    .map(drop)
+}
+
+/// Every snapshot of a day from `from` on.
+pub async fn visitor_days_since(db: &PgPool, from: time::Date) -> Result<Vec<VisitorDay>, sqlx::Error> {
+    sqlx::query_as!(VisitorDay, "SELECT scope, day, hll FROM visitor_days WHERE day >= $1", from).fetch_all(db).await
+}
+
+static UV_RESTORE: std::sync::LazyLock<redis::Script> =
+    std::sync::LazyLock::new(|| redis::Script::new(include_str!("../../../lua/uv_restore.lua")));
+
+/// Merges a snapshot into its day's HyperLogLog (`lua/uv_restore.lua`); answers the day's count after.
+pub async fn restore_visitors(
+    redis: &Redis,
+    script_keys: &[String; 2],
+    hll: &[u8],
+    keep_secs: i64,
+) -> Result<u64, redis::RedisError> {
+    UV_RESTORE.key(&script_keys[0]).key(&script_keys[1]).arg(hll).arg(keep_secs).invoke_async(&mut redis.clone()).await
+}
+
+/// Forgets snapshots of days older than `before` (their Redis keys expired too).
+pub async fn forget_visitor_days(db: &PgPool, before: time::Date) -> Result<u64, sqlx::Error> {
+    Ok(sqlx::query!("DELETE FROM visitor_days WHERE day < $1", before).execute(db).await?.rows_affected())
 }
 
 /// PFCOUNT of each key, in order.

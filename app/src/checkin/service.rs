@@ -37,12 +37,29 @@ fn key(state: &AppState, user_id: i64, date: Date) -> String {
     state.keys.checkin(user_id, &clock::month_key(date))
 }
 
-/// Checks `user_id` in on `today`; a second check-in the same day is refused (the bit stays as it was).
+/// Checks `user_id` in on `today`: Postgres records it, then the month's bitmap in Redis. A second
+/// check-in the same day is refused (and the bit set, should Redis have lost it).
 pub async fn check_in(state: &AppState, user_id: i64, today: Date) -> Result<CheckinMonth, CheckinError> {
-    if store::check_in(&state.redis, &key(state, user_id, today), today.day()).await? {
+    let first = store::record(state.postgres()?, user_id, today).await?;
+    store::check_in(&state.redis, &key(state, user_id, today), today.day()).await?;
+    if !first {
         return Err(CheckinError::AlreadyCheckedIn);
     }
     month(state, user_id, today).await
+}
+
+/// How far back a rebuild restores the bitmaps: the calendar shows this month, a streak reads back while
+/// whole months are checked (ten years at most, as [`month`] does).
+const REBUILD_MONTHS: i32 = 120;
+
+/// Sets the bitmaps' bits from Postgres' rows (added to what Redis holds); answers how many days.
+pub async fn load_checkins(state: &AppState) -> Result<usize, BackendError> {
+    let today = clock::today();
+    let from = time::Date::from_calendar_date(today.year() - REBUILD_MONTHS / 12, today.month(), 1).unwrap_or(today);
+    let rows = store::since(state.postgres()?, from).await?;
+    let days: Vec<(String, u8)> = rows.iter().map(|(user, day)| (key(state, *user, *day), day.day())).collect();
+    store::set_days(&state.redis, &days).await?;
+    Ok(days.len())
 }
 
 /// The month of `today` with its checked days and the streak. The streak counts back from today (or from

@@ -9,7 +9,7 @@ use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::OwnedMessage;
 
-use super::model::OrderStatus;
+use super::model::{FailReason, OrderStatus};
 use super::service::OrderError;
 use super::store;
 pub use super::store::{BatchOutcome, write_batch};
@@ -99,11 +99,16 @@ pub async fn process_batch(state: &AppState, messages: &[OwnedMessage]) -> Resul
         let payload = serde_json::to_vec(order).unwrap_or_default();
         dead_letter(state, &payload, &format!("refused by Postgres: {} ({})", reason.as_db(), reason.message()))
             .await?;
-        // Redis counted this grab; Postgres refused it: give the coupon back so the sale stays honest.
-        if let Err(e) =
-            crate::sale::inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id)
-                .await
-        {
+        // Redis counted this grab; Postgres refused it: give the coupon back so the sale stays honest —
+        // unless Postgres had none left, when Redis learns that instead (it must not sell them again).
+        let (redis, keys, o) = (&state.redis, &state.keys, order);
+        let settled = match reason {
+            FailReason::SoldOut => {
+                crate::sale::inventory::settle_sold_out(redis, keys, o.voucher_id, o.user_id, o.order_id).await
+            }
+            _ => crate::sale::inventory::release(redis, keys, o.voucher_id, o.user_id, o.order_id).await.map(drop),
+        };
+        if let Err(e) = settled {
             tracing::error!(order = order.order_id, "could not release a refused grab in Redis: {e}");
         }
     }

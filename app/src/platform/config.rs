@@ -111,6 +111,9 @@ pub struct Config {
     /// `SESSION_CACHE_SECS`: the longest an instance keeps its copy of a session (copies are dropped at
     /// once when the session changes anywhere; this bounds them when that news cannot arrive).
     pub session_cache: Duration,
+    /// `VISITOR_SNAPSHOT_SECS`: how often the day's visitor counts are copied to Postgres (what a total
+    /// Redis loss can cost of them).
+    pub visitor_snapshot_every: Duration,
     /// `SESSION_TTL_SECS`: idle lifetime of a login session.
     pub session_ttl: Duration,
     /// `SESSION_MAX_AGE_SECS`: a session ends this long after its login, however active.
@@ -180,6 +183,7 @@ impl Config {
             login_slowdown_max: r.secs("LOGIN_SLOWDOWN_MAX_SECS", 30)?,
             session_ttl: r.secs("SESSION_TTL_SECS", 7 * 24 * 3600)?,
             session_cache: r.secs("SESSION_CACHE_SECS", 10)?,
+            visitor_snapshot_every: r.secs("VISITOR_SNAPSHOT_SECS", 300)?,
             session_max_age: r.secs("SESSION_MAX_AGE_SECS", 30 * 24 * 3600)?,
             cookie_secure: r.parse("COOKIE_SECURE", false)?,
             trusted_proxies: r.parse("TRUSTED_PROXIES", crate::platform::client_addr::TrustedProxies::default())?,

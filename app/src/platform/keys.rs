@@ -114,12 +114,31 @@ impl Keys {
 
     /// `uv:shop:{id}:{yyyymmdd}`: HyperLogLog of one shop's visitors on one day.
     pub fn uv_shop(&self, id: i64, day: &str) -> String {
-        format!("{}uv:shop:{id}:{day}", self.prefix)
+        self.uv(&format!("shop:{id}"), day)
     }
 
     /// `uv:site:{yyyymmdd}`: HyperLogLog of the whole site's visitors on one day.
     pub fn uv_site(&self, day: &str) -> String {
-        format!("{}uv:site:{day}", self.prefix)
+        self.uv("site", day)
+    }
+
+    /// `uv:{scope}:{yyyymmdd}`: the visitors of `scope` (`site` or `shop:{id}`, as Postgres' snapshots name
+    /// it) on one day.
+    pub fn uv(&self, scope: &str, day: &str) -> String {
+        format!("{}uv:{scope}:{day}", self.prefix)
+    }
+
+    /// `uv:touched:{yyyymmdd}`: the scopes visited since their last snapshot to Postgres.
+    pub fn uv_touched(&self, day: &str) -> String {
+        format!("{}uv:touched:{day}", self.prefix)
+    }
+
+    /// `lua/uv_restore.lua`'s keys: the day's HyperLogLog and a scratch key in its slot (the first key,
+    /// which has no hash tag, is the scratch key's tag, so both hash alike).
+    pub fn uv_restore_script(&self, scope: &str, day: &str) -> [String; 2] {
+        let key = self.uv(scope, day);
+        let scratch = format!("{{{key}}}:restoring");
+        [key, scratch]
     }
 
     /// `seckill:{vid}:stock`: remaining stock of one sale (the `{vid}` hash tag keeps a sale on one slot).
@@ -176,6 +195,11 @@ impl Keys {
     /// `likes:{note}`: who liked a note, scored by when (ms).
     pub fn likes(&self, note_id: i64) -> String {
         format!("{}likes:{note_id}", self.prefix)
+    }
+
+    /// SCAN pattern of every note's likers.
+    pub fn likes_pattern(&self) -> String {
+        format!("{}likes:*", self.prefix)
     }
 
     /// `follows:{user}`: whom a user follows.
@@ -313,7 +337,9 @@ mod tests {
                 assert!(one_slot(&k.release_script(id)), "release {id}");
                 assert!(one_slot(&k.restore_script(id)), "restore {id}");
                 assert!(one_slot(&k.sale(id)), "sale {id}");
+                assert!(one_slot(&k.uv_restore_script(&format!("shop:{id}"), "20261203")), "uv {id}");
             }
+            assert!(one_slot(&k.uv_restore_script("site", "20261203")), "uv site");
             // Accounts and phones are user input: odd characters must not split a script's keys.
             for who in ["alice", "13800138000", "a}b", "{x", "}{", ""] {
                 assert!(one_slot(&k.login_gate_script(who, "203.0.113.9")), "login gate {who:?}");

@@ -354,9 +354,31 @@ mod redis_state {
             .arg(user_id)
             .arg(order_id)
             .arg(redis.announce_command())
+            .arg("give_back")
             .invoke_async(&mut redis.clone())
             .await?;
         Ok(released == 1)
+    }
+
+    /// Lets the buyer of an order Postgres refused as sold out go (once per order) and sets the sale's
+    /// Redis stock to 0: Postgres, the truth, has none left, so Redis must not keep selling what it
+    /// thought it had (`lua/release.lua` with `sold_out`).
+    pub async fn settle_sold_out(
+        redis: &Redis,
+        keys: &Keys,
+        voucher_id: i64,
+        user_id: i64,
+        order_id: i64,
+    ) -> Result<(), redis::RedisError> {
+        let _: i64 = RELEASE
+            .key(&keys.release_script(voucher_id))
+            .arg(user_id)
+            .arg(order_id)
+            .arg(redis.announce_command())
+            .arg("sold_out")
+            .invoke_async(&mut redis.clone())
+            .await?;
+        Ok(())
     }
 
     /// Remaining stock and buyer count of a sale (for reconciliation and tests).

@@ -3,7 +3,6 @@
 use super::model::{FeedPage, NewNote, NoteSummary, NoteView, Profile, next_cursor};
 use super::store;
 use crate::platform::backend::BackendError;
-use crate::shared::clock::now_ms;
 use crate::shared::error::AppError;
 use crate::web::state::AppState;
 
@@ -91,13 +90,12 @@ pub async fn note(state: &AppState, id: i64, viewer: Option<i64>) -> Result<Note
     })
 }
 
-/// Likes or un-likes; Redis decides atomically, Postgres' count follows by the same step. Returns
-/// (liked now, count).
+/// Likes or un-likes: Postgres records it (the row and the count in one transaction), then Redis' copy of
+/// the likers follows. Returns (liked now, count).
 pub async fn toggle_like(state: &AppState, user_id: i64, note_id: i64) -> Result<(bool, i32), SocialError> {
-    store::note(state.postgres()?, note_id).await?.ok_or(SocialError::NoteNotFound)?;
-    let delta = store::toggle_like(&state.redis, &state.keys, note_id, user_id, now_ms()).await?;
-    let count = store::add_likes(state.postgres()?, note_id, delta).await?;
-    Ok((delta > 0, count))
+    let change = store::toggle_like(state.postgres()?, note_id, user_id).await?.ok_or(SocialError::NoteNotFound)?;
+    store::mirror_like(&state.redis, &state.keys, note_id, user_id, change.liked_ms).await?;
+    Ok((change.liked_ms.is_some(), change.count))
 }
 
 /// Follows or unfollows `target`: Postgres and the Redis set both change (an unfollow leaves no trace).
@@ -147,11 +145,32 @@ pub async fn feed(state: &AppState, user_id: i64, max: Option<i64>, offset: u32)
 
 /// Rebuilds the follow sets from Postgres (start-up; Postgres is the truth).
 pub async fn load_follows(state: &AppState) -> Result<usize, BackendError> {
-    let follows = store::all_follows(state.postgres()?).await?;
-    // Sets of users who follow nobody any more must go too, not only those being rewritten.
+    // Sets of users who follow nobody any more must go too, not only those being rewritten. Unlinked
+    // before Postgres is read, so a follow made meanwhile is in the read or lands after the unlink.
     crate::platform::keys::unlink_matching(&state.redis, &state.keys.follows_pattern()).await?;
+    let follows = store::all_follows(state.postgres()?).await?;
     store::replace_follow_sets(&state.redis, &state.keys, &follows).await?;
     Ok(follows.len())
+}
+
+/// Rebuilds every note's likers from Postgres' rows; answers how many likes.
+pub async fn load_likes(state: &AppState) -> Result<usize, BackendError> {
+    // As for follows: unlinked first, so a like made meanwhile is in the read or lands after it.
+    crate::platform::keys::unlink_matching(&state.redis, &state.keys.likes_pattern()).await?;
+    let likes = store::all_likes(state.postgres()?).await?;
+    store::add_like_sets(&state.redis, &state.keys, &likes).await?;
+    Ok(likes.len())
+}
+
+/// Inbox entries a rebuild restores per person (a feed page is 10; nobody scrolls back further).
+const INBOX_REBUILT: i64 = 1_000;
+
+/// Refills the follow feeds' inboxes from Postgres' notes and follows, added to what they hold (a note
+/// pushed meanwhile stays); answers how many entries.
+pub async fn load_inboxes(state: &AppState) -> Result<usize, BackendError> {
+    let entries = store::all_inboxes(state.postgres()?, INBOX_REBUILT).await?;
+    store::add_to_inboxes(&state.redis, &state.keys, &entries).await?;
+    Ok(entries.len())
 }
 
 /// Stores `user_id`'s cleaned pictures (bytes and extension) under random names, within their quota

@@ -1,15 +1,10 @@
 //! All SQL and Redis of notes, likes, follows and feeds.
 
-use std::sync::LazyLock;
-
 use crate::platform::redis_conn::Redis;
-use redis::Script;
 use sqlx::PgPool;
 
 use super::model::{NewNote, NoteSummary, Person};
 use crate::platform::keys::Keys;
-
-static LIKE_TOGGLE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/like_toggle.lua")));
 
 /// A [`NoteSummary`] query over live notes with their authors, `$rest` (from `AND` on) after the shared
 /// part, pasted together as literals because the query macros read the SQL at compile time.
@@ -114,26 +109,148 @@ pub async fn delete_note(db: &PgPool, user_id: i64, id: i64) -> Result<bool, sql
     Ok(done.rows_affected() == 1)
 }
 
-/// Applies a like (+1) or un-like (−1) to the note's count.
-pub async fn add_likes(db: &PgPool, id: i64, delta: i64) -> Result<i32, sqlx::Error> {
-    sqlx::query_scalar!(
-        "UPDATE notes SET liked = GREATEST(liked + $2, 0) WHERE id = $1 RETURNING liked",
-        id,
-        delta as i32
-    )
-    .fetch_one(db)
-    .await
+/// A like as Postgres recorded it.
+#[derive(Debug, Clone, Copy)]
+pub struct LikeChange {
+    /// When it was given (unix ms, its score among the likers), or `None` if the toggle took it back.
+    pub liked_ms: Option<i64>,
+    /// The note's count after the toggle.
+    pub count: i32,
 }
 
-/// Toggles `user_id`'s like in Redis (`lua/like_toggle.lua`); +1 liked now, −1 un-liked.
-pub async fn toggle_like(
+/// Likes or un-likes a live note for `user_id` in one transaction: the row is the record, the count
+/// follows by trigger. `None` if the note is gone.
+pub async fn toggle_like(db: &PgPool, note_id: i64, user_id: i64) -> Result<Option<LikeChange>, sqlx::Error> {
+    let mut tx = db.begin().await?;
+    // The note's row lock orders two toggles of one note; a deleted note takes no likes.
+    let Some(_) = sqlx::query_scalar!("SELECT id FROM notes WHERE id = $1 AND deleted_at IS NULL FOR UPDATE", note_id)
+        .fetch_optional(&mut *tx)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let taken_back = sqlx::query!("DELETE FROM note_likes WHERE note_id = $1 AND user_id = $2", note_id, user_id)
+        .execute(&mut *tx)
+        .await?;
+    let liked_ms = if taken_back.rows_affected() == 1 {
+        None
+    } else {
+        Some(
+            sqlx::query_scalar!(
+                r#"INSERT INTO note_likes (note_id, user_id) VALUES ($1, $2)
+                   RETURNING (extract(epoch FROM liked_at) * 1000)::BIGINT AS "ms!""#,
+                note_id,
+                user_id
+            )
+            .fetch_one(&mut *tx)
+            .await?,
+        )
+    };
+    let count = sqlx::query_scalar!("SELECT liked FROM notes WHERE id = $1", note_id).fetch_one(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(Some(LikeChange { liked_ms, count }))
+}
+
+/// Puts one like into the note's sorted set (scored by when it was given), or takes it out.
+pub async fn mirror_like(
     redis: &Redis,
     keys: &Keys,
     note_id: i64,
     user_id: i64,
-    now_ms: i64,
-) -> Result<i64, redis::RedisError> {
-    LIKE_TOGGLE.key(keys.likes(note_id)).arg(user_id).arg(now_ms).invoke_async(&mut redis.clone()).await
+    liked_ms: Option<i64>,
+) -> Result<(), redis::RedisError> {
+    let mut cmd = match liked_ms {
+        Some(ms) => redis::cmd("ZADD").arg(keys.likes(note_id)).arg(ms).to_owned(),
+        None => redis::cmd("ZREM").arg(keys.likes(note_id)).to_owned(),
+    };
+    cmd.arg(user_id).query_async(&mut redis.clone()).await
+}
+
+/// One like: who liked which note, when (unix ms).
+#[derive(Debug, Clone, Copy)]
+pub struct Like {
+    /// The note.
+    pub note_id: i64,
+    /// Who liked it.
+    pub user_id: i64,
+    /// When.
+    pub liked_ms: i64,
+}
+
+/// Every like of a live note, grouped by note, for rebuilding the Redis sets.
+pub async fn all_likes(db: &PgPool) -> Result<Vec<Like>, sqlx::Error> {
+    sqlx::query_as!(
+        Like,
+        r#"SELECT l.note_id, l.user_id, (extract(epoch FROM l.liked_at) * 1000)::BIGINT AS "liked_ms!"
+           FROM note_likes l JOIN notes n ON n.id = l.note_id WHERE n.deleted_at IS NULL ORDER BY l.note_id"#
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// Writes each note's likers into its sorted set (added to what is there).
+pub async fn add_like_sets(redis: &Redis, keys: &Keys, likes: &[Like]) -> Result<(), redis::RedisError> {
+    zadd_grouped(redis, likes, |l| l.note_id, |n| keys.likes(n), |l| (l.liked_ms, l.user_id)).await
+}
+
+/// One `ZADD` per run of `items` with the same `group` (the key is `key(group)`, each item one
+/// `(score, member)`), sent in pipelines of a few thousand: a rebuild writes every set at once.
+async fn zadd_grouped<T>(
+    redis: &Redis,
+    items: &[T],
+    group: impl Fn(&T) -> i64,
+    key: impl Fn(i64) -> String,
+    entry: impl Fn(&T) -> (i64, i64),
+) -> Result<(), redis::RedisError> {
+    const BATCH: usize = 5_000;
+    let cmds = items
+        .chunk_by(|a, b| group(a) == group(b))
+        .map(|run| {
+            let mut zadd = redis::cmd("ZADD");
+            zadd.arg(key(group(&run[0])));
+            run.iter().map(&entry).for_each(|(score, member)| {
+                zadd.arg(score).arg(member);
+            });
+            zadd
+        })
+        .collect::<Vec<_>>();
+    for batch in cmds.chunks(BATCH) {
+        crate::platform::redis_conn::per_slot(redis, batch.to_vec(), false).await?;
+    }
+    Ok(())
+}
+
+/// One inbox entry: `note_id`, written at `created_ms`, belongs in `user_id`'s feed.
+#[derive(Debug, Clone, Copy)]
+pub struct InboxEntry {
+    /// Whose inbox.
+    pub user_id: i64,
+    /// The note.
+    pub note_id: i64,
+    /// Its creation time (unix ms), its score.
+    pub created_ms: i64,
+}
+
+/// What every inbox holds by the rules of the push (each live note of someone a user follows, written
+/// after they followed), at most `per_user` newest per user, grouped by user.
+pub async fn all_inboxes(db: &PgPool, per_user: i64) -> Result<Vec<InboxEntry>, sqlx::Error> {
+    sqlx::query_as!(
+        InboxEntry,
+        r#"SELECT user_id AS "user_id!", note_id AS "note_id!", created_ms AS "created_ms!" FROM (
+               SELECT f.user_id, n.id AS note_id, (extract(epoch FROM n.created_at) * 1000)::BIGINT AS created_ms,
+                      row_number() OVER (PARTITION BY f.user_id ORDER BY n.created_at DESC, n.id DESC) AS nth
+               FROM follows f JOIN notes n ON n.user_id = f.follows_id
+               WHERE n.deleted_at IS NULL AND n.created_at >= f.created_at
+           ) e WHERE nth <= $1 ORDER BY user_id"#,
+        per_user
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// Adds the entries to the inboxes (a note already there keeps its place).
+pub async fn add_to_inboxes(redis: &Redis, keys: &Keys, entries: &[InboxEntry]) -> Result<(), redis::RedisError> {
+    zadd_grouped(redis, entries, |e| e.user_id, |u| keys.feed(u), |e| (e.created_ms, e.note_id)).await
 }
 
 /// The first `n` likers in the order they liked, and whether `viewer` is among all likers.

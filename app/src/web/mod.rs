@@ -5,4 +5,5 @@
 pub mod abuse;
 pub mod edge;
 pub mod session;
+pub mod session_record;
 pub mod state;

@@ -1,5 +1,6 @@
 //! Sessions: a tower-sessions store over the project's own redis-rs connection (one Redis client, not
-//! two) with an in-process cache in front, and the binding of a session to the user who logged in with it.
+//! two) with an in-process cache in front and the Postgres record under it, and the binding of a session
+//! to the user who logged in with it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,6 +17,7 @@ use tower_sessions::session_store::{self, SessionStore};
 use crate::platform::channel::{Heard, Topic};
 use crate::platform::keys::Keys;
 use crate::shared::clock::now_ms;
+use crate::web::session_record::PgSessionStore;
 
 /// Each instance's copy of the sessions it has read lately, so a request with a session cookie — every
 /// grab — reads no Redis. Every save and delete is announced on `session:changed`; each instance drops
@@ -182,6 +184,42 @@ impl SessionStore for RedisSessionStore {
     }
 }
 
+/// The store the server uses: Redis (with each instance's memory in front) answers, Postgres keeps the
+/// record. A session Redis lost is read back from Postgres and put into Redis again; a save or a logout
+/// writes both, so a Redis restart logs nobody out and a logout ends the session everywhere at once.
+pub type DurableSessionStore = tower_sessions::CachingSessionStore<RedisSessionStore, PgSessionStore>;
+
+/// The server's session store over `state`'s Redis, session cache and Postgres.
+pub fn durable(state: &crate::web::state::AppState) -> DurableSessionStore {
+    tower_sessions::CachingSessionStore::new(
+        RedisSessionStore::cached(state.redis.clone(), state.keys.clone(), state.sessions.clone()),
+        PgSessionStore::new(state.db.clone()),
+    )
+}
+
+/// A durable store that reads Redis every time (tools, load generators and tests).
+pub fn durable_uncached(state: &crate::web::state::AppState) -> DurableSessionStore {
+    tower_sessions::CachingSessionStore::new(
+        RedisSessionStore::new(state.redis.clone(), state.keys.clone()),
+        PgSessionStore::new(state.db.clone()),
+    )
+}
+
+/// Deletes expired session records every `every` for the life of the process (Redis expires its own).
+pub fn spawn_expired_deletion(state: crate::web::state::AppState, every: Duration) -> tokio::task::JoinHandle<()> {
+    let store = PgSessionStore::new(state.db.clone());
+    tokio::spawn(async move {
+        loop {
+            match store.delete_expired().await {
+                Ok(0) => {}
+                Ok(n) => tracing::debug!(deleted = n, "expired sessions deleted"),
+                Err(e) => tracing::warn!("expired sessions not deleted, retrying later: {e}"),
+            }
+            tokio::time::sleep(every).await;
+        }
+    })
+}
+
 const USER_ID: &str = "uid";
 
 /// Session operations failed (the Redis store was unreachable, usually).
@@ -270,8 +308,7 @@ pub async fn user_id(session: &Session, policy: &SessionPolicy) -> Result<Option
 
 /// Mints a logged-in session for `user_id` directly in `store` and returns the cookie value. For load
 /// generators: logging 10,000 users in over HTTP would spend minutes in argon2 before measuring anything.
-pub async fn mint(store: &RedisSessionStore, user_id: i64, ttl: time::Duration) -> Result<String, SessionError> {
-    use tower_sessions::SessionStore;
+pub async fn mint(store: &impl SessionStore, user_id: i64, ttl: time::Duration) -> Result<String, SessionError> {
     let mut data = std::collections::HashMap::new();
     data.insert(USER_ID.to_string(), serde_json::Value::from(user_id));
     data.insert(LOGIN_AT.to_string(), serde_json::Value::from(now_ms()));
