@@ -101,7 +101,9 @@ impl Facts {
             app::social::service::set_follow(state, *u, *author, true).await.map_err(|x| x.to_string())?;
         }
         for u in crowd {
-            app::catalog::service::record_visit(state, 1, &format!("chaos-visitor-{u}")).await.map_err(|x| x.to_string())?;
+            app::catalog::service::record_visit(state, 1, &format!("chaos-visitor-{u}"))
+                .await
+                .map_err(|x| x.to_string())?;
         }
         // The servers copy the day's visitors to Postgres every VISITOR_SNAPSHOT_SECS (1 s here): wait for it.
         let started = Instant::now();
@@ -138,7 +140,8 @@ impl Facts {
             let view = app::social::service::note(state, self.note, Some(*u)).await.map_err(|x| x.to_string())?;
             liked += usize::from(view.liked_by_me);
         }
-        let author = app::social::service::note(state, self.note, None).await.map_err(|x| x.to_string())?.summary.author_id;
+        let author =
+            app::social::service::note(state, self.note, None).await.map_err(|x| x.to_string())?.summary.author_id;
         let mut following = 0;
         for u in &self.followers {
             let profile = app::social::service::profile(state, author, Some(*u)).await.map_err(|x| x.to_string())?;
@@ -352,13 +355,26 @@ async fn check(state: &AppState, dir: &Path, scenario: &str) -> Result<bool, Str
         ),
         drift: verdict(drift == 0, format!("{drift} after {:.1} s", settle.as_secs_f64())),
         sessions: sessions_kept(state, dir, &p.users).await?,
-        facts: serde_json::from_str::<Facts>(&std::fs::read_to_string(dir.join("facts.json")).map_err(|e| e.to_string())?)
-            .map_err(|e| e.to_string())?
-            .check(state)
-            .await?,
+        facts: serde_json::from_str::<Facts>(
+            &std::fs::read_to_string(dir.join("facts.json")).map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| e.to_string())?
+        .check(state)
+        .await?,
     };
     let [checkins, likes, follows, visitors] = &v.facts;
-    let cells = [&v.oversell, &v.duplicates, &v.acknowledged, &v.conserved, &v.drift, &v.sessions, checkins, likes, follows, visitors];
+    let cells = [
+        &v.oversell,
+        &v.duplicates,
+        &v.acknowledged,
+        &v.conserved,
+        &v.drift,
+        &v.sessions,
+        checkins,
+        likes,
+        follows,
+        visitors,
+    ];
     let all_ok = cells.iter().all(|c| c.is_ok());
     let cell = |c: &Result<String, String>| match c {
         Ok(d) => format!("ok ({d})"),
@@ -378,7 +394,11 @@ async fn check(state: &AppState, dir: &Path, scenario: &str) -> Result<bool, Str
 
 /// The sessions verdict: no answer asked a shopper to log in again (401), and every shopper's session is
 /// still there (read from Redis or, should Redis have lost it, from Postgres).
-async fn sessions_kept(state: &AppState, dir: &Path, users: &[(i64, String)]) -> Result<Result<String, String>, String> {
+async fn sessions_kept(
+    state: &AppState,
+    dir: &Path,
+    users: &[(i64, String)],
+) -> Result<Result<String, String>, String> {
     use tower_sessions::SessionStore;
     let answers = std::fs::read_to_string(dir.join("answers.jsonl")).unwrap_or_default();
     let relogins = answers.lines().filter(|l| l.contains("\"status\":401")).count();

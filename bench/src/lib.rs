@@ -137,6 +137,17 @@ pub async fn page(client: &HttpClient, base: &str, path: &str, cookie: &str) -> 
     String::from_utf8(body.to_vec()).map_err(|e| format!("{path}: {e}"))
 }
 
+/// GETs a JSON endpoint (a GET server function: without `Accept: application/json` Leptos answers a
+/// form's redirect instead of the value) and answers its body, or the status if it is not 2xx.
+pub async fn api_get(client: &HttpClient, base: &str, path: &str) -> Result<String, String> {
+    let (status, body) =
+        as_shopper(client, hyper::Method::GET, format!("{base}{path}"), "application/json", "").await?;
+    if !status.is_success() {
+        return Err(format!("{path}: {status}"));
+    }
+    String::from_utf8(body.to_vec()).map_err(|e| format!("{path}: {e}"))
+}
+
 /// [`look_in`] for every one of `shoppers`, `concurrency` at a time and in their order (so each one's
 /// session is about as fresh when their grab comes); answers how many were not answered 200.
 pub async fn look_in_all(client: &HttpClient, base: &str, shoppers: &[(i64, String)], concurrency: usize) -> usize {

@@ -67,12 +67,12 @@ async fn latency(
     rounds: usize,
     server: Option<(u32, f64)>,
 ) -> Result<(Duration, Duration, Option<f64>), String> {
-    bench::page(client, base, path, "").await?; // warm
+    bench::api_get(client, base, path).await?; // warm
     let before = server.and_then(|(pid, _)| bench::probe::cpu_ticks(pid).ok());
     let mut times = Vec::with_capacity(rounds);
     for _ in 0..rounds {
         let started = Instant::now();
-        bench::page(client, base, path, "").await?;
+        bench::api_get(client, base, path).await?;
         times.push(started.elapsed());
     }
     let after = server.and_then(|(pid, _)| bench::probe::cpu_ticks(pid).ok());
@@ -141,7 +141,7 @@ async fn main() -> Result<(), String> {
     let client: bench::HttpClient = Client::builder(TokioExecutor::new()).build_http();
     let mut after = String::new();
     for _ in 1..200 {
-        let body = bench::page(&client, &base, &list_path(shop, &after), "").await?;
+        let body = bench::api_get(&client, &base, &list_path(shop, &after)).await?;
         let page: ReviewPage = serde_json::from_str(&body).map_err(|e| format!("review page: {e}"))?;
         after = page.next.ok_or("fewer than 200 pages of reviews")?;
     }
