@@ -93,13 +93,18 @@ impl Facts {
                     .map_err(|x| x.to_string())?;
             }
         }
+        // Followed first, so the note is pushed into each follower's feed.
+        for u in crowd {
+            app::social::service::set_follow(state, *u, *author, true).await.map_err(|x| x.to_string())?;
+        }
         let draft = app::social::model::NewNote::parse("Chaos noodles", "Still good after a fault.", "")
             .map_err(|x| x.to_string())?;
         let note = app::social::service::write_note(state, *author, 1, draft).await.map_err(|x| x.to_string())?;
         for u in crowd {
             app::social::service::toggle_like(state, *u, note).await.map_err(|x| x.to_string())?;
-            app::social::service::set_follow(state, *u, *author, true).await.map_err(|x| x.to_string())?;
         }
+        let visited_from: time::OffsetDateTime =
+            sqlx::query_scalar("SELECT now()").fetch_one(&state.db).await.map_err(|x| x.to_string())?;
         for u in crowd {
             app::catalog::service::record_visit(state, 1, &format!("chaos-visitor-{u}"))
                 .await
@@ -109,9 +114,10 @@ impl Facts {
         let started = Instant::now();
         loop {
             let copied: Option<i64> = sqlx::query_scalar(
-                "SELECT 1 FROM visitor_days WHERE scope = 'shop:1' AND day = $1 AND saved_at > now() - interval '1 second'",
+                "SELECT 1::BIGINT FROM visitor_days WHERE scope = 'shop:1' AND day = $1 AND saved_at > $2",
             )
             .bind(today)
+            .bind(visited_from)
             .fetch_optional(&state.db)
             .await
             .map_err(|x| x.to_string())?;
