@@ -349,15 +349,7 @@ mod redis_state {
         user_id: i64,
         order_id: i64,
     ) -> Result<bool, redis::RedisError> {
-        let released: i64 = RELEASE
-            .key(&keys.release_script(voucher_id))
-            .arg(user_id)
-            .arg(order_id)
-            .arg(redis.announce_command())
-            .arg("give_back")
-            .invoke_async(&mut redis.clone())
-            .await?;
-        Ok(released == 1)
+        Ok(run_release(redis, keys, voucher_id, user_id, order_id, "give_back").await? == 1)
     }
 
     /// Lets the buyer of an order Postgres refused as sold out go (once per order) and sets the sale's
@@ -370,15 +362,26 @@ mod redis_state {
         user_id: i64,
         order_id: i64,
     ) -> Result<(), redis::RedisError> {
-        let _: i64 = RELEASE
+        run_release(redis, keys, voucher_id, user_id, order_id, "sold_out").await.map(drop)
+    }
+
+    /// `lua/release.lua` for one order in `mode` (`give_back` or `sold_out`); its reply.
+    async fn run_release(
+        redis: &Redis,
+        keys: &Keys,
+        voucher_id: i64,
+        user_id: i64,
+        order_id: i64,
+        mode: &str,
+    ) -> Result<i64, redis::RedisError> {
+        RELEASE
             .key(&keys.release_script(voucher_id))
             .arg(user_id)
             .arg(order_id)
             .arg(redis.announce_command())
-            .arg("sold_out")
+            .arg(mode)
             .invoke_async(&mut redis.clone())
-            .await?;
-        Ok(())
+            .await
     }
 
     /// Remaining stock and buyer count of a sale (for reconciliation and tests).
