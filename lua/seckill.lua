@@ -11,7 +11,7 @@
 -- Every key carries the sale's {vid} hash tag, so the script stays valid on Redis Cluster. A grab announces
 -- the stock left on the channel KEYS[1]:live (ARGV[6] says how).
 -- ARGV[1] = user id   ARGV[2] = the order id this grab will produce (lets a caller whose call timed out
--- check whether the grab happened instead of guessing)
+-- check whether the grab happened instead of guessing, and a re-sent call answer as the first one did)
 -- ARGV[3] = attempt window ms   ARGV[4] = attempts allowed per window (0: no limit)   ARGV[5] = attempt id
 -- ARGV[6] = how to announce: SPUBLISH on a cluster (a shard channel: only the sale's shard carries it),
 -- PUBLISH on one node (the default)
@@ -43,6 +43,12 @@ if now < tonumber(window[1]) then
 end
 if now >= tonumber(window[2]) then
   return {3, 0}
+end
+-- The same grab sent again (a client that lost the answer mid-failover re-sends its pipeline to the new
+-- primary): recorded under this very order id, so it answers as it did the first time.
+local mine = redis.call('HGET', KEYS[4], ARGV[1])
+if mine and string.sub(mine, 1, #ARGV[2] + 1) == ARGV[2] .. ':' and redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then
+  return {0, 0}
 end
 if window[3] == '1' then
   if redis.call('GET', KEYS[6]) ~= ARGV[1] then

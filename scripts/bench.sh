@@ -4,7 +4,7 @@
 # `scripts/bench.sh` runs them all; `scripts/bench.sh catalog`, `seckill`, `orders`, `reviews` or `budget` runs one
 # (`budget`: the shop page's cold load in Chromium, a Lighthouse-style table — end2end/budget.mjs).
 # `scripts/bench.sh scale` (not part of "all") runs the server on a local Redis Cluster (scripts/cluster.sh)
-# and measures one sale against 8 (docs/scaling.md).
+# and measures one sale against 8 (docs/scaling.md), with grabs waiting for a Redis replica and without.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
@@ -74,6 +74,13 @@ if [ "$WHICH" = scale ]; then
   REDIS_URL="$(bash scripts/cluster.sh redis)"
   export REDIS_URL
   [ "$CLUSTER_WAS_UP" = yes ] || trap 'stop_server; bash scripts/cluster.sh stop' EXIT
-  start_server
-  BENCH_URLS="$BENCH_URL" target/release/bench-scale
+  # Twice in one run: grabs acknowledged once a replica holds them (GRAB_REPLICAS=1, the cluster's
+  # default), then without waiting (0) — what that safety costs, side by side.
+  for replicas in 1 0; do
+    log "bench-scale with GRAB_REPLICAS=$replicas"
+    start_server GRAB_REPLICAS="$replicas"
+    echo "### GRAB_REPLICAS=$replicas"
+    BENCH_URLS="$BENCH_URL" target/release/bench-scale
+    stop_server
+  done
 fi

@@ -150,7 +150,7 @@ run_scenario "writer dies after DB commit" fault_writer
 
 {
   echo
-  echo "| scenario | answers | no oversell | no duplicate (user, sale) | acknowledged → stored or failed | stock conserved | drift back to 0 | sessions kept | check-ins | likes | follows and feed | visitors (to the last copy) | drain |"
+  echo "| scenario | answers | no oversell | no duplicate (user, sale) | acknowledged ≤ stock, every one stored | stock conserved | drift back to 0 | sessions kept | check-ins | likes | follows and feed | visitors (to the last copy) | drain |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   cat "$DIR/table.md"
 } | tee "$DIR/report.md"

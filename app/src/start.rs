@@ -62,6 +62,7 @@ pub async fn with_db(
         tracing::warn!("HUMAN_CHECK_SECRET is unset: slider puzzles verify only on this instance");
     }
     let redis = redis_connection(&config.redis_url).await?;
+    let grab_redis = if config.grab_replicas > 0 { redis_connection(&config.redis_url).await? } else { redis.clone() };
     let kafka = crate::platform::kafka::producer(&config)?;
     let keys = Keys::new(config.redis_key_prefix.clone());
     let ids = Arc::new(crate::platform::ids::acquire(&db, config.id_lease_ttl).await?);
@@ -92,6 +93,7 @@ pub async fn with_db(
     Ok(AppState::new(Handles {
         db,
         redis,
+        grab_redis,
         kafka,
         publisher: Publisher::new(&config)?,
         sold_out: Arc::default(),

@@ -278,3 +278,55 @@ async fn when_postgres_has_fewer_coupons_than_redis_the_first_refusal_teaches_re
         assert!(matches!(refused, SeckillError::Refused(GrabCode::SoldOut)), "{refused:?}");
     }
 }
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn the_audit_lowers_redis_where_it_is_ahead_of_postgres_and_the_orders_in_flight(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
+    open_sale(&state, 78, 5, -60, 3600).await;
+    let users = seed_users(&db, 490, 4).await.unwrap();
+    // Two grabs acknowledged: their orders are in Kafka, not yet in Postgres (no writer runs).
+    service::grab(&state, users[0], 78, "10.0.0.1").await.unwrap();
+    service::grab(&state, users[1], 78, "10.0.0.1").await.unwrap();
+    assert_eq!(service::cap_sales_ahead(&state).await.unwrap(), 0, "3 left is the truth: 5 − 2 in flight");
+    assert_eq!(inventory::sale_state(&state.redis, &state.keys, 78).await.unwrap(), (Some(3), 2));
+
+    // Postgres' stock falls to 3 (a correction): with 2 in flight, 1 is left, and Redis says 3.
+    sqlx::query("UPDATE vouchers SET stock = 3 WHERE id = 78").execute(&db).await.unwrap();
+    assert_eq!(service::cap_sales_ahead(&state).await.unwrap(), 2);
+    assert_eq!(inventory::sale_state(&state.redis, &state.keys, 78).await.unwrap(), (Some(1), 2));
+    assert_eq!(service::cap_sales_ahead(&state).await.unwrap(), 0, "once taught, nothing more to lower");
+    service::grab(&state, users[2], 78, "10.0.0.1").await.expect("the one coupon left");
+    let refused = service::grab(&state, users[3], 78, "10.0.0.1").await.unwrap_err();
+    assert!(matches!(refused, SeckillError::Refused(GrabCode::SoldOut)), "{refused:?}");
+
+    // The writer then stores all three: Postgres and Redis agree at 0, and the audit leaves them so.
+    let writer = app::orders::writer::spawn(state.clone());
+    drained(&db, 78, 3).await;
+    writer.abort();
+    assert_eq!(service::cap_sales_ahead(&state).await.unwrap(), 0);
+    let stock: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = 78").fetch_one(&db).await.unwrap();
+    assert_eq!(stock, 0);
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_grab_no_replica_confirms_is_given_back_and_the_buyer_asked_to_retry(db: PgPool) {
+    // One Redis node with no replica, whatever REDIS_URL says (on a cluster, replicas would confirm).
+    let overrides = [("REDIS_URL", "redis://127.0.0.1:6379/0"), ("GRAB_REPLICAS", "1"), ("GRAB_REPLICA_WAIT_MS", "50")];
+    let state = test_state(db.clone(), &overrides).await;
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
+    open_sale(&state, 79, 2, -60, 3600).await;
+    let users = seed_users(&db, 500, 1).await.unwrap();
+
+    let refused = service::grab(&state, users[0], 79, "10.0.0.1").await.unwrap_err();
+    assert!(matches!(refused, SeckillError::NotReplicated), "{refused:?}");
+    assert!(matches!(AppError::from(refused), AppError::Unavailable(_)), "a 503: try again");
+    assert_eq!(
+        inventory::sale_state(&state.redis, &state.keys, 79).await.unwrap(),
+        (Some(2), 0),
+        "nothing taken: the coupon is back and the buyer free to try again"
+    );
+    let orders: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM order_resends WHERE voucher_id = 79").fetch_one(&db).await.unwrap();
+    assert_eq!(orders, 0, "no order queued for it");
+}

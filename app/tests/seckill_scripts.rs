@@ -39,14 +39,32 @@ async fn one_user_firing_fifty_grabs_gets_one() {
     inventory::load_sale(&redis, &keys, 7, 10, (now_ms() - HOUR, now_ms() + HOUR), false, now_ms() + 3 * HOUR)
         .await
         .unwrap();
-    let grabs = (0..50).map(|_| {
+    // Each attempt mints its own order id, as the grab does.
+    let grabs = (1..=50).map(|attempt| {
         let (redis, keys) = (redis.clone(), keys.clone());
-        async move { inventory::try_grab(&redis, &keys, 7, 1234, 0).await.unwrap() }
+        async move { inventory::try_grab(&redis, &keys, 7, 1234, attempt).await.unwrap() }
     });
     let codes = join_all(grabs).await;
     assert_eq!(codes.iter().filter(|c| **c == GrabCode::Ok).count(), 1);
     assert!(codes.iter().all(|c| matches!(c, GrabCode::Ok | GrabCode::AlreadyBought)));
     assert_eq!(inventory::sale_state(&redis, &keys, 7).await.unwrap(), (Some(9), 1));
+}
+
+#[tokio::test]
+async fn a_grab_sent_again_answers_as_the_first_time_and_takes_one_coupon() {
+    // A client that lost the answer mid-failover re-sends the same call (same order id) to the new primary.
+    let (redis, keys) = setup().await;
+    inventory::load_sale(&redis, &keys, 8, 10, (now_ms() - HOUR, now_ms() + HOUR), false, now_ms() + 3 * HOUR)
+        .await
+        .unwrap();
+    assert_eq!(inventory::try_grab(&redis, &keys, 8, 1234, 77).await.unwrap(), GrabCode::Ok);
+    assert_eq!(inventory::try_grab(&redis, &keys, 8, 1234, 77).await.unwrap(), GrabCode::Ok, "the same grab");
+    assert_eq!(inventory::try_grab(&redis, &keys, 8, 1234, 78).await.unwrap(), GrabCode::AlreadyBought);
+    assert_eq!(inventory::sale_state(&redis, &keys, 8).await.unwrap(), (Some(9), 1));
+    // Given back, the old order id no longer counts as a grab.
+    assert!(inventory::release(&redis, &keys, 8, 1234, 77).await.unwrap());
+    assert_eq!(inventory::try_grab(&redis, &keys, 8, 1234, 77).await.unwrap(), GrabCode::Ok, "a new grab");
+    assert_eq!(inventory::sale_state(&redis, &keys, 8).await.unwrap(), (Some(9), 1));
 }
 
 #[tokio::test]

@@ -3,6 +3,11 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::platform::redis_conn::RedisTarget;
+
+/// Where Redis is when `REDIS_URL` does not say: the local single node.
+const DEFAULT_REDIS: &str = "redis://127.0.0.1:6379/0";
+
 /// A setting that was present but could not be understood.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("setting {name}={value:?} is invalid: {reason}")]
@@ -26,6 +31,12 @@ pub struct Config {
     pub database_statement_timeout: Duration,
     /// `REDIS_URL`.
     pub redis_url: String,
+    /// `GRAB_REPLICAS`: Redis replicas that must hold a grab before its buyer hears "yours" (`WAIT`), so a
+    /// failover to a replica cannot sell the coupon again. Defaults to 1 on a cluster, 0 on one node.
+    pub grab_replicas: u32,
+    /// `GRAB_REPLICA_WAIT_MS`: how long a grab waits for them; a grab they did not confirm in time is given
+    /// back and its buyer asked to try again.
+    pub grab_replica_wait: Duration,
     /// `REDIS_KEY_PREFIX`: namespace for every key we write (tests use a unique one each).
     pub redis_key_prefix: String,
     /// `KAFKA_BROKERS`: bootstrap servers, comma-separated.
@@ -138,8 +149,16 @@ impl Config {
             database_url: r.string("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/haodian"),
             database_max_connections: r.parse("DATABASE_MAX_CONNECTIONS", 20)?,
             database_statement_timeout: Duration::from_millis(r.parse("DATABASE_STATEMENT_TIMEOUT_MS", 5000u64)?),
-            redis_url: r.string("REDIS_URL", "redis://127.0.0.1:6379/0"),
+            redis_url: r.string("REDIS_URL", DEFAULT_REDIS),
             redis_key_prefix: r.string("REDIS_KEY_PREFIX", ""),
+            grab_replicas: r.parse(
+                "GRAB_REPLICAS",
+                match RedisTarget::parse(&r.string("REDIS_URL", DEFAULT_REDIS)) {
+                    RedisTarget::Cluster(_) => 1,
+                    RedisTarget::Single(_) => 0,
+                },
+            )?,
+            grab_replica_wait: Duration::from_millis(r.parse("GRAB_REPLICA_WAIT_MS", 1000u64)?.max(1)),
             kafka_brokers: r.string("KAFKA_BROKERS", "127.0.0.1:9092"),
             kafka_topic_prefix: r.string("KAFKA_TOPIC_PREFIX", ""),
             kafka_partitions: r.parse("KAFKA_PARTITIONS", 4)?,

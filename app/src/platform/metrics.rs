@@ -82,6 +82,8 @@ pub struct SeckillMetrics {
     pub compensated: Counter,
     /// Grabs given back because their order existed nowhere (the instance died before producing it).
     pub stranded_released: Counter,
+    /// Grabs refused because no Redis replica confirmed them in time, or a failover lost them.
+    pub unreplicated: Counter,
     /// How long a grab took, by how it ended.
     pub grab_seconds: LatencyFamily<OutcomeLabels>,
 }
@@ -96,6 +98,7 @@ impl Default for SeckillMetrics {
             produce_unknown: Counter::default(),
             compensated: Counter::default(),
             stranded_released: Counter::default(),
+            unreplicated: Counter::default(),
             grab_seconds: latency_family(),
         }
     }
@@ -130,6 +133,11 @@ impl SeckillMetrics {
             "seckill_stranded_released",
             "Grabs given back because their order existed nowhere (instance died before producing it).",
             self.stranded_released.clone(),
+        );
+        r.register(
+            "seckill_unreplicated",
+            "Grabs given back because no Redis replica confirmed them in time (or a failover lost them).",
+            self.unreplicated.clone(),
         );
         r.register("seckill_grab_duration_seconds", "Time to answer a grab, by outcome.", self.grab_seconds.clone());
     }

@@ -131,6 +131,7 @@ mod redis_state {
     static SECKILL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill.lua")));
     static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/release.lua")));
     static RESTORE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/restore_sale.lua")));
+    static STOCK_CAP: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/stock_cap.lua")));
     static HUMAN_PASS: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/human_pass.lua")));
 
     /// How long Redis keeps a sale after the last of its unpaid orders could have closed: a late grab still
@@ -258,6 +259,52 @@ mod redis_state {
             .invoke_async(&mut redis.clone())
             .await?;
         Ok((GrabCode::from_script(code), wait.max(0) as u64))
+    }
+
+    /// Whether a grab is safe to acknowledge once Redis replicas were asked to hold it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Replication {
+        /// At least the replicas asked for hold the grab: a failover to one of them keeps it.
+        Held,
+        /// The primary holds the grab but fewer replicas confirmed it in time (this many).
+        Unconfirmed(i64),
+        /// The node serving the sale now has no such grab: it was lost in a failover before it reached
+        /// the replica that took over.
+        Lost,
+    }
+
+    /// Waits (`WAIT`) until `replicas` replicas of the sale's primary hold every write this connection made
+    /// — the grab of `order_id` among them — for at most `timeout`, then reads the grab back, in one round
+    /// trip to the node serving the sale. On a cluster a client that lost its node re-sends the whole
+    /// pipeline to the node serving the slot now; the read then tells whether the grab survived there.
+    /// Must run on the connection that ran the grab.
+    pub async fn await_replicas(
+        redis: &Redis,
+        keys: &Keys,
+        voucher_id: i64,
+        (user_id, order_id): (i64, i64),
+        replicas: u32,
+        timeout: Duration,
+    ) -> Result<Replication, redis::RedisError> {
+        let (acked, recorded, buyer): (i64, Option<String>, bool) = redis::pipe()
+            .cmd("WAIT")
+            .arg(replicas)
+            .arg(timeout.as_millis() as u64)
+            .cmd("HGET")
+            .arg(keys.seckill_grabs(voucher_id))
+            .arg(user_id)
+            .cmd("SISMEMBER")
+            .arg(keys.seckill_buyers(voucher_id))
+            .arg(user_id)
+            .query_async(&mut redis.clone())
+            .await?;
+        let still_there =
+            buyer && recorded.and_then(|r| RecordedGrab::parse(user_id, &r)).is_some_and(|g| g.order_id == order_id);
+        Ok(match (still_there, acked >= i64::from(replicas)) {
+            (false, _) => Replication::Lost,
+            (true, true) => Replication::Held,
+            (true, false) => Replication::Unconfirmed(acked),
+        })
     }
 
     /// How an answer to a slider puzzle was recorded.
@@ -420,6 +467,18 @@ mod redis_state {
         }
         let written: i64 = inv.invoke_async(&mut redis.clone()).await?;
         Ok(written == 1)
+    }
+
+    /// Lowers a sale's Redis stock to `cap` if it is higher (`lua/stock_cap.lua`); answers by how much
+    /// (0: it was not ahead, or Redis does not hold the sale).
+    pub async fn cap_stock(redis: &Redis, keys: &Keys, voucher_id: i64, cap: i32) -> Result<i64, redis::RedisError> {
+        let excess: i64 = STOCK_CAP
+            .key(keys.seckill_stock(voucher_id))
+            .arg(cap)
+            .arg(redis.announce_command())
+            .invoke_async(&mut redis.clone())
+            .await?;
+        Ok(excess.max(0))
     }
 
     /// Sets the stock of a sale that has not started (no buyers can exist yet), keeping its lifetime.

@@ -25,11 +25,15 @@ pub async fn audit(state: &AppState, shop_id: Option<i64>) -> Result<Vec<SaleAud
     Ok(sales)
 }
 
-/// Audits every sale now and then and logs drift loudly (the same figures are on `/metrics`).
+/// Audits every sale now and then, logs drift loudly (the same figures are on `/metrics`) and lowers
+/// Redis' stock where it is ahead of Postgres and the orders in flight (Postgres is the truth).
 pub fn spawn_reconciliation(state: AppState, every: Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(every).await;
+            if let Err(e) = super::healing::cap_sales_ahead(&state).await {
+                tracing::warn!("Redis stock not checked against Postgres this time: {e}");
+            }
             match audit(&state, None).await {
                 Ok(sales) => {
                     for s in sales.iter().filter(|s| s.drift() != 0) {

@@ -8,7 +8,7 @@ use super::service::SeckillError;
 use super::store;
 use crate::platform::breaker::Service;
 use crate::platform::kafka::{self, Delivery, ORDERS_CREATED, OrderCreated};
-use crate::sale::inventory;
+use crate::sale::inventory::{self, Replication};
 use crate::shared::clock::now_ms;
 use crate::web::state::AppState;
 
@@ -121,7 +121,8 @@ async fn grab_once(
         window_ms: state.config.seckill_rate_window.as_millis() as u64,
     };
     let grabbed =
-        inventory::try_grab_limited(&state.redis, &state.keys, voucher_id, user_id, order_id, attempts, pass).await;
+        inventory::try_grab_limited(&state.grab_redis, &state.keys, voucher_id, user_id, order_id, attempts, pass)
+            .await;
     let code = match grabbed {
         Ok((GrabCode::RateLimited, wait)) => {
             state.metrics.seckill.outcome(GrabCode::RateLimited.label());
@@ -130,13 +131,7 @@ async fn grab_once(
         }
         Ok((code, _)) => code,
         // The script may or may not have run: check in the background, never guess.
-        Err(e) if e.is_timeout() || e.is_connection_dropped() || e.is_io_error() => {
-            crate::platform::breaker::note_failure(Service::Redis);
-            let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
-            tokio::spawn(settle_unknown_grab(state.clone(), order));
-            return Err(SeckillError::Unsure(e));
-        }
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(unsure(state, OrderCreated { order_id, user_id, voucher_id, ts: now_ms() }, e)),
     };
     state.metrics.seckill.outcome(code.label());
     match code {
@@ -152,14 +147,59 @@ async fn grab_once(
         other => return Err(SeckillError::Refused(other)),
     }
     let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
-    // Its own task: if the buyer's request is dropped mid-send, the outcome is still settled (given back,
+    // Its own task: if the buyer's request is dropped mid-way, the outcome is still settled (given back,
     // or queued for a resend) instead of leaving a deduction nobody follows up.
     let settle = tokio::spawn({
         let state = state.clone();
-        async move { publish(&state, &order).await }
+        async move {
+            hold_on_replicas(&state, &order).await?;
+            publish(&state, &order).await
+        }
     });
     settle.await.map_err(SeckillError::PublishTask)??;
     Ok(order_id)
+}
+
+/// A failed call of the sale's Redis: if Redis did not answer, the grab may or may not have happened,
+/// so it is checked in the background (never guessed) and the buyer told so; any other error is plain.
+fn unsure(state: &AppState, order: OrderCreated, e: redis::RedisError) -> SeckillError {
+    if !(e.is_timeout() || e.is_connection_dropped() || e.is_io_error()) {
+        return e.into();
+    }
+    crate::platform::breaker::note_failure(Service::Redis);
+    tokio::spawn(settle_unknown_grab(state.clone(), order));
+    SeckillError::Unsure(e)
+}
+
+/// With `GRAB_REPLICAS` set, a grab is acknowledged only once that many replicas of the sale's Redis
+/// primary hold it, so a failover to one of them cannot sell the coupon again. One the replicas did not
+/// confirm in time is given back (if that fails too, the stranded-grab sweeper gives it back, as no order
+/// exists); one the serving node no longer has was lost in a failover and took nothing. Either way the
+/// buyer is asked to try again.
+async fn hold_on_replicas(state: &AppState, order: &OrderCreated) -> Result<(), SeckillError> {
+    let replicas = state.config.grab_replicas;
+    if replicas == 0 {
+        return Ok(());
+    }
+    let grab = (order.user_id, order.order_id);
+    let wait = state.config.grab_replica_wait;
+    let replication = inventory::await_replicas(&state.grab_redis, &state.keys, order.voucher_id, grab, replicas, wait)
+        .await
+        .map_err(|e| unsure(state, order.clone(), e))?;
+    match replication {
+        Replication::Held => Ok(()),
+        Replication::Unconfirmed(acked) => {
+            state.metrics.seckill.unreplicated.inc();
+            tracing::warn!(order = order.order_id, acked, replicas, "grab not confirmed by Redis replicas in time");
+            inventory::release(&state.grab_redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await?;
+            Err(SeckillError::NotReplicated)
+        }
+        Replication::Lost => {
+            state.metrics.seckill.unreplicated.inc();
+            tracing::warn!(order = order.order_id, "grab lost in a Redis failover before a replica held it");
+            Err(SeckillError::NotReplicated)
+        }
+    }
 }
 
 /// How long an unsure grab is checked on before it is given up (Redis that does not answer this long has
@@ -168,7 +208,9 @@ const UNSURE_GRAB_PATIENCE: Duration = Duration::from_secs(120);
 
 /// Settles a grab whose script call failed mid-way: asks Redis (with a backoff) whether the grab was
 /// recorded under its order id; if it was, the order is produced like any other, so no buyer is left
-/// recorded without an order; if not, nothing was taken and nothing is done.
+/// recorded without an order; if not, nothing was taken and nothing is done. Where grabs must be held by
+/// replicas (`GRAB_REPLICAS`), a recorded one is given back instead: whether a replica holds it cannot be
+/// known after the connection that wrote it is gone, and its buyer was not told "yours".
 async fn settle_unknown_grab(state: AppState, order: OrderCreated) {
     let started = std::time::Instant::now();
     let mut backoff = kafka::Backoff::default();
@@ -176,6 +218,14 @@ async fn settle_unknown_grab(state: AppState, order: OrderCreated) {
         match inventory::grab_recorded(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await
         {
             Ok(false) => return,
+            Ok(true) if state.config.grab_replicas > 0 => {
+                tracing::warn!(order = order.order_id, "an unsure grab had happened; giving it back");
+                let (voucher, user, id) = (order.voucher_id, order.user_id, order.order_id);
+                match inventory::release(&state.redis, &state.keys, voucher, user, id).await {
+                    Ok(_) => return,
+                    Err(e) => tracing::warn!(order = order.order_id, "cannot give an unsure grab back yet: {e}"),
+                }
+            }
             Ok(true) => {
                 tracing::warn!(order = order.order_id, "an unsure grab had happened; producing its order");
                 if let Err(e) = publish(&state, &order).await {

@@ -22,30 +22,53 @@ async fn orders_in_flight(state: &AppState) -> Result<Vec<OrderCreated>, Backend
     Ok(in_flight)
 }
 
-/// Loads the Redis state of every sale Redis should hold but does not (first start, or Redis lost its
-/// data); sales Redis already knows are left alone. Postgres is the truth except for orders still in
-/// Kafka or waiting for a resend: those count as sold — stock = Postgres stock − orders in flight, buyers =
-/// live orders ∪ in flight — so nobody can grab a coupon twice or a coupon that is already someone's.
-pub async fn restore_sales(state: &AppState) -> Result<usize, BackendError> {
+/// Every sale Redis should hold, as the truth has it: Postgres, except for orders still in Kafka or
+/// waiting for a resend, which count as sold — stock = Postgres stock − orders in flight, buyers = live
+/// orders ∪ in flight — so nobody can grab a coupon twice or a coupon that is already someone's.
+async fn sales_as_truth(state: &AppState) -> Result<Vec<inventory::SaleSnapshot>, BackendError> {
     // Left out, the orders in flight would have their coupons sold again and be refused later.
     let in_flight = orders_in_flight(state).await?;
     let ids: Vec<i64> = in_flight.iter().map(|o| o.order_id).collect();
     let keep = inventory::kept_after_end(state.config.pay_timeout);
-    let (sales, handled) = store::restorable_sales(state.postgres()?, keep, &ids).await?;
+    let (mut sales, handled) = store::restorable_sales(state.postgres()?, keep, &ids).await?;
     let handled: std::collections::HashSet<i64> = handled.into_iter().collect();
-    let mut restored = 0;
-    for mut sale in sales {
+    for sale in &mut sales {
         for order in in_flight.iter().filter(|o| o.voucher_id == sale.voucher_id && !handled.contains(&o.order_id)) {
             if !sale.buyers.contains(&order.user_id) {
                 sale.buyers.push(order.user_id);
                 sale.stock -= 1;
             }
         }
+    }
+    Ok(sales)
+}
+
+/// Loads the Redis state of every sale Redis should hold but does not (first start, or Redis lost its
+/// data), from [`sales_as_truth`]; sales Redis already knows are left alone.
+pub async fn restore_sales(state: &AppState) -> Result<usize, BackendError> {
+    let mut restored = 0;
+    for sale in sales_as_truth(state).await? {
         if inventory::restore_sale(&state.redis, &state.keys, &sale, forget_at_ms(state, sale.end_ms)).await? {
             restored += 1;
         }
     }
     Ok(restored)
+}
+
+/// Teaches Redis where it is ahead of the truth: a sale whose Redis stock is above what Postgres and the
+/// orders in flight leave (a failover that lost decrements, a stock lowered in Postgres) gets the lower
+/// figure, so its next buyer hears "sold out" at once instead of a "yes" the order writer turns into "no".
+/// Answers how many coupons Redis had too many, in all.
+pub async fn cap_sales_ahead(state: &AppState) -> Result<i64, BackendError> {
+    let mut excess = 0;
+    for sale in sales_as_truth(state).await? {
+        let over = inventory::cap_stock(&state.redis, &state.keys, sale.voucher_id, sale.stock).await?;
+        if over > 0 {
+            tracing::warn!(voucher = sale.voucher_id, over, "Redis was ahead of Postgres; its stock was lowered");
+            excess += over;
+        }
+    }
+    Ok(excess)
 }
 
 /// Gives back grabs whose order exists nowhere — not in Postgres (as an order or a recorded failure), not

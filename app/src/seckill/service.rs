@@ -33,6 +33,10 @@ pub enum SeckillError {
     /// and if the grab happened its order appears in "My orders".
     #[error("grab outcome unknown: {0}")]
     Unsure(redis::RedisError),
+    /// The sale's Redis replicas did not confirm the grab in time (or a failover lost it); it was given
+    /// back, so nothing was taken.
+    #[error("grab not held by a Redis replica")]
+    NotReplicated,
     /// Redis lost its data and the sale's state is being rebuilt from Postgres; nothing was taken.
     #[error("sale state is being restored")]
     Restoring,
@@ -88,6 +92,9 @@ impl From<SeckillError> for AppError {
                         .into(),
                 )
             }
+            SeckillError::NotReplicated => AppError::Unavailable(
+                "The sale could not keep your grab safe just now, so nothing was taken. Please try again.".into(),
+            ),
             SeckillError::Restoring => AppError::Unavailable(
                 "Sales are being restored after a hiccup on our side, so nothing was taken. Try again in a few seconds."
                     .into(),
@@ -116,6 +123,7 @@ impl SeckillError {
             Self::SaleIdTaken => "backend_error",
             Self::Unsure(_) => "unsure",
             Self::Restoring => "restoring",
+            Self::NotReplicated => "not_replicated",
             Self::Invalid(_) | Self::AlreadyStarted | Self::Catalog(_) => "invalid",
             Self::Backend(BackendError::Open(_)) => "breaker_open",
             Self::Orders(_) | Self::Backend(_) => "backend_error",
@@ -133,4 +141,4 @@ pub use super::grab::grab;
 pub use super::grab::{
     compensation_backlog, drain_compensation, grab_with_pass, puzzle, queue_for_resend, solve, spawn_compensation,
 };
-pub use super::healing::{release_stranded, restore_sales, spawn_stranded_sweeper};
+pub use super::healing::{cap_sales_ahead, release_stranded, restore_sales, spawn_stranded_sweeper};

@@ -52,6 +52,9 @@ pub struct Handles {
     pub db: PgPool,
     /// Self-reconnecting multiplexed Redis connection (clone per use; never held across unrelated awaits).
     pub redis: Redis,
+    /// The grab's own Redis connection (the same one as `redis` when grabs wait for no replica): a grab's
+    /// `WAIT` holds up every command behind it on its connection, so it does not share the pages' one.
+    pub grab_redis: Redis,
     /// Idempotent Kafka producer (acks=all) for workers' sends.
     pub kafka: FutureProducer,
     /// The `orders.created` producer that reports whether a message was persisted.
