@@ -256,7 +256,8 @@ kill_broker() {
   BROKER_RESTART=$!
 }
 
-# The cluster sale test (README test command): 5,000 shoppers through nginx on a 500-coupon sale while the
+# The cluster sale test (README test command): 5,000 shoppers through nginx on a 2,000-coupon sale (they
+# arrive at 500/s, so the sale is still selling when the faults land, 3 s in) while the
 # Redis primary holding the sale is killed (its replica takes over; the killed node is started again, as a
 # supervisor would, and rejoins as the new primary's replica), one app instance is killed and the broker
 # the instances use most is killed (they fail over to the other; it is started again 6 s later). Every grab
@@ -310,7 +311,7 @@ sale_once() {
   trap 'stop_site "$SITE_DIR"' EXIT
 
   local dir="$SITE_DIR/run" scenario="cluster run $1: Redis primary, app instance and broker kill -9"
-  target/debug/chaos prepare "$dir" 500 5000 >/dev/null
+  target/debug/chaos prepare "$dir" 2000 5000 >/dev/null
   local voucher slot victim broker
   voucher="$(head -n 1 "$dir/sale")"
   slot="$(cli cluster keyslot "$voucher")"

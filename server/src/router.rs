@@ -62,21 +62,26 @@ pub fn build(state: AppState) -> Router {
         // `HTTP_TIMEOUT_SECS` (503 past it).
         .layer(
             tower::ServiceBuilder::new()
-                .layer(axum::error_handling::HandleErrorLayer::new(|_: tower::BoxError| async {
-                    (
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        [(axum::http::header::RETRY_AFTER, "1")],
-                        "Busy: please try again.",
-                    )
-                }))
+                .layer(axum::error_handling::HandleErrorLayer::new(|e: tower::BoxError| async move { overloaded(&e) }))
                 .layer(tower::load_shed::LoadShedLayer::new())
                 .layer(tower::limit::GlobalConcurrencyLimitLayer::new(state.config.http_max_in_flight))
-                .layer(tower_http::timeout::TimeoutLayer::with_status_code(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    state.config.http_timeout,
-                )),
+                .layer(tower::timeout::TimeoutLayer::new(state.config.http_timeout)),
         )
         .with_state(state)
+}
+
+/// The answer to a request this instance shed (`HTTP_MAX_IN_FLIGHT` reached) or cut off
+/// (`HTTP_TIMEOUT_SECS` passed): a 503 with `Retry-After` in the app's own error shape, which the pages
+/// show and people act on, like every other "try again".
+fn overloaded(e: &tower::BoxError) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let message = if e.is::<tower::timeout::error::Elapsed>() {
+        "This took us too long to answer, so we stopped. If you were buying, check My orders before trying again."
+    } else {
+        "This server is busy right now, so nothing was done. Please try again in a moment."
+    };
+    let body = axum::Json(app::shared::error::AppError::Unavailable(message.into()));
+    (StatusCode::SERVICE_UNAVAILABLE, [(axum::http::header::RETRY_AFTER, "1")], body).into_response()
 }
 
 /// Brotli or gzip, as the browser accepts, for static files: the hydrate bundle shrinks about fourfold.

@@ -156,8 +156,11 @@ async fn an_overloaded_instance_sheds_at_once_and_times_out_what_hangs(db: PgPoo
     assert_eq!(shed.status(), StatusCode::SERVICE_UNAVAILABLE, "the one slot is taken");
     assert_eq!(shed.headers()[header::RETRY_AFTER], "1");
     assert!(started.elapsed() < std::time::Duration::from_millis(800), "shed at once, not queued");
+    assert!(body(shed).await.starts_with(r#"{"Unavailable":"This server is busy"#), "the app's own error shape");
     let hung = hung.await.unwrap();
     assert_eq!(hung.status(), StatusCode::SERVICE_UNAVAILABLE, "cut off by the request timeout");
+    assert_eq!(hung.headers()[header::RETRY_AFTER], "1");
+    assert!(body(hung).await.starts_with(r#"{"Unavailable":"This took us too long"#), "the app's own error shape");
     assert!(started.elapsed() < std::time::Duration::from_millis(2_500), "{:?}", started.elapsed());
     proxy.set(ProxyMode::Up);
 }
