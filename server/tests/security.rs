@@ -252,3 +252,32 @@ async fn text_that_can_only_do_harm_is_refused_next_to_its_field(db: PgPool) {
     );
     assert_eq!(notes().await, 1);
 }
+
+/// A page as `GET`, with its HTML.
+async fn page(router: &Router, path: &str) -> (StatusCode, String) {
+    let resp = router.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+    (resp.status(), body(resp).await)
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn next_never_leads_off_the_site_once_dot_segments_are_resolved(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let router = server::router::build(state);
+    // Each resolves, in a browser, to the path `//evil.example`, that is to the host evil.example.
+    let tricks = ["/.//", "/..//", "/%2e//", "/%2E//", "/x/..//", "/.%5C/", "/./%5C", "/%2e%2f%2f"];
+    let mut variants = 0;
+    for form in ["/login", "/login/code", "/register"] {
+        for trick in tricks {
+            let (status, html) = page(&router, &format!("{form}?next={trick}evil.example")).await;
+            assert_eq!(status, StatusCode::OK, "{form} {trick}");
+            assert!(!html.contains("evil.example"), "{form}?next={trick}evil.example is carried into the page");
+            variants += 1;
+        }
+        // A path on the site is kept, query and all.
+        for good in ["/shops/1?tab=x", "/me"] {
+            let (_, html) = page(&router, &format!("{form}?next={}", good.replace('?', "%3F"))).await;
+            assert!(html.contains(good), "{form}: {good} is where the form goes next");
+        }
+    }
+    assert_eq!(variants, 24);
+}

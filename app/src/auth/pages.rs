@@ -51,7 +51,11 @@ fn LoginForm(next: Option<String>) -> impl IntoView {
         }
     });
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
-    let register_href = format!("/register?next={}", next.unwrap_or_else(|| "/".to_string()));
+    // Encoded, so a `next` with a query of its own arrives whole.
+    let register_href = format!(
+        "/register?next={}",
+        form_urlencoded::byte_serialize(next.as_deref().unwrap_or("/").as_bytes()).collect::<String>()
+    );
     view! {
         <section class="auth-card">
             <h1>"Log in"</h1>
