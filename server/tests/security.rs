@@ -281,3 +281,25 @@ async fn next_never_leads_off_the_site_once_dot_segments_are_resolved(db: PgPool
     }
     assert_eq!(variants, 24);
 }
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn invented_methods_and_paths_mint_no_metric_series(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let (public, admin) = (server::router::build(state.clone()), server::router::admin(state));
+    for n in 0..5 {
+        let method = axum::http::Method::from_bytes(format!("INVENTED{n}").as_bytes()).unwrap();
+        let req = Request::builder().method(method).uri("/livez").body(Body::empty()).unwrap();
+        public.clone().oneshot(req).await.unwrap();
+    }
+    for path in ["/livez", "/no/such/page-x7q", "/shops/99x7q", "/pkg/x7q.js"] {
+        public.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+    }
+    let resp = admin.oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
+    let text = body(resp).await;
+    let series: Vec<&str> =
+        text.lines().filter(|l| l.starts_with("haodian_http_request_duration_seconds_count")).collect();
+    assert!(!text.contains("INVENTED"), "a method of the client's choosing is a label: {series:#?}");
+    assert!(!text.contains("x7q"), "a path of the client's choosing is a label: {series:#?}");
+    assert!(series.iter().any(|l| l.contains("route=\"/livez\"") && l.contains("method=\"other\"")), "{series:#?}");
+    assert!(series.iter().any(|l| l.contains("route=\"/livez\"") && l.contains("method=\"GET\"")), "{series:#?}");
+}
