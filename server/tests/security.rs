@@ -303,3 +303,26 @@ async fn invented_methods_and_paths_mint_no_metric_series(db: PgPool) {
     assert!(series.iter().any(|l| l.contains("route=\"/livez\"") && l.contains("method=\"other\"")), "{series:#?}");
     assert!(series.iter().any(|l| l.contains("route=\"/livez\"") && l.contains("method=\"GET\"")), "{series:#?}");
 }
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn an_oversized_form_is_refused_as_too_large(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let router = server::router::build(state);
+    let form = format!("account={}&password=x", "a".repeat(4 * 1024 * 1024));
+    let resp = post(&router, "/api/auth/login", &form, &[], None).await;
+    assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let text = body(resp).await;
+    assert!(text.contains("too large"), "{text}");
+    // Without a length up front (streamed in chunks), the same answer.
+    let chunks =
+        futures::stream::iter((0..64).map(|_| Ok::<_, std::io::Error>(axum::body::Bytes::from(vec![b'a'; 64 * 1024]))));
+    let req = Request::post("/api/auth/login")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header(header::ACCEPT, "application/json")
+        .body(Body::from_stream(chunks))
+        .unwrap();
+    assert_eq!(router.clone().oneshot(req).await.unwrap().status(), StatusCode::PAYLOAD_TOO_LARGE);
+    // An ordinary form is still read.
+    let resp = post(&router, "/api/auth/login", "account=13900000091&password=x", &[], None).await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+}
