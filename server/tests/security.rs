@@ -326,3 +326,24 @@ async fn an_oversized_form_is_refused_as_too_large(db: PgPool) {
     let resp = post(&router, "/api/auth/login", "account=13900000091&password=x", &[], None).await;
     assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
 }
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn uploads_are_served_under_a_policy_that_runs_nothing(db: PgPool) {
+    let dir = std::env::temp_dir().join(format!("haodian-uploads-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("shops")).unwrap();
+    let svg = r#"<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.cookie)</script></svg>"#;
+    std::fs::write(dir.join("shops/evil.svg"), svg).unwrap();
+    let state = test_state(db, &[("UPLOAD_DIR", dir.to_str().unwrap())]).await;
+    let router = server::router::build(state);
+    for path in ["/uploads/shops/evil.svg", "/uploads/no-such.png"] {
+        let resp = router.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+        let h = resp.headers();
+        assert_eq!(
+            h.get(header::CONTENT_SECURITY_POLICY).map(|v| v.to_str().unwrap()),
+            Some("default-src 'none'; style-src 'unsafe-inline'; sandbox"),
+            "{path}"
+        );
+        assert_eq!(h[header::X_CONTENT_TYPE_OPTIONS], "nosniff", "{path}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
