@@ -347,3 +347,19 @@ async fn uploads_are_served_under_a_policy_that_runs_nothing(db: PgPool) {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn the_nonce_appears_only_in_nonce_attributes(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let router = server::router::build(state);
+    for path in ["/login", "/"] {
+        let resp = router.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+        let csp = resp.headers()[header::CONTENT_SECURITY_POLICY].to_str().unwrap().to_string();
+        let nonce = csp.split("'nonce-").nth(1).and_then(|r| r.split('\'').next()).expect("a nonce").to_string();
+        let html = body(resp).await;
+        let anywhere = html.matches(nonce.as_str()).count();
+        let as_nonce = html.matches(&format!(" nonce=\"{nonce}\"")).count();
+        assert!(as_nonce >= 1, "{path}: the scripts carry it");
+        assert_eq!(anywhere, as_nonce, "{path}: the nonce is readable outside a nonce attribute");
+    }
+}
