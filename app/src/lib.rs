@@ -91,10 +91,12 @@ fn IslandScripts(options: LeptosOptions) -> impl IntoView {
     if let Some(sc) = Owner::current_shared_context() {
         sc.set_is_hydrating(false);
     }
+    // `crossorigin="anonymous"`: the mode the module and `fetch` load them in, so the preloads are used.
+    // (Leptos' own `HydrationScripts` puts the nonce there, where a CSS attribute selector can read it.)
     view! {
-        <link rel="modulepreload" href=format!("/{pkg}/{js}.js") crossorigin=nonce.clone()/>
+        <link rel="modulepreload" href=format!("/{pkg}/{js}.js") crossorigin="anonymous"/>
         <link rel="preload" href=format!("/{pkg}/{wasm}.wasm") r#as="fetch" r#type="application/wasm"
-            crossorigin=nonce.as_ref().map(|n| n.to_string()).unwrap_or_default()/>
+            crossorigin="anonymous"/>
         <script type="module" nonce=nonce>
             {format!("{}({pkg:?}, {js:?}, {wasm:?});", include_str!("islands.js"))}
         </script>

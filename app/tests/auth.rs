@@ -1,18 +1,36 @@
-//! Account rules against real Postgres and Redis: registration, duplicates, wrong passwords, lockouts.
+//! Account rules against real Postgres and Redis: registration (finished by the texted code, and the same
+//! answer for a taken number), wrong passwords, lockouts.
 
+use app::auth::model::CurrentUser;
 use app::auth::service::{self, AuthError, Registration};
 use app::shared::error::AppError;
 use app::testing::test_state;
+use app::web::state::AppState;
 use sqlx::PgPool;
 
 fn form<'a>(account: &'a str, password: &'a str) -> Registration<'a> {
     Registration { account, nickname: "Tester", password, password_confirm: password, client: "ip:10.0.0.1" }
 }
 
+/// The newest text message to `phone`: its code and its words.
+async fn texted(state: &AppState, phone: &str) -> (String, String) {
+    let outbox = app::platform::sms::outbox(&state.redis, &state.keys).await.unwrap();
+    let text = outbox.into_iter().find(|m| m.phone == phone).expect("a message to the phone").text;
+    let code = text.split("code is ").nth(1).expect("a code").chars().take(6).collect();
+    (code, text)
+}
+
+/// Signs up as a person does: the form, then the code from the phone.
+async fn sign_up(state: &AppState, form: Registration<'_>) -> CurrentUser {
+    let pending = service::register(state, form).await.expect("a code is texted");
+    let (code, _) = texted(state, &pending.phone).await;
+    service::sign_in_with_code(state, &pending.phone, &code, Some(&pending)).await.expect("the code finishes it")
+}
+
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn register_then_login(db: PgPool) {
     let state = test_state(db, &[]).await;
-    let user = service::register(&state, form("13900000001", "secret2026")).await.expect("registers");
+    let user = sign_up(&state, form("13900000001", "secret2026")).await;
     assert_eq!(user.nickname, "Tester");
     assert_eq!(user.masked_account, "139****0001");
 
@@ -28,15 +46,28 @@ async fn register_then_login(db: PgPool) {
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
-async fn duplicate_accounts_are_refused_case_insensitively(db: PgPool) {
-    let state = test_state(db, &[]).await;
-    service::register(&state, form("Mei@Example.com", "secret2026")).await.expect("first");
-    let err = service::register(&state, form("mei@example.COM", "other2026x")).await.expect_err("duplicate");
-    assert!(matches!(err, AuthError::AlreadyRegistered), "{err:?}");
-    let app_err = AppError::from(err);
-    assert!(app_err.field_message("account").is_some_and(|m| m.contains("already exists")));
-    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM users").fetch_one(&state.db).await.unwrap();
-    assert_eq!(count, 1, "nothing written for the duplicate");
+async fn a_taken_number_gets_the_answer_a_new_one_gets_and_keeps_its_account(db: PgPool) {
+    // No cooldown between codes to one phone: the stranger comes along later.
+    let state = test_state(db, &[("LOGIN_CODE_COOLDOWN_SECS", "0")]).await;
+    let owner = sign_up(&state, form("13900000010", "secret2026")).await;
+    let users = || async { sqlx::query_scalar::<_, i64>("SELECT count(*) FROM users").fetch_one(&state.db).await };
+    let planted = Registration { nickname: "Mallory", ..form("13900000010", "planted2026") };
+    let taken = service::register(&state, planted).await.expect("answered as for any number");
+    let fresh = service::register(&state, form("13900000011", "secret2026")).await.expect("a new number");
+    assert_eq!((taken.phone.as_str(), fresh.phone.as_str()), ("13900000010", "13900000011"));
+    assert_eq!(users().await.unwrap(), 1, "nothing written before a code comes back");
+    let (code, text) = texted(&state, "13900000010").await;
+    assert!(text.contains("already has a Haodian account"), "{text}");
+    assert!(texted(&state, "13900000011").await.1.contains("sign-up code"));
+    // Even the owner's code, with the stranger's sign-up, logs the account in unchanged.
+    let again = service::sign_in_with_code(&state, "13900000010", &code, Some(&taken)).await.unwrap();
+    assert_eq!((again.id, again.nickname.as_str()), (owner.id, "Tester"));
+    service::login(&state, "13900000010", "secret2026", "10.0.0.10").await.expect("its own password");
+    let e = service::login(&state, "13900000010", "planted2026", "10.0.0.10").await.expect_err("not planted");
+    assert!(matches!(e, AuthError::WrongCredentials { .. }), "{e:?}");
+    // E-mail addresses cannot be sent a code, so they cannot sign up.
+    let e = service::register(&state, form("mei@example.com", "secret2026")).await.expect_err("e-mail");
+    assert!(AppError::from(e).field_message("account").is_some_and(|m| m.contains("mobile number")));
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
@@ -78,7 +109,7 @@ async fn invalid_input_writes_nothing(db: PgPool) {
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn wrong_password_and_unknown_account_look_the_same(db: PgPool) {
     let state = test_state(db, &[]).await;
-    service::register(&state, form("13900000003", "secret2026")).await.unwrap();
+    sign_up(&state, form("13900000003", "secret2026")).await;
     let wrong = service::login(&state, "13900000003", "secret2027", "10.0.0.2").await.expect_err("wrong");
     let unknown = service::login(&state, "13900000099", "secret2026", "10.0.0.3").await.expect_err("unknown");
     for e in [wrong, unknown] {
@@ -89,7 +120,7 @@ async fn wrong_password_and_unknown_account_look_the_same(db: PgPool) {
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn failures_lock_that_address_out_but_a_stranger_cannot_lock_the_owner_out(db: PgPool) {
     let state = test_state(db, &[("LOGIN_MAX_FAILURES", "3"), ("LOGIN_LOCKOUT_SECS", "60")]).await;
-    service::register(&state, form("13900000004", "secret2026")).await.unwrap();
+    sign_up(&state, form("13900000004", "secret2026")).await;
     for left in [2, 1] {
         let e = service::login(&state, "13900000004", "bad-guess-1", "10.0.0.4").await.expect_err("wrong");
         assert!(matches!(e, AuthError::WrongCredentials { attempts_left } if attempts_left == left), "{e:?}");
@@ -113,7 +144,7 @@ async fn failures_lock_that_address_out_but_a_stranger_cannot_lock_the_owner_out
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn guesses_sent_all_at_once_cannot_exceed_the_limit(db: PgPool) {
     let state = test_state(db, &[("LOGIN_MAX_FAILURES", "5")]).await;
-    service::register(&state, form("13900000008", "secret2026")).await.unwrap();
+    sign_up(&state, form("13900000008", "secret2026")).await;
     let guesses = (0..30).map(|i| {
         let state = state.clone();
         async move { service::login(&state, "13900000008", &format!("guess-{i}"), "10.0.0.8").await }
@@ -151,7 +182,7 @@ async fn an_account_under_attack_from_everywhere_is_slowed_more_and_more(db: PgP
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_success_resets_the_account_counter(db: PgPool) {
     let state = test_state(db, &[("LOGIN_MAX_FAILURES", "3")]).await;
-    service::register(&state, form("13900000005", "secret2026")).await.unwrap();
+    sign_up(&state, form("13900000005", "secret2026")).await;
     for _ in 0..2 {
         service::login(&state, "13900000005", "bad-guess-1", "10.0.0.6").await.expect_err("wrong");
     }
@@ -164,7 +195,7 @@ async fn a_success_resets_the_account_counter(db: PgPool) {
 async fn one_address_guessing_many_accounts_is_locked_out(db: PgPool) {
     // Per-address limit is 4× the per-account one: 2 → 8 failures from one IP.
     let state = test_state(db, &[("LOGIN_MAX_FAILURES", "2")]).await;
-    service::register(&state, form("13900000006", "secret2026")).await.unwrap();
+    sign_up(&state, form("13900000006", "secret2026")).await;
     for i in 0..7 {
         let e = service::login(&state, &format!("1390000010{i}"), "bad-guess-1", "10.9.9.9").await.expect_err("x");
         assert!(matches!(e, AuthError::WrongCredentials { .. }), "{i}: {e:?}");

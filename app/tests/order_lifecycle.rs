@@ -203,7 +203,8 @@ async fn the_sweeper_alone_closes_overdue_orders_the_same_way(db: PgPool) {
     assert_eq!(stocks(&state, 14).await, (8, 2, 8));
     assert_eq!(service::sweep(&state).await.unwrap(), 0, "a second sweep finds nothing");
     assert_eq!(stocks(&state, 14).await, (8, 2, 8));
-    assert_eq!(service::pay(&state, users[0], overdue[0].order_id).await.unwrap(), PayOutcome::Refunded);
+    // Closed past its deadline: a payment now is not taken, so there is nothing to refund.
+    assert_eq!(service::pay(&state, users[0], overdue[0].order_id).await.unwrap(), PayOutcome::Expired);
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
@@ -256,4 +257,22 @@ async fn paying_after_the_deadline_charges_nothing_and_closes_the_order(db: PgPo
     assert_eq!(refunds, 0, "nothing was charged, so nothing is refunded");
     assert_eq!(stocks(&state, 17).await, (4, 1, 4), "its coupon went back at once");
     assert_eq!(service::pay(&state, users[1], on_time.order_id).await.unwrap(), PayOutcome::Paid);
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn paying_a_closed_order_twice_charges_and_refunds_nothing(db: PgPool) {
+    let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "2")]).await;
+    let users = seed_users(&db, 427, 1).await.unwrap();
+    open_sale(&state, 18, 5).await;
+    let late = stored_orders(&state, 18, &users, now_ms() - 10_000).await.remove(0);
+    // The first try finds it unpaid past its deadline and closes it; the second finds it closed.
+    for attempt in ["first", "second"] {
+        let outcome = service::pay(&state, users[0], late.order_id).await.unwrap();
+        assert_eq!(outcome, PayOutcome::Expired, "{attempt} try");
+        assert!(outcome.message().contains("nothing was charged"), "{attempt} try");
+        assert_eq!(status_of(&db, late.order_id).await, "closed", "{attempt} try");
+    }
+    let refunds: i64 = sqlx::query_scalar("SELECT count(*) FROM refunds").fetch_one(&db).await.unwrap();
+    assert_eq!(refunds, 0, "nothing was charged, so there is nothing to refund");
+    assert_eq!(stocks(&state, 18).await, (5, 0, 5), "its coupon went back once");
 }

@@ -24,6 +24,18 @@ export async function logIn(page: Page, account: string, password: string) {
 
 export { expect };
 
+/** The code last texted to `phone`, read where the phone would: the development outbox (DEV_OUTBOX is on
+ *  for these tests), in a page of its own. */
+export async function textedCode(page: Page, phone: string): Promise<string> {
+  const outbox = await page.context().newPage();
+  await outbox.goto('/dev/outbox');
+  const message = outbox.locator('.outbox li', { hasText: phone }).first();
+  await expect(message).toBeVisible();
+  const code = (await message.textContent())!.match(/code is (\d{6})/)![1];
+  await outbox.close();
+  return code;
+}
+
 /** Logs a demo account in (password `haodian2026`) and waits until the header shows it. */
 export async function logInDemo(page: Page, account: string) {
   await logIn(page, account, 'haodian2026');

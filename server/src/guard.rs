@@ -43,6 +43,22 @@ pub async fn hardening_headers(req: Request, next: Next) -> Response {
     resp
 }
 
+/// What an uploaded file may do when opened by itself: nothing. An SVG (or anything a browser renders as
+/// a document) runs no script, loads nothing and is sandboxed into an origin of its own; inline styles
+/// still draw it. Embedding it with `<img>` is unaffected: a picture's own policy governs only the picture
+/// opened directly.
+pub const UPLOADS_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+
+/// Serves everything under `/uploads/` with [`UPLOADS_POLICY`] and without MIME sniffing, whatever the
+/// file turns out to be.
+pub async fn inert_uploads(req: Request, next: Next) -> Response {
+    let mut resp = next.run(req).await;
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(UPLOADS_POLICY));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    resp
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

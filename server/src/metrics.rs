@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::header;
+use axum::http::{Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -49,13 +49,29 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
 
 /// Times each request into `haodian_http_request_duration_seconds`, labelled with the route pattern axum
 /// matched (`/shops/{id}`; each server function is a route of its own, `/api/seckill/grab`). Anything else
-/// (static files, unknown paths) is one `unmatched` series, so a scanner cannot mint series.
+/// (static files, unknown paths) is one `unmatched` series, and a method outside the standard seven is
+/// `other`, so a scanner cannot mint series.
 pub async fn time_requests(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let started = Instant::now();
-    let method = req.method().to_string();
+    let method = method_label(req.method());
     let route = req.extensions().get::<MatchedPath>().map_or("unmatched", |m| m.as_str()).to_string();
     let resp = next.run(req).await;
     let labels = RouteLabels { route, method, status: resp.status().as_u16() };
     state.metrics.http_seconds.get_or_create(&labels).observe(started.elapsed().as_secs_f64());
     resp
+}
+
+/// A request method as a label: the standard ones by name, anything else `other` — HTTP lets a client
+/// invent methods, and each would otherwise become a series of its own.
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        Method::OPTIONS => "OPTIONS",
+        _ => "other",
+    }
 }

@@ -39,6 +39,7 @@ pub fn build(state: AppState) -> Router {
         .nest_service(
             "/uploads",
             tower::ServiceBuilder::new()
+                .layer(axum::middleware::from_fn(crate::guard::inert_uploads))
                 .layer(static_compression())
                 .service(tower_http::services::ServeDir::new(&state.config.upload_dir)),
         )

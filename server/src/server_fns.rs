@@ -11,13 +11,14 @@ use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodFilter, on};
 use leptos::prelude::{Owner, provide_context};
 use leptos::reactive::computed::ScopedFuture;
 use leptos::server_fn::middleware::BoxedService;
 use leptos_axum::ResponseOptions;
 
+use app::shared::error::AppError;
 use app::web::state::AppState;
 
 /// Every registered server function's path, to keep leptos_axum from routing them itself.
@@ -53,7 +54,10 @@ async fn dispatch(state: AppState, service: Shared, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     // A form posted without JavaScript goes back to the page it came from, as leptos_axum does.
     let back_to = accepts_html(&parts.headers).then(|| parts.headers.get(header::REFERER).cloned()).flatten();
-    let inner = codec_request(&parts, body);
+    let inner = match codec_request(&parts, body).await {
+        Ok(inner) => inner,
+        Err(refusal) => return refusal,
+    };
     let owner = Owner::new();
     let options = ResponseOptions::default();
     owner.with(|| {
@@ -77,12 +81,27 @@ async fn dispatch(state: AppState, service: Shared, req: Request) -> Response {
     res
 }
 
+/// The most a server function's arguments may take (axum's default body limit, which applied before):
+/// the largest form, a note, is a few kB; pictures go to `/api/v1/uploads`.
+pub const FORM_LIMIT: usize = 2 * 1024 * 1024;
+
 /// The request the function's codecs decode: method, URI (a GET's arguments), the headers they read and
-/// the body. The full request head goes to context for `leptos_axum::extract`, moved rather than copied.
-/// No extensions: the body is read under axum's default limit (no server-function route sets another),
-/// and no server function is a websocket (which would need the upgrade extension).
-fn codec_request(parts: &axum::http::request::Parts, body: Body) -> Request {
-    let mut req = Request::new(body);
+/// the body, read here under [`FORM_LIMIT`] — past it the answer is 413 with the reason, where the codec,
+/// reading it itself, would report a garbled request (502). The full request head goes to context for
+/// `leptos_axum::extract`, moved rather than copied. No extensions: no server function is a websocket
+/// (which would need the upgrade extension).
+async fn codec_request(parts: &axum::http::request::Parts, body: Body) -> Result<Request, Response> {
+    let bytes = match axum::body::to_bytes(body, FORM_LIMIT).await {
+        Ok(bytes) => bytes,
+        Err(e) if over_limit(&e) => {
+            let limit = FORM_LIMIT / (1024 * 1024);
+            let message = format!("This form is too large: at most {limit} MB can be sent. Nothing was changed.");
+            return Err(AppError::TooLarge(message).into_response());
+        }
+        // The client stopped sending half-way: it will not read an answer either.
+        Err(e) => return Err(AppError::Transport(e.to_string()).into_response()),
+    };
+    let mut req = Request::new(Body::from(bytes));
     *req.method_mut() = parts.method.clone();
     *req.uri_mut() = parts.uri.clone();
     for name in [header::CONTENT_TYPE, header::ACCEPT, header::REFERER] {
@@ -90,7 +109,12 @@ fn codec_request(parts: &axum::http::request::Parts, body: Body) -> Request {
             req.headers_mut().insert(name, value.clone());
         }
     }
-    req
+    Ok(req)
+}
+
+/// Whether reading a body failed on the size limit (anywhere in the error's chain of causes).
+fn over_limit(e: &(dyn std::error::Error + 'static)) -> bool {
+    std::iter::successors(Some(e), |e| e.source()).any(|e| e.is::<http_body_util::LengthLimitError>())
 }
 
 fn accepts_html(headers: &HeaderMap) -> bool {

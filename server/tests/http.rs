@@ -45,6 +45,21 @@ fn session_cookie(resp: &Response<Body>) -> Option<String> {
     Some(value)
 }
 
+/// Signs up over HTTP as a browser does — the form, then the code the phone got — and returns the session
+/// id it ends logged in with.
+async fn sign_up(router: &Router, state: &AppState, phone: &str, nickname: &str) -> String {
+    let form = format!("account={phone}&nickname={nickname}&password=secret2026&password_confirm=secret2026");
+    let resp = post(router, "/api/auth/register", &form, None).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let waiting = session_cookie(&resp).expect("the sign-up waits in a session");
+    let outbox = app::platform::sms::outbox(&state.redis, &state.keys).await.unwrap();
+    let text = outbox.into_iter().find(|m| m.phone == phone).expect("a code texted").text;
+    let code: String = text.split("code is ").nth(1).expect("a code").chars().take(6).collect();
+    let resp = post(router, "/api/auth/login-code", &format!("phone={phone}&code={code}"), Some(&waiting)).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    session_cookie(&resp).expect("the code logs in")
+}
+
 async fn session_exists(state: &AppState, id: &str) -> bool {
     redis::cmd("EXISTS").arg(state.keys.session(id)).query_async(&mut state.redis.clone()).await.unwrap()
 }
@@ -54,10 +69,7 @@ async fn login_cycles_the_session_and_logout_ends_it(db: PgPool) {
     let state = test_state(db, &[]).await;
     let router = server::router::build(state.clone());
 
-    let form = "account=13900000021&nickname=Tester&password=secret2026&password_confirm=secret2026";
-    let resp = post(&router, "/api/auth/register", form, None).await;
-    assert_eq!(resp.status(), StatusCode::OK);
-    let first = session_cookie(&resp).expect("register logs in");
+    let first = sign_up(&router, &state, "13900000021", "Tester").await;
     assert!(session_exists(&state, &first).await);
 
     let resp = post(&router, "/api/auth/login", "account=13900000021&password=secret2026", Some(&first)).await;
@@ -95,7 +107,8 @@ async fn api_errors_carry_http_statuses(db: PgPool) {
 
     let form = "account=13900000022&nickname=Tester&password=secret2026&password_confirm=secret2026";
     assert_eq!(post(&router, "/api/auth/register", form, None).await.status(), StatusCode::OK);
-    assert_eq!(post(&router, "/api/auth/register", form, None).await.status(), StatusCode::BAD_REQUEST);
+    // Again at once: a code was just texted to that number (whether or not it has an account).
+    assert_eq!(post(&router, "/api/auth/register", form, None).await.status(), StatusCode::TOO_MANY_REQUESTS);
 
     let wrong = "account=13900000022&password=wrong2026x";
     let resp = post(&router, "/api/auth/login", wrong, None).await;
@@ -158,12 +171,10 @@ async fn json_shop_route_reads_through_the_cache(db: PgPool) {
 }
 
 /// Registers an account over HTTP and returns its session id and user id.
-async fn register(router: &Router, db: &PgPool, phone: &str) -> (String, i64) {
-    let form = format!("account={phone}&nickname=Buyer&password=secret2026&password_confirm=secret2026");
-    let resp = post(router, "/api/auth/register", &form, None).await;
-    assert_eq!(resp.status(), StatusCode::OK);
-    let sid = session_cookie(&resp).expect("register logs in");
-    let id = sqlx::query_scalar("SELECT id FROM users WHERE phone = $1").bind(phone).fetch_one(db).await.unwrap();
+async fn register(router: &Router, state: &AppState, phone: &str) -> (String, i64) {
+    let sid = sign_up(router, state, phone, "Buyer").await;
+    let id =
+        sqlx::query_scalar("SELECT id FROM users WHERE phone = $1").bind(phone).fetch_one(&state.db).await.unwrap();
     (sid, id)
 }
 
@@ -184,7 +195,7 @@ async fn grab_over_http_needs_a_login_and_answers_statuses(db: PgPool) {
         "nothing taken"
     );
 
-    let (sid, _) = register(&router, &db, "13900000031").await;
+    let (sid, _) = register(&router, &state, "13900000031").await;
     let resp = post(&router, "/api/seckill/grab", "voucher_id=77", Some(&sid)).await;
     assert_eq!(resp.status(), StatusCode::OK);
     let order_id: i64 = body(resp).await.parse().expect("the order id");
@@ -208,8 +219,8 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
     let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "900")]).await;
     let router = server::router::build(state.clone());
     app::testing::seed_shop(&db).await.unwrap();
-    let (owner, owner_id) = register(&router, &db, "13900000032").await;
-    let (stranger, _) = register(&router, &db, "13900000033").await;
+    let (owner, owner_id) = register(&router, &state, "13900000032").await;
+    let (stranger, _) = register(&router, &state, "13900000033").await;
     sqlx::query("UPDATE users SET role = 'merchant' WHERE id = $1").bind(owner_id).execute(&db).await.unwrap();
     sqlx::query("UPDATE shops SET owner_id = $1 WHERE id = 1").bind(owner_id).execute(&db).await.unwrap();
 
@@ -300,7 +311,7 @@ async fn image_uploads_check_login_type_and_size(db: PgPool) {
     let dir = std::env::temp_dir().join(format!("haodian-uploads-{}", app::testing::unique_token()));
     let dir_str = dir.to_string_lossy().to_string();
     let state = test_state(db.clone(), &[("UPLOAD_DIR", dir_str.as_str())]).await;
-    let router = server::router::build(state);
+    let router = server::router::build(state.clone());
     let send = |parts: Vec<(&'static str, Vec<u8>)>, cookie: Option<String>| {
         let borrowed: Vec<(&str, &[u8])> = parts.iter().map(|(t, b)| (*t, b.as_slice())).collect();
         let (ty, body) = multipart(&borrowed);
@@ -315,7 +326,7 @@ async fn image_uploads_check_login_type_and_size(db: PgPool) {
     let png: Vec<u8> = [&dot[..], b"<script>hidden payload</script>"].concat();
 
     assert_eq!(send(vec![("image/png", png.clone())], None).await.unwrap().status(), StatusCode::UNAUTHORIZED);
-    let (sid, _) = register(&router, &db, "13900000041").await;
+    let (sid, _) = register(&router, &state, "13900000041").await;
     let resp = send(vec![("image/png", png.clone())], Some(sid.clone())).await.unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
     let urls: Vec<String> = serde_json::from_str(&body(resp).await).unwrap();
@@ -348,8 +359,8 @@ async fn uploads_past_a_persons_quota_are_refused_and_store_nothing(db: PgPool) 
     let dir = std::env::temp_dir().join(format!("haodian-uploads-{}", app::testing::unique_token()));
     let dir_str = dir.to_string_lossy().to_string();
     let state = test_state(db.clone(), &[("UPLOAD_DIR", dir_str.as_str()), ("UPLOAD_QUOTA_BYTES", "1")]).await;
-    let router = server::router::build(state);
-    let (sid, _) = register(&router, &db, "13900000042").await;
+    let router = server::router::build(state.clone());
+    let (sid, _) = register(&router, &state, "13900000042").await;
     let (ty, payload) = multipart(&[("image/png", &DOT_PNG[..])]);
     let req = Request::post("/api/v1/uploads")
         .header(header::CONTENT_TYPE, ty)
@@ -393,7 +404,7 @@ async fn server_functions_answer_with_what_they_set_and_send_plain_forms_back(db
     assert_eq!(resp.status(), StatusCode::FOUND);
     let back = resp.headers()[header::LOCATION].to_str().unwrap();
     assert!(back.starts_with("http://127.0.0.1:3000/register"), "{back}");
-    assert!(session_cookie(&resp).is_some(), "the plain form's registration logged in");
+    assert!(session_cookie(&resp).is_some(), "the plain form's sign-up waits in a session for its code");
 
     let resp = router.clone().oneshot(plain("account=nope&nickname=P&password=x&password_confirm=x")).await.unwrap();
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);

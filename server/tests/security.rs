@@ -47,7 +47,7 @@ async fn users(db: &PgPool) -> i64 {
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn cross_site_posts_are_refused_and_write_nothing(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
-    let router = server::router::build(state);
+    let router = server::router::build(state.clone());
     let form = "account=13900000061&nickname=Mallory&password=secret2026&password_confirm=secret2026";
     let before = users(&db).await;
     for headers in [
@@ -65,10 +65,11 @@ async fn cross_site_posts_are_refused_and_write_nothing(db: PgPool) {
             .await;
     assert_eq!(resp.status(), StatusCode::FORBIDDEN);
     assert_eq!(users(&db).await, before, "nothing written");
+    assert!(texted(&state, "13900000061").await.is_none(), "no text message sent");
 
     let same = [("sec-fetch-site", "same-origin"), ("origin", "http://127.0.0.1:3000")];
     assert_eq!(post(&router, "/api/auth/register", form, &same, None).await.status(), StatusCode::OK);
-    assert_eq!(users(&db).await, before + 1);
+    assert!(texted(&state, "13900000061").await.is_some(), "the sign-up code went out");
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
@@ -165,17 +166,17 @@ async fn an_overloaded_instance_sheds_at_once_and_times_out_what_hangs(db: PgPoo
     proxy.set(ProxyMode::Up);
 }
 
-/// Registers an account over HTTP and returns its session cookie.
-async fn register_session(router: &Router, account: &str) -> String {
+/// Registers an account over HTTP (the form, then the texted code) and returns its session cookie.
+async fn register_session(router: &Router, state: &app::web::state::AppState, account: &str) -> String {
     let form = format!("account={account}&nickname=Slider&password=secret2026&password_confirm=secret2026");
     let resp = post(router, "/api/auth/register", &form, &[], None).await;
     assert_eq!(resp.status(), StatusCode::OK);
-    let cookie = resp.headers().get_all(header::SET_COOKIE).iter().find_map(|v| {
-        let s = v.to_str().ok()?;
-        let first = s.split(';').next()?;
-        first.starts_with(&format!("{}=", server::router::SESSION_COOKIE)).then(|| first.to_string())
-    });
-    cookie.expect("a session cookie")
+    let waiting = set_session(&resp).expect("the sign-up waits in a session");
+    let (code, _) = texted(state, account).await.expect("a code texted");
+    let form = format!("phone={account}&code={code}");
+    let resp = post(router, "/api/auth/login-code", &form, &[("cookie", &waiting)], None).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    set_session(&resp).expect("a session cookie")
 }
 
 async fn logged_in(router: &Router, cookie: &str) -> bool {
@@ -186,10 +187,10 @@ async fn logged_in(router: &Router, cookie: &str) -> bool {
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn activity_keeps_a_session_alive_until_its_absolute_cap(db: PgPool) {
     let state = test_state(db, &[("SESSION_TTL_SECS", "4"), ("SESSION_MAX_AGE_SECS", "7")]).await;
-    let router = server::router::build(state);
+    let router = server::router::build(state.clone());
     let sleep = |ms| tokio::time::sleep(std::time::Duration::from_millis(ms));
-    let active = register_session(&router, "13900000071").await;
-    let idle = register_session(&router, "13900000072").await;
+    let active = register_session(&router, &state, "13900000071").await;
+    let idle = register_session(&router, &state, "13900000072").await;
     // Activity every 1.5 s carries the active session past its 4 s idle lifetime.
     for _ in 0..4 {
         sleep(1_500).await;
@@ -204,7 +205,7 @@ async fn activity_keeps_a_session_alive_until_its_absolute_cap(db: PgPool) {
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn an_address_creates_a_few_accounts_an_hour_and_typos_cost_nothing(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
-    let router = server::router::build(state);
+    let router = server::router::build(state.clone());
     let from = |last: u8| Some(SocketAddr::from(([203, 0, 113, last], 40_000)));
     let form = |n: u32, confirm: &str| {
         format!("account=1366000{n:04}&nickname=Bot{n}&password=secret2026&password_confirm={confirm}")
@@ -218,13 +219,12 @@ async fn an_address_creates_a_few_accounts_an_hour_and_typos_cost_nothing(db: Pg
         let resp = post(&router, "/api/auth/register", &form(n, "secret2026"), &[], from(7)).await;
         assert_eq!(resp.status(), StatusCode::OK, "account {n}");
     }
-    let before = users(&db).await;
     let resp = post(&router, "/api/auth/register", &form(5, "secret2026"), &[], from(7)).await;
     assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
     let wait: u64 = resp.headers()[header::RETRY_AFTER].to_str().unwrap().parse().unwrap();
     assert!((600..=720).contains(&wait), "one more in about 12 minutes: {wait}");
     assert!(body(resp).await.contains("Too many new accounts from here"));
-    assert_eq!(users(&db).await, before, "nothing written");
+    assert!(texted(&state, "13660000005").await.is_none(), "no text message sent");
     let resp = post(&router, "/api/auth/register", &form(6, "secret2026"), &[], from(8)).await;
     assert_eq!(resp.status(), StatusCode::OK, "another address has its own budget");
 }
@@ -233,8 +233,8 @@ async fn an_address_creates_a_few_accounts_an_hour_and_typos_cost_nothing(db: Pg
 async fn text_that_can_only_do_harm_is_refused_next_to_its_field(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     app::testing::seed_shop(&db).await.unwrap();
-    let router = server::router::build(state);
-    let cookie = register_session(&router, "13900000081").await;
+    let router = server::router::build(state.clone());
+    let cookie = register_session(&router, &state, "13900000081").await;
     let notes = || async { sqlx::query_scalar::<_, i64>("SELECT count(*) FROM notes").fetch_one(&db).await.unwrap() };
     for (form, field) in [
         ("shop_id=1&title=Hi&body=tasty%00noodles&images=", "body"),
@@ -254,4 +254,191 @@ async fn text_that_can_only_do_harm_is_refused_next_to_its_field(db: PgPool) {
         StatusCode::OK
     );
     assert_eq!(notes().await, 1);
+}
+
+/// A page as `GET`, with its HTML.
+async fn page(router: &Router, path: &str) -> (StatusCode, String) {
+    let resp = router.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+    (resp.status(), body(resp).await)
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn next_never_leads_off_the_site_once_dot_segments_are_resolved(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let router = server::router::build(state);
+    // Each resolves, in a browser, to the path `//evil.example`, that is to the host evil.example.
+    let tricks = ["/.//", "/..//", "/%2e//", "/%2E//", "/x/..//", "/.%5C/", "/./%5C", "/%2e%2f%2f"];
+    let mut variants = 0;
+    for form in ["/login", "/login/code", "/register"] {
+        for trick in tricks {
+            let (status, html) = page(&router, &format!("{form}?next={trick}evil.example")).await;
+            assert_eq!(status, StatusCode::OK, "{form} {trick}");
+            assert!(!html.contains("evil.example"), "{form}?next={trick}evil.example is carried into the page");
+            variants += 1;
+        }
+        // A path on the site is kept, query and all.
+        for good in ["/shops/1?tab=x", "/me"] {
+            let (_, html) = page(&router, &format!("{form}?next={}", good.replace('?', "%3F"))).await;
+            assert!(html.contains(good), "{form}: {good} is where the form goes next");
+        }
+    }
+    assert_eq!(variants, 24);
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn invented_methods_and_paths_mint_no_metric_series(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let (public, admin) = (server::router::build(state.clone()), server::router::admin(state));
+    for n in 0..5 {
+        let method = axum::http::Method::from_bytes(format!("INVENTED{n}").as_bytes()).unwrap();
+        let req = Request::builder().method(method).uri("/livez").body(Body::empty()).unwrap();
+        public.clone().oneshot(req).await.unwrap();
+    }
+    for path in ["/livez", "/no/such/page-x7q", "/shops/99x7q", "/pkg/x7q.js"] {
+        public.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+    }
+    let resp = admin.oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
+    let text = body(resp).await;
+    let series: Vec<&str> =
+        text.lines().filter(|l| l.starts_with("haodian_http_request_duration_seconds_count")).collect();
+    assert!(!text.contains("INVENTED"), "a method of the client's choosing is a label: {series:#?}");
+    assert!(!text.contains("x7q"), "a path of the client's choosing is a label: {series:#?}");
+    assert!(series.iter().any(|l| l.contains("route=\"/livez\"") && l.contains("method=\"other\"")), "{series:#?}");
+    assert!(series.iter().any(|l| l.contains("route=\"/livez\"") && l.contains("method=\"GET\"")), "{series:#?}");
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn an_oversized_form_is_refused_as_too_large(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let router = server::router::build(state);
+    let form = format!("account={}&password=x", "a".repeat(4 * 1024 * 1024));
+    let resp = post(&router, "/api/auth/login", &form, &[], None).await;
+    assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let text = body(resp).await;
+    assert!(text.contains("too large"), "{text}");
+    // Without a length up front (streamed in chunks), the same answer.
+    let chunks =
+        futures::stream::iter((0..64).map(|_| Ok::<_, std::io::Error>(axum::body::Bytes::from(vec![b'a'; 64 * 1024]))));
+    let req = Request::post("/api/auth/login")
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header(header::ACCEPT, "application/json")
+        .body(Body::from_stream(chunks))
+        .unwrap();
+    assert_eq!(router.clone().oneshot(req).await.unwrap().status(), StatusCode::PAYLOAD_TOO_LARGE);
+    // An ordinary form is still read.
+    let resp = post(&router, "/api/auth/login", "account=13900000091&password=x", &[], None).await;
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn uploads_are_served_under_a_policy_that_runs_nothing(db: PgPool) {
+    let dir = std::env::temp_dir().join(format!("haodian-uploads-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("shops")).unwrap();
+    let svg = r#"<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.cookie)</script></svg>"#;
+    std::fs::write(dir.join("shops/evil.svg"), svg).unwrap();
+    let state = test_state(db, &[("UPLOAD_DIR", dir.to_str().unwrap())]).await;
+    let router = server::router::build(state);
+    for path in ["/uploads/shops/evil.svg", "/uploads/no-such.png"] {
+        let resp = router.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+        let h = resp.headers();
+        assert_eq!(
+            h.get(header::CONTENT_SECURITY_POLICY).map(|v| v.to_str().unwrap()),
+            Some("default-src 'none'; style-src 'unsafe-inline'; sandbox"),
+            "{path}"
+        );
+        assert_eq!(h[header::X_CONTENT_TYPE_OPTIONS], "nosniff", "{path}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn the_nonce_appears_only_in_nonce_attributes(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let router = server::router::build(state);
+    for path in ["/login", "/"] {
+        let resp = router.clone().oneshot(Request::get(path).body(Body::empty()).unwrap()).await.unwrap();
+        let csp = resp.headers()[header::CONTENT_SECURITY_POLICY].to_str().unwrap().to_string();
+        let nonce = csp.split("'nonce-").nth(1).and_then(|r| r.split('\'').next()).expect("a nonce").to_string();
+        let html = body(resp).await;
+        let anywhere = html.matches(nonce.as_str()).count();
+        let as_nonce = html.matches(&format!(" nonce=\"{nonce}\"")).count();
+        assert!(as_nonce >= 1, "{path}: the scripts carry it");
+        assert_eq!(anywhere, as_nonce, "{path}: the nonce is readable outside a nonce attribute");
+    }
+}
+
+/// The newest code texted to `phone` (the local sender's outbox stands in for the phone), and its text.
+async fn texted(state: &app::web::state::AppState, phone: &str) -> Option<(String, String)> {
+    let outbox = app::platform::sms::outbox(&state.redis, &state.keys).await.unwrap();
+    let sms = outbox.into_iter().find(|m| m.phone == phone)?;
+    let code = sms.text.split("code is ").nth(1)?.chars().take(6).collect();
+    Some((code, sms.text))
+}
+
+/// The session cookie (`name=value`) an answer sets, if any.
+fn set_session(resp: &Response<Body>) -> Option<String> {
+    resp.headers().get_all(header::SET_COOKIE).iter().find_map(|v| {
+        let first = v.to_str().ok()?.split(';').next()?;
+        first.starts_with(&format!("{}=", server::router::SESSION_COOKIE)).then(|| first.to_string())
+    })
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn registration_does_not_tell_who_has_an_account(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let router = server::router::build(state.clone());
+    let from = |last: u8| Some(SocketAddr::from(([203, 0, 113, last], 40_000)));
+    let form =
+        |phone: &str| format!("account={phone}&nickname=Mallory&password=planted2026&password_confirm=planted2026");
+    for n in 0..8 {
+        sqlx::query("INSERT INTO users (phone, nickname, password_hash, role) VALUES ($1, 'Owner', '!', 'shopper')")
+            .bind(format!("1377777{n:04}"))
+            .execute(&db)
+            .await
+            .unwrap();
+    }
+    // A taken number and a new one: the same status, the same kind of answer (where the code went).
+    let (taken, new) = ("13777770000", "13666660000");
+    let taken_resp = post(&router, "/api/auth/register", &form(taken), &[], from(9)).await;
+    let new_resp = post(&router, "/api/auth/register", &form(new), &[], from(9)).await;
+    assert_eq!((taken_resp.status(), new_resp.status()), (StatusCode::OK, StatusCode::OK));
+    let (taken_cookie, new_cookie) = (set_session(&taken_resp).unwrap(), set_session(&new_resp).unwrap());
+    assert_eq!(body(taken_resp).await, "\"137****0000\"");
+    assert_eq!(body(new_resp).await, "\"136****0000\"");
+    // Only the phone learns which it is: its owner gets a log-in code, the new number its sign-up code.
+    let (_, to_owner) = texted(&state, taken).await.expect("the owner is told");
+    assert!(to_owner.contains("already has a Haodian account"), "{to_owner}");
+    let (code, to_new) = texted(&state, new).await.expect("the new number gets its code");
+    assert!(to_new.contains("sign-up code"), "{to_new}");
+
+    // Guessing at the code says nothing either, and planted nothing on the taken number.
+    let wrong = |phone: &str, cookie: &str| {
+        let (router, form, cookie) = (router.clone(), format!("phone={phone}&code=000000"), cookie.to_string());
+        async move { body(post(&router, "/api/auth/login-code", &form, &[("cookie", &cookie)], None).await).await }
+    };
+    assert_eq!(wrong(taken, &taken_cookie).await, wrong(new, &new_cookie).await);
+    let owner: String =
+        sqlx::query_scalar("SELECT nickname FROM users WHERE phone = $1").bind(taken).fetch_one(&db).await.unwrap();
+    assert_eq!(owner, "Owner");
+
+    // The new number's code, in the browser that asked for it, makes the account as the form said.
+    let form = format!("phone={new}&code={}", if code == "000000" { "000001" } else { &code });
+    let resp = post(&router, "/api/auth/login-code", &form, &[("cookie", &new_cookie)], None).await;
+    if code != "000000" {
+        assert_eq!(resp.status(), StatusCode::OK);
+        let login = post(&router, "/api/auth/login", &format!("account={new}&password=planted2026"), &[], None).await;
+        assert!(body(login).await.contains("Mallory"), "the chosen name and password");
+    }
+
+    // An enumerator runs out of budget after five tries, whatever the numbers.
+    let mut statuses = Vec::new();
+    for n in 1..8 {
+        statuses.push(post(&router, "/api/auth/register", &form_for(n), &[], from(10)).await.status());
+    }
+    assert_eq!(statuses[..5], [StatusCode::OK; 5]);
+    assert_eq!(statuses[5..], [StatusCode::TOO_MANY_REQUESTS; 2]);
+}
+
+fn form_for(n: u32) -> String {
+    format!("account=1377777{n:04}&nickname=Mallory&password=planted2026&password_confirm=planted2026")
 }

@@ -21,14 +21,19 @@ pub async fn require_user(cx: &crate::web::edge::Cx) -> Result<CurrentUser, crat
     Ok(current_user(cx).await?.ok_or(AppError::LoginRequired)?)
 }
 
-/// Creates an account and logs it in.
+/// Where this browser's sign-up waits for its code (see `service::PendingSignUp`).
+#[cfg(feature = "ssr")]
+const PENDING_SIGN_UP: &str = "sign_up";
+
+/// Starts an account: texts a code to the phone, which [`login_with_code`] takes to finish it. Answers
+/// where the code went (masked), the same whether or not the number has an account.
 #[server(endpoint = "auth/register")]
 pub async fn register(
     account: String,
     nickname: String,
     password: String,
     password_confirm: String,
-) -> Result<CurrentUser, AppError> {
+) -> Result<String, AppError> {
     crate::web::edge::run(|cx| async move {
         let client = cx.address_key().await;
         let form = super::service::Registration {
@@ -38,9 +43,10 @@ pub async fn register(
             password_confirm: &password_confirm,
             client: &client,
         };
-        let user = super::service::register(&cx.state, form).await?;
-        crate::web::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
-        Ok(user)
+        let pending = super::service::register(&cx.state, form).await?;
+        let masked = super::model::Account::Phone(pending.phone.clone()).masked();
+        cx.session().await?.insert(PENDING_SIGN_UP, pending).await.map_err(session_error)?;
+        Ok(masked)
     })
     .await
 }
@@ -82,15 +88,25 @@ pub async fn send_login_code(phone: String) -> Result<(), AppError> {
     .await
 }
 
-/// Logs in with a texted code (creating the account on a phone's first log-in).
+/// Logs in with a texted code (creating the account on a phone's first log-in, with the name and
+/// password of this browser's sign-up for that phone, if one waits).
 #[server(endpoint = "auth/login-code")]
 pub async fn login_with_code(phone: String, code: String) -> Result<CurrentUser, AppError> {
     crate::web::edge::run(|cx| async move {
-        let user = super::service::login_with_code(&cx.state, &phone, &code).await?;
-        crate::web::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
+        let session = cx.session().await?;
+        let pending = session.get::<super::service::PendingSignUp>(PENDING_SIGN_UP).await.map_err(session_error)?;
+        let user = super::service::sign_in_with_code(&cx.state, &phone, &code, pending.as_ref()).await?;
+        crate::web::session::sign_in(&session, user.id).await.map_err(AppError::from)?;
+        session.remove::<super::service::PendingSignUp>(PENDING_SIGN_UP).await.map_err(session_error)?;
         Ok(user)
     })
     .await
+}
+
+/// A session store failure, as the session module reports it.
+#[cfg(feature = "ssr")]
+fn session_error(e: tower_sessions::session::Error) -> AppError {
+    crate::web::session::SessionError::from(e).into()
 }
 
 /// The local text-message outbox (only with `DEV_OUTBOX=true`; 404 otherwise).

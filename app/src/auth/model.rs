@@ -180,12 +180,16 @@ impl Nickname {
 
 /// Where a `?next=` may send someone after log-in: a path on this site, read the way a browser reads a
 /// URL (so `/\t/evil.example`, `/\\evil.example` and `//evil.example` — which browsers treat as another
-/// host — are refused), as path, query and fragment. Anything else: `None`.
+/// host — are refused), as path, query and fragment, normalised. Anything else: `None`.
 pub fn same_site_path(raw: &str) -> Option<String> {
     if !raw.starts_with('/') {
         return None;
     }
-    resolve_on_site(raw)
+    // Normalising can itself make a host: `/.//evil.example` and `/x/..//evil.example` stay on the site
+    // as written but resolve to the path `//evil.example`, which the browser, given it as the place to
+    // go, reads as another host. So the normalised path must resolve once more to itself, on this site.
+    let once = resolve_on_site(raw)?;
+    (resolve_on_site(&once)? == once).then_some(once)
 }
 
 /// The server reads the path with the `url` crate (WHATWG URL parsing, as browsers do).
@@ -239,6 +243,28 @@ mod tests {
     fn masking_hides_the_middle() {
         assert_eq!(Account::Phone("13800138000".into()).masked(), "138****8000");
         assert_eq!(Account::Email("lilei@example.com".into()).masked(), "l***@example.com");
+    }
+
+    #[test]
+    fn next_is_judged_after_dot_segments_are_removed() {
+        let tricks = ["/.//", "/..//", "/%2e//", "/%2E//", "/x/..//", "/.%5C/", "/.\\/", "/%2e%2f%2f", "/./\\"];
+        for trick in tricks {
+            let raw = format!("{trick}evil.example");
+            // As the query string hands it over, percent-decoded once: refused.
+            let decoded = form_urlencoded::parse(format!("next={raw}").as_bytes())
+                .next()
+                .map(|(_, v)| v.into_owned())
+                .unwrap_or_default();
+            assert_eq!(same_site_path(&decoded), None, "{decoded:?}");
+            // As typed: refused, or a path (`/%2e%2f%2fevil.example`) that stays on the site when followed.
+            if let Some(path) = same_site_path(&raw) {
+                let base = url::Url::parse(SITE).unwrap();
+                assert_eq!(base.join(&path).unwrap().origin(), base.origin(), "{raw:?} → {path:?}");
+            }
+        }
+        assert_eq!(same_site_path("/shops/1?tab=x").as_deref(), Some("/shops/1?tab=x"));
+        assert_eq!(same_site_path("/me").as_deref(), Some("/me"));
+        assert_eq!(same_site_path("/shops/./1/../2").as_deref(), Some("/shops/2"), "normalised");
     }
 
     #[test]

@@ -51,7 +51,11 @@ fn LoginForm(next: Option<String>) -> impl IntoView {
         }
     });
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
-    let register_href = format!("/register?next={}", next.unwrap_or_else(|| "/".to_string()));
+    // Encoded, so a `next` with a query of its own arrives whole.
+    let register_href = format!(
+        "/register?next={}",
+        form_urlencoded::byte_serialize(next.as_deref().unwrap_or("/").as_bytes()).collect::<String>()
+    );
     view! {
         <section class="auth-card">
             <h1>"Log in"</h1>
@@ -151,22 +155,28 @@ pub fn RegisterPage() -> impl IntoView {
     view! { <RegisterForm next=next_param()/> }
 }
 
-/// The sign-up form; a new account goes on to `next`, else home.
+/// The sign-up form, in two steps: the account's details (a code is texted to the phone), then the
+/// code, which creates the account and logs it in; it goes on to `next`, else home.
 #[island(lazy)]
 fn RegisterForm(next: Option<String>) -> impl IntoView {
     let action = ServerAction::<Register>::new();
+    let confirm = ServerAction::<LoginWithCode>::new();
     Effect::new(move |_| {
-        if let Some(Ok(_)) = action.value().get() {
+        if let Some(Ok(_)) = confirm.value().get() {
             go(next.as_deref().unwrap_or("/"));
         }
     });
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    let confirm_error = Signal::derive(move || confirm.value().get().and_then(Result::err));
+    let phone = RwSignal::new(String::new());
+    let sent_to = move || action.value().get().and_then(Result::ok);
     view! {
         <section class="auth-card">
             <h1>"Create your account"</h1>
             <ActionForm action=action>
-                <label for="account">"Phone or e-mail"</label>
-                <input id="account" name="account" type="text" autocomplete="username"/>
+                <label for="account">"Mobile number"</label>
+                <input id="account" name="account" type="tel" autocomplete="tel" placeholder="13800138000"
+                    bind:value=phone/>
                 <FieldError error field="account"/>
                 <label for="nickname">"Name shown to others"</label>
                 <input id="nickname" name="nickname" type="text" autocomplete="nickname"/>
@@ -180,9 +190,24 @@ fn RegisterForm(next: Option<String>) -> impl IntoView {
                 <FieldError error field="password_confirm"/>
                 <FormError error fields=&["account", "nickname", "password", "password_confirm"]/>
                 <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>
-                    {move || if action.pending().get() { "Creating…" } else { "Create account" }}
+                    {move || if action.pending().get() { "Sending a code…" } else { "Create account" }}
                 </button>
             </ActionForm>
+            {move || sent_to().map(|masked| view! {
+                <p class="hint code-sent" role="status">
+                    {format!("We texted a code to {masked}. Type it here to finish; it works for 5 minutes.")}
+                </p>
+                <ActionForm action=confirm>
+                    <input type="hidden" name="phone" prop:value=move || phone.get()/>
+                    <label for="code">"Code"</label>
+                    <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6"/>
+                    <FieldError error=confirm_error field="code"/>
+                    <FormError error=confirm_error fields=&["code", "account"]/>
+                    <button type="submit" class="primary" disabled=move || confirm.pending().get() aria-busy=move || busy(confirm.pending().get())>
+                        {move || if confirm.pending().get() { "Finishing…" } else { "Finish" }}
+                    </button>
+                </ActionForm>
+            })}
             <p class="muted">"Already have an account? " <a href="/login">"Log in"</a></p>
         </section>
     }

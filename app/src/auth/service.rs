@@ -19,9 +19,6 @@ pub enum AuthError {
     /// Input failed validation.
     #[error("invalid input: {0}")]
     Invalid(AppError),
-    /// The phone or e-mail already has an account.
-    #[error("account already registered")]
-    AlreadyRegistered,
     /// Unknown account or wrong password (deliberately indistinguishable).
     #[error("wrong credentials, {attempts_left} attempts left")]
     WrongCredentials { attempts_left: u32 },
@@ -66,10 +63,6 @@ impl From<AuthError> for AppError {
     fn from(e: AuthError) -> Self {
         match e {
             AuthError::Invalid(app) => app,
-            AuthError::AlreadyRegistered => AppError::Validation {
-                field: Account::FIELD.into(),
-                message: "An account with this phone number or e-mail already exists. Log in instead?".into(),
-            },
             AuthError::WrongCredentials { attempts_left } => AppError::Unauthenticated(match attempts_left {
                 0 => "Wrong account or password.".to_string(),
                 1 => "Wrong account or password. One more failure locks this account for a while here.".to_string(),
@@ -190,29 +183,63 @@ pub struct Registration<'a> {
     pub client: &'a str,
 }
 
-/// Creates a shopper account.
-pub async fn register(state: &AppState, form: Registration<'_>) -> Result<CurrentUser, AuthError> {
-    let account = Account::parse(form.account).map_err(AuthError::Invalid)?;
+/// A sign-up waiting for the code texted to its phone. It is kept in the session of the browser that
+/// filled in the form — never under the phone number alone — so nobody can plant a password on someone
+/// else's number: only that browser, given the code from that phone, turns it into an account.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct PendingSignUp {
+    /// The phone the code went to.
+    pub phone: String,
+    /// Display name.
+    pub nickname: String,
+    /// PHC-format argon2id hash of the chosen password.
+    pub password_hash: String,
+}
+
+/// Starts a shopper account, which the code texted to its phone finishes ([`sign_in_with_code`]). A form
+/// with a typo is refused as such and costs nothing; a valid one spends a token of the client's budget
+/// before anything depends on whether the number has an account, and from then on the steps, the answer
+/// and so the time taken are the same either way (a code issued, the password hashed, one text message):
+/// only the phone learns the difference — a new number gets its sign-up code, a registered one a log-in
+/// code and word that it already has an account.
+pub async fn register(state: &AppState, form: Registration<'_>) -> Result<PendingSignUp, AuthError> {
+    let phone = sign_up_phone(form.account)?;
     let nickname = Nickname::parse(form.nickname).map_err(AuthError::Invalid)?;
     let password = Password::parse(form.password).map_err(AuthError::Invalid)?;
     if form.password != form.password_confirm {
         return Err(AuthError::Invalid(AppError::invalid("password_confirm", "The two passwords differ.")));
     }
-    // Cheap duplicate check first so a taken account does not cost a hash; the INSERT below still decides.
-    if store::find_by_account(state.postgres()?, &account).await?.is_some() {
-        return Err(AuthError::AlreadyRegistered);
-    }
-    // Only now, with a form that would create an account, does it cost the client a token (typos do not).
     state
         .abuse
         .check(Action::Register, form.client)
         .map_err(|w| AuthError::Throttled(too_many(Action::Register, w)))?;
-    let _slot = argon2_slot(state).await?;
-    let hash = hash_password(password).await?;
-    store::insert_user(state.postgres()?, &account, nickname.as_str(), &hash, Role::Shopper)
-        .await?
-        .map(|row| row.to_current())
-        .ok_or(AuthError::AlreadyRegistered)
+    let code = issue_code(state, &phone).await?;
+    let slot = argon2_slot(state).await?;
+    let password_hash = hash_password(password).await?;
+    drop(slot);
+    let registered = store::find_by_account(state.postgres()?, &Account::Phone(phone.clone())).await?.is_some();
+    let text = if registered {
+        format!(
+            "Your Haodian log-in code is {code}. This number already has a Haodian account: the code logs you in \
+             to it, and its password stays as it was. It works for 5 minutes."
+        )
+    } else {
+        format!("Your Haodian sign-up code is {code}. It works for 5 minutes.")
+    };
+    state.sms.send(&phone, &text).await?;
+    Ok(PendingSignUp { phone, nickname: nickname.as_str().to_string(), password_hash })
+}
+
+/// The phone a sign-up goes to: accounts are confirmed by a texted code, and an e-mail address cannot
+/// receive one.
+fn sign_up_phone(input: &str) -> Result<String, AuthError> {
+    match Account::parse(input).map_err(AuthError::Invalid)? {
+        Account::Phone(p) => Ok(p),
+        Account::Email(_) => Err(AuthError::Invalid(AppError::invalid(
+            Account::FIELD,
+            "Sign up with your mobile number: we text it a code to confirm it is yours.",
+        ))),
+    }
 }
 
 /// The log-in gate's limits from the settings.
@@ -295,11 +322,18 @@ fn phone_of(input: &str) -> Result<String, AuthError> {
 pub async fn send_code(state: &AppState, phone: &str, client: &str) -> Result<(), AuthError> {
     let phone = phone_of(phone)?;
     state.abuse.check(Action::Code, client).map_err(|w| AuthError::Throttled(too_many(Action::Code, w)))?;
+    let code = issue_code(state, &phone).await?;
+    state.sms.send(&phone, &format!("Your Haodian log-in code is {code}. It works for 5 minutes.")).await?;
+    Ok(())
+}
+
+/// A fresh 6-digit code for `phone`, stored (replacing any earlier one) if the phone may have one now.
+async fn issue_code(state: &AppState, phone: &str) -> Result<String, AuthError> {
     let code = format!("{:06}", rand::random::<u32>() % 1_000_000);
     let issued = store::issue_code(
         &state.redis,
         &state.keys,
-        &phone,
+        phone,
         &code,
         CODE_VALID,
         state.config.login_code_cooldown,
@@ -307,21 +341,26 @@ pub async fn send_code(state: &AppState, phone: &str, client: &str) -> Result<()
     )
     .await?;
     match issued {
-        store::CodeIssue::Issued => {}
-        store::CodeIssue::TooSoon(wait) => {
-            return Err(AuthError::CodeTooSoon { retry_after_secs: secs(wait), daily: false });
-        }
-        store::CodeIssue::DailyLimit(wait) => {
-            return Err(AuthError::CodeTooSoon { retry_after_secs: secs(wait), daily: true });
-        }
+        store::CodeIssue::Issued => Ok(code),
+        store::CodeIssue::TooSoon(wait) => Err(AuthError::CodeTooSoon { retry_after_secs: secs(wait), daily: false }),
+        store::CodeIssue::DailyLimit(wait) => Err(AuthError::CodeTooSoon { retry_after_secs: secs(wait), daily: true }),
     }
-    state.sms.send(&phone, &format!("Your Haodian log-in code is {code}. It works for 5 minutes.")).await?;
-    Ok(())
 }
 
 /// Logs in with the code texted to `phone`: 5 wrong tries burn it, a right one is used up; a phone
 /// with no account yet gets one (a shopper; it can set no password, so it logs in by code).
 pub async fn login_with_code(state: &AppState, phone: &str, code: &str) -> Result<CurrentUser, AuthError> {
+    sign_in_with_code(state, phone, code, None).await
+}
+
+/// [`login_with_code`], finishing this browser's `sign_up` if it was for this phone: a new account takes
+/// its name and password. An account the phone already has is logged in unchanged.
+pub async fn sign_in_with_code(
+    state: &AppState,
+    phone: &str,
+    code: &str,
+    sign_up: Option<&PendingSignUp>,
+) -> Result<CurrentUser, AuthError> {
     let phone = phone_of(phone)?;
     let code = code.trim();
     if code.len() != 6 || !code.bytes().all(|b| b.is_ascii_digit()) {
@@ -342,9 +381,12 @@ pub async fn login_with_code(state: &AppState, phone: &str, code: &str) -> Resul
     if let Some(row) = store::find_by_account(state.postgres()?, &account).await? {
         return Ok(row.to_current());
     }
-    let nickname = format!("用户{}", &phone[phone.len() - 4..]);
-    // "!" is no argon2 hash: no password matches it, so this account logs in by code until it sets one.
-    match store::insert_user(state.postgres()?, &account, &nickname, "!", Role::Shopper).await? {
+    let (nickname, hash) = match sign_up.filter(|s| s.phone == phone) {
+        Some(s) => (s.nickname.clone(), s.password_hash.clone()),
+        // "!" is no argon2 hash: no password matches it, so this account logs in by code until it sets one.
+        None => (format!("用户{}", &phone[phone.len() - 4..]), "!".to_string()),
+    };
+    match store::insert_user(state.postgres()?, &account, &nickname, &hash, Role::Shopper).await? {
         Some(row) => Ok(row.to_current()),
         // Created by a parallel first login a moment ago.
         None => store::find_by_account(state.postgres()?, &account)

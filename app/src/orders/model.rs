@@ -9,9 +9,10 @@ pub enum PayOutcome {
     Paid,
     /// It was paid before (a repeated click); nothing charged twice.
     AlreadyPaid,
-    /// The order had expired and was closed a moment before: the payment was refunded.
+    /// The order was closed a moment before the payment, made within its deadline, arrived: the payment
+    /// was refunded.
     Refunded,
-    /// The pay deadline had passed: nothing was charged and the order is closed.
+    /// The pay deadline had passed (the order is closed, or closed now): nothing was charged.
     Expired,
 }
 

@@ -96,7 +96,8 @@ pub async fn known_order_ids(state: &AppState, ids: &[i64]) -> Result<std::colle
     Ok(store::known_order_ids(state.postgres()?, ids).await?.into_iter().collect())
 }
 
-/// The user pays order `id` (simulated payment). Loses cleanly to the closer: then the payment is refunded.
+/// The user pays order `id` (simulated payment). Loses cleanly to the closer: then a payment made within
+/// the deadline is refunded; after it, nothing is charged, so nothing is refunded.
 pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOutcome, OrderError> {
     let outcome = store::pay(state.postgres()?, user_id, order_id, state.config.pay_timeout)
         .await?

@@ -312,8 +312,10 @@ fn redeem_code() -> String {
 }
 
 /// Marks the user's unpaid order paid, with a fresh redemption code, if its deadline (`timeout` after
-/// creation, by Postgres' clock) has not passed; past it, nothing is charged (`Expired`). If it was closed a
-/// moment before, records a refund instead (once) and marks it refunded. `None`: no such order of this user.
+/// creation, by Postgres' clock) has not passed; past it, nothing is charged (`Expired`). A payment within
+/// the deadline that the closer beat by a moment was charged: it is refunded (one `refunds` row) and the
+/// order marked refunded. A closed order past its deadline takes no payment, so there is nothing to refund
+/// (`Expired` again). `None`: no such order of this user.
 pub async fn pay(
     db: &PgPool,
     user_id: i64,
@@ -351,26 +353,26 @@ pub async fn pay(
         Some("paid" | "used") => Ok(Some(PayOutcome::AlreadyPaid)),
         // Still unpaid, so past its deadline: the closer has not got to it yet.
         Some("unpaid") => Ok(Some(PayOutcome::Expired)),
+        // Refunded before: that refund stands for the one payment, and a repeated click charges nothing.
+        Some("refunded") => Ok(Some(PayOutcome::Refunded)),
         Some(_) => {
-            // Lost the race to the closer (or already refunded): the money goes back, the order stays closed.
-            let mut tx = db.begin().await?;
-            sqlx::query!(
-                "INSERT INTO refunds (order_id, amount_cents, reason)
-                 SELECT id, amount_cents, 'paid after the order was closed' FROM orders
-                 WHERE id = $1 AND status IN ('closed', 'refunded')
+            // Closed. Within its deadline the payment was taken (it lost the race to the closer): the money
+            // goes back, with its record, and the order stays closed as refunded — all in one statement.
+            // Past the deadline no payment was taken, so nothing is refunded.
+            let refunded = sqlx::query!(
+                "WITH refunded AS (
+                     UPDATE orders SET status = 'refunded', refunded_at = now(), updated_at = now()
+                     WHERE id = $1 AND status = 'closed' AND created_at > now() - make_interval(secs => $2)
+                     RETURNING id, amount_cents)
+                 INSERT INTO refunds (order_id, amount_cents, reason)
+                 SELECT id, amount_cents, 'paid after the order was closed' FROM refunded
                  ON CONFLICT (order_id) DO NOTHING",
                 order_id,
+                timeout.as_secs_f64(),
             )
-            .execute(&mut *tx)
+            .execute(db)
             .await?;
-            sqlx::query!(
-                "UPDATE orders SET status = 'refunded', refunded_at = now(), updated_at = now() WHERE id = $1 AND status = 'closed'",
-                order_id,
-            )
-            .execute(&mut *tx)
-            .await?;
-            tx.commit().await?;
-            Ok(Some(PayOutcome::Refunded))
+            Ok(Some(if refunded.rows_affected() == 1 { PayOutcome::Refunded } else { PayOutcome::Expired }))
         }
     }
 }

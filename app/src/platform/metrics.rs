@@ -34,8 +34,9 @@ pub struct OutcomeLabels {
 pub struct RouteLabels {
     /// `/shops/{id}`, `/api/seckill/grab`, or `unmatched`.
     pub route: String,
-    /// `GET`, `POST`, …
-    pub method: String,
+    /// `GET`, `POST`, … of the standard seven, or `other` (a client may invent methods; each would be
+    /// a series of its own).
+    pub method: &'static str,
     /// The answer's status code.
     pub status: u16,
 }

@@ -35,6 +35,9 @@ pub enum AppError {
     /// Our fault; details are in the server log.
     #[error("Something went wrong on our side. Please try again in a moment.")]
     Internal,
+    /// The request was larger than a form may be; nothing was read or changed.
+    #[error("{0}")]
+    TooLarge(String),
     /// The request never reached us or the answer was garbled.
     #[error("Could not reach Haodian ({0}). Check your connection and try again.")]
     Transport(String),
@@ -62,6 +65,7 @@ impl AppError {
             Self::Forbidden => 403,
             Self::NotFound(_) => 404,
             Self::TooManyRequests { .. } | Self::Busy { .. } => 429,
+            Self::TooLarge(_) => 413,
             Self::Internal => 500,
             Self::Unavailable(_) => 503,
             Self::Transport(_) => 502,
