@@ -58,9 +58,15 @@ crate::backend_errors!(CatalogError, Cache);
 #[derive(Clone)]
 pub struct ShopCache(Arc<TieredCache<Shop>>);
 
-/// Where the shop cache keeps its entries: `shop:{id}`, `lock:shop:{id}`, `chan:shop:invalidate`.
-const SHOP_KEYS: CacheKeys =
-    CacheKeys { name: "shop", entry: Keys::shop, lock: Keys::shop_lock, channel: Keys::shop_invalidation_channel };
+/// Where the shop cache keeps its entries: `shop:{id}`, `lock:shop:{id}`, `shop:{id}:epoch`,
+/// `chan:shop:invalidate`.
+const SHOP_KEYS: CacheKeys = CacheKeys {
+    name: "shop",
+    entry: Keys::shop,
+    lock: Keys::shop_lock,
+    epoch: Keys::shop_epoch,
+    channel: Keys::shop_invalidation_channel,
+};
 
 impl ShopCache {
     /// An empty cache over these handles, listening for other instances' invalidations.
@@ -225,7 +231,8 @@ pub async fn shop_for_owner(state: &AppState, user: Option<&CurrentUser>, id: i6
 }
 
 /// Saves an owner's edit: Postgres first, then the cache is invalidated on every instance, so the next
-/// read anywhere loads the new data. Answers the shop as saved.
+/// read anywhere loads the new data (if Redis does not answer, the invalidation is retried in the
+/// background; the edit stands). Answers the shop as saved.
 pub async fn edit_shop(
     state: &AppState,
     user: Option<&CurrentUser>,
@@ -236,7 +243,7 @@ pub async fn edit_shop(
     if !store::update_shop(state.postgres()?, id, edit).await? {
         return Err(CatalogError::ShopNotFound(id));
     }
-    ShopCache::of(state)?.invalidate(id).await?;
+    ShopCache::of(state)?.invalidate(id).await;
     shop(state, id).await
 }
 
@@ -261,7 +268,7 @@ pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) 
             "This shop has orders, notes or reviews, so it cannot be removed.",
         ))
     })?;
-    ShopCache::of(state)?.invalidate(id).await?;
+    ShopCache::of(state)?.invalidate(id).await;
     Ok(type_id)
 }
 
@@ -316,7 +323,8 @@ pub async fn set_coupon_on_sale(
 
 /// Drops shop `id` from every instance's cache (its figures changed), so the next read anywhere loads them.
 pub async fn forget_shop(state: &AppState, id: i64) -> Result<(), CatalogError> {
-    Ok(ShopCache::of(state)?.invalidate(id).await?)
+    ShopCache::of(state)?.invalidate(id).await;
+    Ok(())
 }
 
 /// Summaries of the shops `ids`, in that order (unknown ids left out).

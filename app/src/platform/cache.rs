@@ -7,9 +7,13 @@
 //! * A cold key loads through the same lock; losers wait briefly and re-read the cache.
 //! * A missing id is cached as a null marker (`data: null`) with a short real TTL.
 //! * Every TTL carries jitter so keys written together do not expire together.
-//! * An edit deletes L2 and publishes the id; every instance's listener drops its L1 copy.
+//! * An edit deletes L2 and publishes the id; every instance's listener drops its L1 copy. If Redis cannot
+//!   be reached then, the edit still stands and the invalidation is retried in the background.
+//! * Each id has an edit epoch beside its entry, moved on by every invalidation. A load reads it before
+//!   Postgres and writes L2 only if it has not moved (`lua/cache_fill.lua`), so a load that read the row
+//!   before an edit cannot put it back after the edit's invalidation (it reads again instead).
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use crate::platform::redis_conn::Redis;
@@ -19,6 +23,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::registry::Registry;
 use rand::Rng;
+use redis::Script;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
@@ -51,11 +56,15 @@ pub enum CacheEvent {
     Rebuilds,
     /// Served straight from Postgres because Redis was unreachable.
     RedisFallbacks,
+    /// A load not written to L2 because an edit landed while it read Postgres (it reads again).
+    StaleFillsRefused,
+    /// An invalidation that failed after the edit's commit and was handed to the background retry.
+    InvalidationRetries,
 }
 
 impl CacheEvent {
     /// Every event, in the order `/metrics` lists them.
-    pub const ALL: [CacheEvent; 9] = [
+    pub const ALL: [CacheEvent; 11] = [
         Self::Requests,
         Self::L1Hits,
         Self::L1Misses,
@@ -65,6 +74,8 @@ impl CacheEvent {
         Self::DbLoads,
         Self::Rebuilds,
         Self::RedisFallbacks,
+        Self::StaleFillsRefused,
+        Self::InvalidationRetries,
     ];
 
     /// The metric label.
@@ -79,6 +90,8 @@ impl CacheEvent {
             Self::DbLoads => "db_loads",
             Self::Rebuilds => "rebuilds",
             Self::RedisFallbacks => "redis_fallbacks",
+            Self::StaleFillsRefused => "stale_fills_refused",
+            Self::InvalidationRetries => "invalidation_retries",
         }
     }
 }
@@ -143,6 +156,8 @@ pub struct CacheKeys {
     pub entry: fn(&Keys, i64) -> String,
     /// The rebuild lock of an id.
     pub lock: fn(&Keys, i64) -> String,
+    /// The edit epoch of an id (in the entry's hash slot: the fill and invalidation scripts touch both).
+    pub epoch: fn(&Keys, i64) -> String,
     /// The channel ids are announced on after an edit.
     pub channel: fn(&Keys) -> String,
 }
@@ -184,6 +199,21 @@ const LOCK_TTL: Duration = Duration::from_secs(5);
 const WAIT_STEP: Duration = Duration::from_millis(20);
 /// How many times it re-reads before loading from Postgres itself.
 const MAX_WAITS: u32 = 150;
+/// How many times a load reads Postgres again when edits keep landing during its read; after that its
+/// row is answered but not cached.
+const MAX_LOAD_TRIES: u32 = 3;
+/// How long an edit epoch outlives the id's last edit. It only has to outlast a load in flight (seconds);
+/// ids nobody edits keep no epoch at all (absent reads as 0).
+const EPOCH_TTL: Duration = Duration::from_secs(24 * 3600);
+/// The first pause of a failed invalidation's retry; it doubles up to [`MAX_RETRY_PAUSE`].
+const FIRST_RETRY_PAUSE: Duration = Duration::from_millis(100);
+/// The longest pause between retries, so an invalidation lands within seconds of Redis' return.
+const MAX_RETRY_PAUSE: Duration = Duration::from_secs(5);
+
+/// Writes an entry only if the id's edit epoch is still the one its loader read first.
+static FILL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/cache_fill.lua")));
+/// Moves an id's edit epoch on and deletes its entry, in one step.
+static INVALIDATE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/cache_invalidate.lua")));
 
 /// One instance's cache of one kind of row.
 pub struct TieredCache<V> {
@@ -240,16 +270,62 @@ where
         Ok(entry.into_value())
     }
 
-    /// After `id` changed in Postgres: drops the L2 entry and tells every instance (this one included) to
-    /// drop its L1 copy, so the next read anywhere loads the new row.
-    pub async fn invalidate(&self, id: i64) -> Result<(), BackendError> {
-        let cmds = vec![
-            redis::cmd("DEL").arg((self.names.entry)(&self.keys, id)).to_owned(),
-            redis::cmd(self.redis.announce_command()).arg((self.names.channel)(&self.keys)).arg(id).to_owned(),
-        ];
-        crate::platform::redis_conn::per_slot(&self.redis, cmds, false).await?;
+    /// After `id` changed in Postgres (and the change committed): drops this instance's L1 copy, moves the
+    /// id's edit epoch on and deletes the L2 entry, and tells every instance to drop its L1 copy, so the
+    /// next read anywhere loads the new row. Never fails the caller, whose edit already stands: if Redis
+    /// cannot be reached, the invalidation is retried in the background with backoff until it lands or the
+    /// entry's logical lifetime (which ends its stale copy anyway) has passed.
+    pub async fn invalidate(self: &Arc<Self>, id: i64) {
         self.l1.invalidate(&id).await;
+        if let Err(e) = self.invalidate_l2(id).await {
+            tracing::warn!(id, "cache invalidation failed after the commit; retrying in the background: {e}");
+            self.metrics.count(CacheEvent::InvalidationRetries);
+            self.spawn_invalidation_retry(id);
+        }
+    }
+
+    /// The Redis side of [`TieredCache::invalidate`]: epoch and entry in one script (one slot), then the
+    /// announcement (the channel is not in the entry's slot, so it cannot go in the script).
+    async fn invalidate_l2(&self, id: i64) -> Result<(), BackendError> {
+        let _epoch: i64 = INVALIDATE
+            .key((self.names.entry)(&self.keys, id))
+            .key((self.names.epoch)(&self.keys, id))
+            .arg(EPOCH_TTL.as_millis() as u64)
+            .invoke_async(&mut self.redis.clone())
+            .await?;
+        let _: i64 = redis::cmd(self.redis.announce_command())
+            .arg((self.names.channel)(&self.keys))
+            .arg(id)
+            .query_async(&mut self.redis.clone())
+            .await?;
         Ok(())
+    }
+
+    /// Retries a failed invalidation with doubling pauses. Until it lands, other instances may serve the
+    /// old row from L2; past the entry's logical lifetime a rebuild replaces it anyway, so the retry stops.
+    fn spawn_invalidation_retry(self: &Arc<Self>, id: i64) {
+        let cache = self.clone();
+        let give_up = Instant::now() + self.ttls.l2 + self.ttls.l2 / 5 + self.ttls.l1;
+        tokio::spawn(async move {
+            let mut pause = FIRST_RETRY_PAUSE;
+            loop {
+                tokio::time::sleep(pause).await;
+                match cache.invalidate_l2(id).await {
+                    Ok(()) => {
+                        tracing::info!(id, "cache invalidation landed on retry");
+                        // A read between the failure and now may have put the old L2 row back in L1.
+                        cache.l1.invalidate(&id).await;
+                        return;
+                    }
+                    Err(e) if Instant::now() >= give_up => {
+                        tracing::error!(id, "cache invalidation never landed; the entry's lifetime is over: {e}");
+                        return;
+                    }
+                    Err(e) => tracing::warn!(id, "cache invalidation retry failed: {e}"),
+                }
+                pause = (pause * 2).min(MAX_RETRY_PAUSE);
+            }
+        });
     }
 
     /// The L2 entry of `id` as Redis holds it (tests).
@@ -261,7 +337,13 @@ where
     /// Writes an L2 entry as it is, without a TTL (tests that stage an expired entry).
     #[cfg(feature = "testing")]
     pub async fn put_l2(&self, id: i64, entry: &L2Entry<V>) -> Result<(), BackendError> {
-        self.write_l2(id, entry, None).await
+        let json = serde_json::to_string(entry).unwrap_or_default();
+        let _: () = redis::cmd("SET")
+            .arg((self.names.entry)(&self.keys, id))
+            .arg(json)
+            .query_async(&mut self.redis.clone())
+            .await?;
+        Ok(())
     }
 
     /// Listens on the invalidation channel for the life of the process. Notices may be lost while the
@@ -355,18 +437,6 @@ where
         }
     }
 
-    /// Writes an L2 entry; `ttl` = `None` for logically-expiring entries (no Redis TTL).
-    async fn write_l2(&self, id: i64, entry: &L2Entry<V>, ttl: Option<Duration>) -> Result<(), BackendError> {
-        let json = serde_json::to_string(entry).unwrap_or_default();
-        let mut cmd = redis::cmd("SET");
-        cmd.arg((self.names.entry)(&self.keys, id)).arg(json);
-        if let Some(ttl) = ttl {
-            cmd.arg("PX").arg(ttl.as_millis() as u64);
-        }
-        let _: () = cmd.query_async(&mut self.redis.clone()).await?;
-        Ok(())
-    }
-
     /// Takes the lock and (re)loads the entry. `Ok(None)` = someone else holds the lock.
     /// Re-checks L2 after winning, so a reader that saw the old state just before another holder finished
     /// does not load a second time.
@@ -418,17 +488,60 @@ where
     }
 
     /// Reads Postgres and writes L2: the row with a jittered logical expiry, or a null marker with a short TTL.
+    /// The id's edit epoch is read first and the write happens only if it has not moved since; if it has,
+    /// an edit committed while Postgres was read, so the row may predate it and is read again.
     async fn load_db(&self, id: i64, load: Loader<V>) -> Result<Option<V>, BackendError> {
-        self.metrics.count(CacheEvent::DbLoads);
-        let row = load(self.db.clone(), id).await?;
-        match &row {
-            Some(r) => {
-                let expires_at = now_ms() + jitter(self.ttls.l2).as_millis() as i64;
-                self.write_l2(id, &L2Entry { data: Some(r.clone()), expires_at }, None).await?;
+        let mut tries = 1;
+        loop {
+            let epoch = self.read_epoch(id).await?;
+            self.metrics.count(CacheEvent::DbLoads);
+            let row = load(self.db.clone(), id).await?;
+            let written = match &row {
+                Some(r) => {
+                    let expires_at = now_ms() + jitter(self.ttls.l2).as_millis() as i64;
+                    self.fill_l2(id, &epoch, &L2Entry { data: Some(r.clone()), expires_at }, None).await?
+                }
+                None => {
+                    let null = L2Entry { data: None, expires_at: 0 };
+                    self.fill_l2(id, &epoch, &null, Some(jitter(self.ttls.null))).await?
+                }
+            };
+            if written {
+                return Ok(row);
             }
-            None => self.write_l2(id, &L2Entry { data: None, expires_at: 0 }, Some(jitter(self.ttls.null))).await?,
+            self.metrics.count(CacheEvent::StaleFillsRefused);
+            if tries == MAX_LOAD_TRIES {
+                tracing::warn!(id, "cache: edits kept landing during the load; answered without caching");
+                return Ok(row);
+            }
+            tries += 1;
         }
-        Ok(row)
+    }
+
+    /// The id's edit epoch as Redis holds it (`"0"` before any edit, or once it has expired).
+    async fn read_epoch(&self, id: i64) -> Result<String, BackendError> {
+        let epoch: Option<String> =
+            redis::cmd("GET").arg((self.names.epoch)(&self.keys, id)).query_async(&mut self.redis.clone()).await?;
+        Ok(epoch.unwrap_or_else(|| "0".to_owned()))
+    }
+
+    /// Writes an L2 entry if the id's edit epoch is still `epoch` (`lua/cache_fill.lua`); true if written.
+    async fn fill_l2(
+        &self,
+        id: i64,
+        epoch: &str,
+        entry: &L2Entry<V>,
+        ttl: Option<Duration>,
+    ) -> Result<bool, BackendError> {
+        let written: i64 = FILL
+            .key((self.names.entry)(&self.keys, id))
+            .key((self.names.epoch)(&self.keys, id))
+            .arg(epoch)
+            .arg(serde_json::to_string(entry).unwrap_or_default())
+            .arg(ttl.map_or(0, |t| t.as_millis() as u64))
+            .invoke_async(&mut self.redis.clone())
+            .await?;
+        Ok(written == 1)
     }
 }
 

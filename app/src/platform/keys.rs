@@ -97,14 +97,21 @@ impl Keys {
         format!("{}lock:state:rebuild", self.prefix)
     }
 
-    /// `shop:{id}`: L2 shop cache entry `{data, expires_at}` or a null marker.
+    /// `shop:{id}`: L2 shop cache entry `{data, expires_at}` or a null marker (the `{id}` hash tag keeps
+    /// the entry, its lock and its edit epoch on one slot).
     pub fn shop(&self, id: i64) -> String {
-        format!("{}shop:{id}", self.prefix)
+        format!("{}shop:{{{id}}}", self.prefix)
     }
 
     /// `lock:shop:{id}`: rebuild mutex of one shop entry.
     pub fn shop_lock(&self, id: i64) -> String {
-        format!("{}lock:shop:{id}", self.prefix)
+        format!("{}lock:shop:{{{id}}}", self.prefix)
+    }
+
+    /// `shop:{id}:epoch`: the shop's edit epoch, moved on by every invalidation; a cache load writes the
+    /// entry only if it has not moved since the load began (`lua/cache_fill.lua`).
+    pub fn shop_epoch(&self, id: i64) -> String {
+        format!("{}shop:{{{id}}}:epoch", self.prefix)
     }
 
     /// Pub/sub channel on which shop ids are announced after an edit, so every instance drops its L1 copy.
@@ -338,6 +345,7 @@ mod tests {
                 assert!(one_slot(&k.restore_script(id)), "restore {id}");
                 assert!(one_slot(&k.sale(id)), "sale {id}");
                 assert!(one_slot(&k.uv_restore_script(&format!("shop:{id}"), "20261203")), "uv {id}");
+                assert!(one_slot(&[k.shop(id), k.shop_epoch(id), k.shop_lock(id)]), "shop cache {id}");
             }
             assert!(one_slot(&k.uv_restore_script("site", "20261203")), "uv site");
             // Accounts and phones are user input: odd characters must not split a script's keys.
