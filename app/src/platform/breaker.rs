@@ -229,7 +229,9 @@ impl Breakers {
         match SEEN.try_with(|s| s.get().used[service as usize]) {
             Ok(true) => Ok(()),
             Ok(false) => {
-                self.of(service).admit()?;
+                // Noted here too, so a refusal that reaches the edge as another error (a session that
+                // could not be read) still tells the client when to come back.
+                self.of(service).admit().inspect_err(|open| note(|s| s.refused(open)))?;
                 note(|s| s.used[service as usize] = true);
                 Ok(())
             }

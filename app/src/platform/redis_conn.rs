@@ -89,7 +89,7 @@ pub async fn shard_subscriber(
 #[derive(Clone)]
 pub enum Redis {
     /// One node, through redis-rs' `ConnectionManager`.
-    Single(ConnectionManager),
+    Single(SingleNode),
     /// A cluster, through redis-rs' async cluster client (it follows MOVED/ASK and failovers).
     Cluster(HealingCluster),
 }
@@ -104,6 +104,42 @@ pub struct HealingCluster {
     current: Arc<std::sync::RwLock<ClusterConnection>>,
     /// When the connection was last replaced (or a replacement started): at most one every few seconds.
     renewed: Arc<std::sync::Mutex<std::time::Instant>>,
+}
+
+/// redis-rs' `ConnectionManager`, which after an outage would fail the first command with the dead
+/// connection it still holds. It replaces a lost connection only when a command fails on it, and its
+/// replacement, tried while Redis was still away, fails and stays until the next command; so the first
+/// command after Redis is back — the Redis breaker's probe — failed and kept the breaker open another
+/// cool-down. After a command failed for want of a connection, the next one is preceded by a `PING`, which
+/// takes that hit (and starts a fresh connection) in its place.
+#[derive(Clone)]
+pub struct SingleNode {
+    manager: ConnectionManager,
+    /// The last command failed for want of a connection.
+    broken: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl SingleNode {
+    /// Before a command: after a lost connection, a `PING` to bring the manager a live one (harmless when
+    /// Redis is still away: the command then fails as it would have).
+    async fn ready(&mut self) {
+        if self.broken.load(std::sync::atomic::Ordering::Acquire)
+            && self.manager.send_packed_command(&redis::cmd("PING")).await.is_ok()
+        {
+            self.broken.store(false, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    /// After a command: notes whether it failed for want of a connection. Not after a timeout: against a
+    /// hung Redis a `PING` would only double each command's wait.
+    fn after<T>(&self, result: &redis::RedisResult<T>) {
+        if let Err(e) = result
+            && !e.is_timeout()
+            && (e.is_io_error() || e.is_unrecoverable_error())
+        {
+            self.broken.store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
 }
 
 /// How long a failing cluster connection is kept before a fresh one replaces it.
@@ -178,7 +214,8 @@ impl Redis {
                     .set_number_of_retries(1)
                     .set_connection_timeout(Some(Duration::from_secs(1)))
                     .set_response_timeout(Some(Duration::from_secs(5)));
-                Ok(Self::Single(ConnectionManager::new_with_config(redis::Client::open(url.as_str())?, config).await?))
+                let manager = ConnectionManager::new_with_config(redis::Client::open(url.as_str())?, config).await?;
+                Ok(Self::Single(SingleNode { manager, broken: Arc::default() }))
             }
             RedisTarget::Cluster(nodes) => Ok(Self::Cluster(HealingCluster::connect(nodes).await?)),
         }
@@ -320,7 +357,12 @@ pub async fn per_slot(redis: &Redis, cmds: Vec<Cmd>, atomic: bool) -> Result<Vec
 impl ConnectionLike for Redis {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
-            Self::Single(c) => c.req_packed_command(cmd),
+            Self::Single(c) => Box::pin(async move {
+                c.ready().await;
+                let result = c.manager.req_packed_command(cmd).await;
+                c.after(&result);
+                result
+            }),
             Self::Cluster(c) => Box::pin(async move {
                 let mut conn = c.get();
                 conn.req_packed_command(cmd).await.inspect_err(|e| c.failed(e))
@@ -335,7 +377,12 @@ impl ConnectionLike for Redis {
         count: usize,
     ) -> RedisFuture<'a, Vec<Value>> {
         match self {
-            Self::Single(c) => c.req_packed_commands(cmd, offset, count),
+            Self::Single(c) => Box::pin(async move {
+                c.ready().await;
+                let result = c.manager.req_packed_commands(cmd, offset, count).await;
+                c.after(&result);
+                result
+            }),
             Self::Cluster(c) => Box::pin(async move {
                 let mut conn = c.get();
                 conn.req_packed_commands(cmd, offset, count).await.inspect_err(|e| c.failed(e))
@@ -345,7 +392,7 @@ impl ConnectionLike for Redis {
 
     fn get_db(&self) -> i64 {
         match self {
-            Self::Single(c) => c.get_db(),
+            Self::Single(c) => c.manager.get_db(),
             Self::Cluster(c) => c.get().get_db(),
         }
     }

@@ -14,6 +14,7 @@ use tower_sessions::Session;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::session_store::{self, SessionStore};
 
+use crate::platform::breaker::Service;
 use crate::platform::channel::{Heard, Topic};
 use crate::platform::keys::Keys;
 use crate::shared::clock::now_ms;
@@ -87,6 +88,8 @@ pub struct RedisSessionStore {
     redis: Redis,
     keys: Keys,
     cache: Option<Arc<SessionCache>>,
+    /// The instance's breakers: a session read that goes to Redis passes the Redis breaker (the server's).
+    breakers: Option<crate::platform::breaker::Breakers>,
 }
 
 impl std::fmt::Debug for RedisSessionStore {
@@ -98,12 +101,21 @@ impl std::fmt::Debug for RedisSessionStore {
 impl RedisSessionStore {
     /// A store writing under `keys`' namespace, reading Redis every time (tools and tests).
     pub fn new(redis: Redis, keys: Keys) -> Self {
-        Self { redis, keys, cache: None }
+        Self { redis, keys, cache: None, breakers: None }
     }
 
     /// A store that answers reads from `cache` while it can (the server's).
     pub fn cached(redis: Redis, keys: Keys, cache: Arc<SessionCache>) -> Self {
-        Self { redis, keys, cache: Some(cache) }
+        Self { redis, keys, cache: Some(cache), breakers: None }
+    }
+
+    /// Reads through the Redis breaker of `breakers`: while Redis is away the request that needs the
+    /// session is refused at once, and a read Redis did not answer counts against the breaker. Without
+    /// it a grab, whose session is read from Redis once the instance has lost its subscription and with it
+    /// its copies, failed there on every try and never reached the breaker, which then never opened.
+    pub fn behind(mut self, breakers: crate::platform::breaker::Breakers) -> Self {
+        self.breakers = Some(breakers);
+        self
     }
 
     /// Runs `cmd` on session `id` and announces the change on `session:changed` in the same round trip, so
@@ -142,6 +154,17 @@ fn backend(e: redis::RedisError) -> session_store::Error {
     session_store::Error::Backend(e.to_string())
 }
 
+impl RedisSessionStore {
+    /// A read Redis did not answer: the current request's Redis breaker hears of it (the error that
+    /// reaches the web edge is a session error, which names no service).
+    fn failed(&self, e: redis::RedisError) -> session_store::Error {
+        if self.breakers.is_some() && crate::platform::redis_conn::is_outage(&e) {
+            crate::platform::breaker::note_failure(Service::Redis);
+        }
+        backend(e)
+    }
+}
+
 #[async_trait]
 impl SessionStore for RedisSessionStore {
     async fn create(&self, record: &mut Record) -> session_store::Result<()> {
@@ -162,7 +185,11 @@ impl SessionStore for RedisSessionStore {
         {
             return Ok(Some(record));
         }
-        let raw: Option<String> = self.redis.clone().get(self.keys.session(&id.to_string())).await.map_err(backend)?;
+        if let Some(breakers) = &self.breakers {
+            breakers.admit(Service::Redis).map_err(|open| session_store::Error::Backend(open.to_string()))?;
+        }
+        let raw: Option<String> =
+            self.redis.clone().get(self.keys.session(&id.to_string())).await.map_err(|e| self.failed(e))?;
         let record: Option<Record> = raw
             .map(|s| serde_json::from_str(&s).map_err(|e| session_store::Error::Decode(e.to_string())))
             .transpose()?;
@@ -192,7 +219,8 @@ pub type DurableSessionStore = tower_sessions::CachingSessionStore<RedisSessionS
 /// The server's session store over `state`'s Redis, session cache and Postgres.
 pub fn durable(state: &crate::web::state::AppState) -> DurableSessionStore {
     tower_sessions::CachingSessionStore::new(
-        RedisSessionStore::cached(state.redis.clone(), state.keys.clone(), state.sessions.clone()),
+        RedisSessionStore::cached(state.redis.clone(), state.keys.clone(), state.sessions.clone())
+            .behind(state.breakers.clone()),
         PgSessionStore::new(state.db.clone()),
     )
 }
