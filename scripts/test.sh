@@ -52,6 +52,8 @@ rust_suites() {
 
   timed "cargo test -p app" cargo test -p app --features ssr
   timed "cargo test -p server" cargo test -p server
+  # What the fuzz harness sent each server function and route (server/tests/fuzz.rs writes it).
+  [ -f target/tmp/fuzz-report.md ] && cat target/tmp/fuzz-report.md
   # The benchmarks' own arithmetic (Redis counters, the bundle's files per split).
   timed "cargo test -p bench" cargo test -p bench --lib
 
@@ -61,7 +63,8 @@ rust_suites() {
   cluster_url="$(bash scripts/cluster.sh redis)"
   trap 'bash scripts/cluster.sh stop; log_summary' EXIT
   REDIS_URL="$cluster_url" timed "cargo test -p app (Redis Cluster)" cargo test -p app --features ssr
-  REDIS_URL="$cluster_url" timed "cargo test -p server (Redis Cluster)" cargo test -p server
+  # The fuzz harness's thousand inputs per function ran above; here a fifth of them, through the cluster.
+  REDIS_URL="$cluster_url" FUZZ_CASES=200 timed "cargo test -p server (Redis Cluster)" cargo test -p server
   bash scripts/cluster.sh stop
   trap 'log_summary' EXIT
 }
@@ -86,6 +89,8 @@ e2e() {
   export ABUSE_LIMIT_FACTOR=50
   # The code-login test reads the texted code where a developer would: the local outbox page.
   export DEV_OUTBOX=true
+  # The slider puzzle's gap is in its pixels only; the browser tests know where from this switch.
+  export HUMAN_CHECK_FIXED_GAP=150
   port_open 3300 && die "port 3300 is taken: is another test run going on?"
   timed "seed" target/debug/server seed --reset
   target/debug/server serve >"$RUN_DIR/e2e-server.log" 2>&1 &

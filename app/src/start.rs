@@ -105,6 +105,7 @@ pub async fn with_db(
         grab_gate,
         sms,
         argon2_slots: Arc::new(tokio::sync::Semaphore::new(config.argon2_max_concurrent.max(1))),
+        picture_slots: Arc::new(tokio::sync::Semaphore::new(config.picture_decodes_max.max(1))),
         metrics,
         ids,
         keys,

@@ -20,10 +20,10 @@ async fn texted_code(state: &app::web::state::AppState, phone: &str) -> String {
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_texted_code_logs_in_once_and_creates_the_account(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
-    service::send_code(&state, "139 0000 0091", "ip:10.0.0.91").await.expect("sent");
+    service::send_code(&state, "139 0000 0091", "ip:10.0.0.91", None).await.expect("sent");
     let code = texted_code(&state, "13900000091").await;
     assert_eq!(code.len(), 6);
-    let e = service::send_code(&state, "13900000091", "ip:10.0.0.91").await.expect_err("too soon");
+    let e = service::send_code(&state, "13900000091", "ip:10.0.0.91", None).await.expect_err("too soon");
     assert!(
         matches!(e, AuthError::CodeTooSoon { daily: false, retry_after_secs } if (59..=60).contains(&retry_after_secs)),
         "{e:?}"
@@ -44,7 +44,7 @@ async fn a_texted_code_logs_in_once_and_creates_the_account(db: PgPool) {
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn five_wrong_tries_burn_the_code(db: PgPool) {
     let state = test_state(db, &[]).await;
-    service::send_code(&state, "13900000092", "ip:10.0.0.92").await.unwrap();
+    service::send_code(&state, "13900000092", "ip:10.0.0.92", None).await.unwrap();
     let code = texted_code(&state, "13900000092").await;
     let wrong = if code == "000000" { "111111" } else { "000000" };
     for left in [4, 3, 2, 1, 0] {
@@ -55,7 +55,7 @@ async fn five_wrong_tries_burn_the_code(db: PgPool) {
     assert!(matches!(e, AuthError::NoCode), "even the right code is refused now: {e:?}");
     let e = service::login_with_code(&state, "13900000092", "12ab56").await.expect_err("not digits");
     assert!(matches!(e, AuthError::Invalid(_)), "{e:?}");
-    let e = service::send_code(&state, "someone@example.com", "ip:10.0.0.92").await.expect_err("not a phone");
+    let e = service::send_code(&state, "someone@example.com", "ip:10.0.0.92", None).await.expect_err("not a phone");
     assert!(matches!(e, AuthError::Invalid(_)), "{e:?}");
 }
 
@@ -63,9 +63,77 @@ async fn five_wrong_tries_burn_the_code(db: PgPool) {
 async fn a_phone_gets_ten_codes_a_day(db: PgPool) {
     let state = test_state(db, &[("LOGIN_CODE_COOLDOWN_SECS", "0"), ("ABUSE_LIMIT_FACTOR", "10")]).await;
     for i in 0..10 {
-        service::send_code(&state, "13900000093", "ip:10.0.0.93").await.unwrap_or_else(|e| panic!("send {i}: {e:?}"));
+        service::send_code(&state, "13900000093", "ip:10.0.0.93", None)
+            .await
+            .unwrap_or_else(|e| panic!("send {i}: {e:?}"));
     }
-    let e = service::send_code(&state, "13900000093", "ip:10.0.0.93").await.expect_err("the eleventh");
+    let e = service::send_code(&state, "13900000093", "ip:10.0.0.93", None).await.expect_err("the eleventh");
     assert!(matches!(e, AuthError::CodeTooSoon { daily: true, .. }), "{e:?}");
-    service::send_code(&state, "13900000094", "ip:10.0.0.93").await.expect("another phone");
+    service::send_code(&state, "13900000094", "ip:10.0.0.93", None).await.expect("another phone");
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_stranger_spending_a_phones_codes_does_not_lock_its_owner_out(db: PgPool) {
+    let state = test_state(db, &[("LOGIN_CODE_COOLDOWN_SECS", "0"), ("ABUSE_LIMIT_FACTOR", "10")]).await;
+    // The owner has logged in by code from their phone's browser before (an account with no password).
+    service::send_code(&state, "13900000096", "ip:10.0.0.96", None).await.unwrap();
+    let owner =
+        service::login_with_code(&state, "13900000096", &texted_code(&state, "13900000096").await).await.unwrap();
+    let device = service::remember_device(&state, owner.id, None).await.unwrap().expect("a new device token");
+    assert_eq!(service::remember_device(&state, owner.id, Some(&device)).await.unwrap(), None, "known already");
+    // Someone else on the same phone's account from another browser is a different device.
+    let other = service::send_code(&state, "13900000097", "ip:10.0.0.97", None).await;
+    other.unwrap();
+    let stranger = service::login_with_code(&state, "13900000097", &texted_code(&state, "13900000097").await).await;
+    let strangers_device = service::remember_device(&state, stranger.unwrap().id, None).await.unwrap().unwrap();
+
+    // A stranger asks for the owner's codes until the phone's day is spent, even with their own device.
+    for i in 1..10 {
+        service::send_code(&state, "13900000096", "ip:198.51.100.1", Some(&strangers_device))
+            .await
+            .unwrap_or_else(|e| panic!("send {i}: {e:?}"));
+    }
+    let e = service::send_code(&state, "13900000096", "ip:198.51.100.1", None).await.expect_err("day spent");
+    assert!(matches!(e, AuthError::CodeTooSoon { daily: true, .. }), "{e:?}");
+    let forged = "ab".repeat(32);
+    let e = service::send_code(&state, "13900000096", "ip:198.51.100.1", Some(&forged)).await.expect_err("unknown");
+    assert!(matches!(e, AuthError::CodeTooSoon { daily: true, .. }), "a made-up token is no device: {e:?}");
+
+    // The owner's browser still gets a code, and it logs them in.
+    service::send_code(&state, "13900000096", "ip:10.0.0.96", Some(&device)).await.expect("the owner's own allowance");
+    let again = service::login_with_code(&state, "13900000096", &texted_code(&state, "13900000096").await).await;
+    assert_eq!(again.expect("logged in").id, owner.id);
+}
+
+/// Everything logged while it lives, at every level.
+struct LogCapture(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for LogCapture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_texted_code_never_reaches_the_log(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    let buf = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let writer = buf.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || LogCapture(writer.clone()))
+        .finish();
+    let guard = tracing::subscriber::set_default(subscriber);
+    service::send_code(&state, "13900000095", "ip:10.0.0.95", None).await.expect("sent");
+    drop(guard);
+    let code = texted_code(&state, "13900000095").await;
+    let log = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
+    assert!(log.contains("139****0095"), "the message is logged, the phone by its ends: {log}");
+    assert!(!log.contains(&code), "the code is not in the log: {log}");
+    assert!(!log.contains("13900000095"), "nor the whole number: {log}");
 }

@@ -13,10 +13,13 @@ use app::testing::{seed_shop, seed_users, test_state};
 use app::web::state::AppState;
 use sqlx::PgPool;
 
-/// The gap's left edge, read off the picture the way a person reads it off the screen.
-fn gap_of(p: &Puzzle) -> u16 {
-    let d = p.picture.split("class=\"puzzle-gap\" d=\"M").nth(1).expect("a gap in the picture");
-    d.split(',').next().unwrap().parse::<f64>().unwrap() as u16
+/// Where every gap is in these tests (`HUMAN_CHECK_FIXED_GAP`): the picture's pixels hold it for a person,
+/// and nothing a test could read does.
+const GAP: u16 = 150;
+
+/// The gap's left edge, as the test-only switch put it.
+fn gap_of(_: &Puzzle) -> u16 {
+    GAP
 }
 
 async fn open_checked_sale(state: &AppState, stock: i32) -> i64 {
@@ -60,7 +63,7 @@ fn puzzle_refusal<T: std::fmt::Debug>(r: Result<T, SeckillError>) -> Refusal {
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_pass_buys_one_grab_by_the_user_who_solved_the_puzzle(db: PgPool) {
-    let state = test_state(db.clone(), &[("HUMAN_CHECK_MIN_DRAG_MS", "100")]).await;
+    let state = test_state(db.clone(), &[("HUMAN_CHECK_MIN_DRAG_MS", "100"), ("HUMAN_CHECK_FIXED_GAP", "150")]).await;
     app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     let sale = open_checked_sale(&state, 5).await;
     let users = seed_users(&db, 610, 3).await.unwrap();
@@ -94,7 +97,7 @@ async fn a_pass_buys_one_grab_by_the_user_who_solved_the_puzzle(db: PgPool) {
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn each_puzzle_is_answered_once_and_only_as_a_person_could(db: PgPool) {
-    let state = test_state(db.clone(), &[("HUMAN_CHECK_MIN_DRAG_MS", "100")]).await;
+    let state = test_state(db.clone(), &[("HUMAN_CHECK_MIN_DRAG_MS", "100"), ("HUMAN_CHECK_FIXED_GAP", "150")]).await;
     let sale = open_checked_sale(&state, 5).await;
     let users = seed_users(&db, 611, 2).await.unwrap();
     let user = users[0];
@@ -130,7 +133,8 @@ async fn each_puzzle_is_answered_once_and_only_as_a_person_could(db: PgPool) {
     assert!(service::solve(&state, user, sale, &p.ticket, gap_of(&p), 110).await.is_ok());
 
     // An instance with another key does not honour this one's puzzles.
-    let other = test_state(db.clone(), &[("HUMAN_CHECK_SECRET", "another key")]).await;
+    let other =
+        test_state(db.clone(), &[("HUMAN_CHECK_SECRET", "another key"), ("HUMAN_CHECK_FIXED_GAP", "150")]).await;
     let p = service::puzzle(&state, user, sale);
     tokio::time::sleep(Duration::from_millis(320)).await;
     let r = service::solve(&other, user, sale, &p.ticket, gap_of(&p), 400).await;
@@ -139,7 +143,7 @@ async fn each_puzzle_is_answered_once_and_only_as_a_person_could(db: PgPool) {
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn the_check_survives_redis_losing_its_data(db: PgPool) {
-    let state = test_state(db.clone(), &[("HUMAN_CHECK_MIN_DRAG_MS", "100")]).await;
+    let state = test_state(db.clone(), &[("HUMAN_CHECK_MIN_DRAG_MS", "100"), ("HUMAN_CHECK_FIXED_GAP", "150")]).await;
     let sale = open_checked_sale(&state, 5).await;
     let users = seed_users(&db, 612, 1).await.unwrap();
     app::platform::keys::unlink_matching(&state.redis, &format!("{}*", state.config.redis_key_prefix)).await.unwrap();

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use app::platform::keys::Keys;
 use app::platform::redis_conn::Redis;
-use app::sale::inventory::{self, GrabCode};
+use app::sale::inventory::{self, GrabCode, StockSet};
 use app::shared::clock::now_ms;
 use app::start::redis_connection;
 use app::testing::{expires_at, unique_token};
@@ -204,7 +204,7 @@ async fn a_sale_is_forgotten_as_a_whole_when_its_time_is_up() {
     assert_eq!(inventory::try_grab(&redis, &keys, 11, 1, 0).await.unwrap(), GrabCode::Ok);
     assert!(inventory::release(&redis, &keys, 11, 1, 100).await.unwrap());
     assert_eq!(inventory::try_grab(&redis, &keys, 11, 2, 0).await.unwrap(), GrabCode::Ok);
-    inventory::set_stock(&redis, &keys, 11, 1).await.unwrap();
+    assert_eq!(inventory::set_stock(&redis, &keys, 11, 1).await.unwrap(), StockSet::Refused, "it has started");
     for key in sale_keys(&keys, 11) {
         assert_eq!(expires_at(&redis, &key).await.unwrap(), forget_at, "{key} must share the sale's lifetime");
     }
@@ -273,4 +273,35 @@ async fn an_instance_whose_lease_was_taken_over_stops_minting_and_leases_anew(db
         .unwrap();
     assert_eq!(holder.as_deref(), Some("someone else"));
     assert!(ids.next_id().is_ok());
+}
+
+#[tokio::test]
+async fn a_stock_change_never_overwrites_grabs() {
+    let (redis, keys) = setup().await;
+    let stock = |vid: i64| {
+        let (redis, keys) = (redis.clone(), keys.clone());
+        async move {
+            let v: Option<i64> =
+                redis::cmd("GET").arg(keys.seckill_stock(vid)).query_async(&mut redis.clone()).await.unwrap();
+            v
+        }
+    };
+    // Not started: the change takes, and the sale keeps its lifetime.
+    let forget_at = now_ms() + 3 * HOUR;
+    inventory::load_sale(&redis, &keys, 13, 5, (now_ms() + HOUR, now_ms() + 2 * HOUR), false, forget_at).await.unwrap();
+    assert_eq!(inventory::set_stock(&redis, &keys, 13, 8).await.unwrap(), StockSet::Set);
+    assert_eq!(stock(13).await, Some(8));
+    assert_eq!(expires_at(&redis, &keys.seckill_stock(13)).await.unwrap(), forget_at);
+
+    // Postgres allowed the change a moment before the start; it reaches Redis after two grabs.
+    inventory::load_sale(&redis, &keys, 14, 5, (now_ms() + 300, now_ms() + HOUR), false, forget_at).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(inventory::try_grab(&redis, &keys, 14, 1, 601).await.unwrap(), GrabCode::Ok);
+    assert_eq!(inventory::try_grab(&redis, &keys, 14, 2, 602).await.unwrap(), GrabCode::Ok);
+    assert_eq!(inventory::set_stock(&redis, &keys, 14, 5).await.unwrap(), StockSet::Refused);
+    assert_eq!(stock(14).await, Some(3), "the two grabs stand");
+
+    // Redis lost the sale: nothing is written (the rebuild reads Postgres).
+    assert_eq!(inventory::set_stock(&redis, &keys, 15, 5).await.unwrap(), StockSet::Absent);
+    assert_eq!(stock(15).await, None);
 }

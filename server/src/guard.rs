@@ -50,9 +50,11 @@ pub async fn hardening_headers(req: Request, next: Next) -> Response {
 pub const UPLOADS_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
 /// Serves everything under `/uploads/` with [`UPLOADS_POLICY`] and without MIME sniffing, whatever the
-/// file turns out to be.
+/// file turns out to be. Only names of the kind we give files are looked up: anything else (escapes, a
+/// name longer than the file system takes, which it answered with a 500) is simply not there.
 pub async fn inert_uploads(req: Request, next: Next) -> Response {
-    let mut resp = next.run(req).await;
+    let ours = app::shared::text::image_url_ok(&format!("/uploads{}", req.uri().path()));
+    let mut resp = if ours { next.run(req).await } else { StatusCode::NOT_FOUND.into_response() };
     let h = resp.headers_mut();
     h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(UPLOADS_POLICY));
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));

@@ -11,11 +11,12 @@ use axum::response::{IntoResponse, Response};
 use app::platform::metrics::{RouteLabels, SaleLabels};
 use app::web::state::AppState;
 
-/// Sets the gauges that need a round trip (compensation backlog, per-sale drift and in-flight orders), at
-/// most every few seconds however often the scrapes come; one that cannot be read keeps its last value and
-/// the failure is logged.
+/// Sets the gauges read from this process (breakers, live stock views) at every scrape, and those that need
+/// a round trip (compensation backlog, per-sale drift and in-flight orders) at most every few seconds
+/// however often the scrapes come; one that cannot be read keeps its last value and the failure is logged.
 async fn refresh_gauges(state: &AppState) {
     state.breakers.report(&state.metrics);
+    state.metrics.live_stock_sales.set(state.live_stock.sales_held() as i64);
     let scrape = &state.metrics.scrape;
     if !scrape.due() {
         return;

@@ -376,6 +376,69 @@ async fn uploads_past_a_persons_quota_are_refused_and_store_nothing(db: PgPool) 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An upload of one small PNG by the session `sid`.
+fn upload_request(sid: &str) -> Request<Body> {
+    let (ty, payload) = multipart(&[("image/png", &DOT_PNG[..])]);
+    Request::post("/api/v1/uploads")
+        .header(header::CONTENT_TYPE, ty)
+        .header(header::COOKIE, format!("{SESSION_COOKIE}={sid}"))
+        .body(Body::from(payload))
+        .unwrap()
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn uploads_at_once_cannot_pass_the_quota_together(db: PgPool) {
+    let dir = std::env::temp_dir().join(format!("haodian-uploads-{}", app::testing::unique_token()));
+    let dir_str = dir.to_string_lossy().to_string();
+    // What one cleaned picture weighs, from a first upload by someone else.
+    let probe = test_state(db.clone(), &[("UPLOAD_DIR", dir_str.as_str())]).await;
+    let router = server::router::build(probe.clone());
+    let (sid, _) = register(&router, &probe, "13900000043").await;
+    assert_eq!(router.oneshot(upload_request(&sid)).await.unwrap().status(), StatusCode::OK);
+    let one: i64 = sqlx::query_scalar("SELECT bytes FROM uploads").fetch_one(&db).await.unwrap();
+
+    // Room for two more pictures; ten uploads arrive at once.
+    let quota = (2 * one).to_string();
+    let state =
+        test_state(db.clone(), &[("UPLOAD_DIR", dir_str.as_str()), ("UPLOAD_QUOTA_BYTES", quota.as_str())]).await;
+    let router = server::router::build(state.clone());
+    let (sid, user) = register(&router, &state, "13900000044").await;
+    let answers = futures::future::join_all((0..10).map(|_| router.clone().oneshot(upload_request(&sid)))).await;
+    let ok = answers.iter().filter(|r| r.as_ref().unwrap().status() == StatusCode::OK).count();
+    let full = answers.iter().filter(|r| r.as_ref().unwrap().status() == StatusCode::PAYLOAD_TOO_LARGE).count();
+    assert_eq!((ok, full), (2, 8), "exactly the two that fit");
+    let (rows, bytes): (i64, i64) =
+        sqlx::query_as("SELECT count(*), coalesce(sum(bytes), 0)::BIGINT FROM uploads WHERE user_id = $1")
+            .bind(user)
+            .fetch_one(&db)
+            .await
+            .unwrap();
+    assert_eq!((rows, bytes), (2, 2 * one), "the quota holds");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 3, "no file beyond the three stored");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn picture_decodes_share_a_few_slots_across_everyone(db: PgPool) {
+    let dir = std::env::temp_dir().join(format!("haodian-uploads-{}", app::testing::unique_token()));
+    let dir_str = dir.to_string_lossy().to_string();
+    let state = test_state(db.clone(), &[("UPLOAD_DIR", dir_str.as_str()), ("PICTURE_DECODES_MAX", "1")]).await;
+    let router = server::router::build(state.clone());
+    let (sid, _) = register(&router, &state, "13900000045").await;
+    // Someone else's big picture holds the only decode slot.
+    let slot = state.picture_slots.clone().acquire_owned().await.unwrap();
+    let started = std::time::Instant::now();
+    let resp = router.clone().oneshot(upload_request(&sid)).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE, "waited for a slot, then asked to retry");
+    assert!(started.elapsed() >= std::time::Duration::from_secs(4), "it waited its turn first");
+    assert!(body(resp).await.contains("try again"));
+    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM uploads").fetch_one(&db).await.unwrap();
+    assert_eq!(rows, 0, "nothing stored");
+    drop(slot);
+    assert_eq!(router.oneshot(upload_request(&sid)).await.unwrap().status(), StatusCode::OK, "the slot is free");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// What `server::server_fns` owes every server function, as leptos_axum's handler did: headers it sets in
 /// `ResponseOptions` reach the answer (the visitor cookie), a form posted without JavaScript goes back to
 /// its page, and an error's status still wins over that redirect.

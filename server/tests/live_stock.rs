@@ -112,3 +112,36 @@ async fn a_shop_pages_stream_starts_with_the_stock_and_coalesces_a_burst(db: PgP
     // At most five a second (plus the first), far fewer than the 200 grabs.
     assert!((figures.len() as f64) <= 2.0 + elapsed * 5.0, "{} updates in {elapsed:.1} s: {figures:?}", figures.len());
 }
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn ids_that_are_no_sale_leave_nothing_behind(db: PgPool) {
+    let instances = test_instances(db.clone(), 1, &[("IP_RATE_LIMIT", "1000000")]).await;
+    let state = &instances[0];
+    seed_flash_sale(&db, 33, 5, -60, 3600).await.unwrap();
+    service::restore_sales(state).await.unwrap();
+    let (public, admin) = (server::router::build(state.clone()), server::router::admin(state.clone()));
+    let get = |uri: String| Request::get(uri).body(Body::empty()).unwrap();
+    let held = || async {
+        let resp = admin.clone().oneshot(get("/metrics".into())).await.unwrap();
+        let text = String::from_utf8(resp.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+        let line = text.lines().find(|l| l.starts_with("haodian_live_stock_sales ")).expect("the gauge").to_string();
+        line.rsplit(' ').next().unwrap().parse::<i64>().unwrap()
+    };
+    // A scanner walking the id space, twenty ids a request, and grabs of sales that do not exist.
+    for batch in 0..50_i64 {
+        let ids: Vec<String> = (0..20).map(|i| (1_000_000 + batch * 20 + i).to_string()).collect();
+        let resp = public.clone().oneshot(get(format!("/api/v1/stock?sales={}", ids.join(",")))).await.unwrap();
+        assert_eq!(resp.status().as_u16(), 404);
+    }
+    let user = seed_users(&db, 63, 1).await.unwrap()[0];
+    for id in 2_000_000..2_000_100 {
+        let e = service::grab(state, user, id, "203.0.113.7").await.expect_err("no such sale");
+        assert!(matches!(e, SeckillError::Refused(GrabCode::NoSuchSale)), "{e:?}");
+    }
+    assert_eq!(held().await, 0, "1,100 ids that are no sale: no view kept");
+    // The real sale is followed once shown or grabbed, and only it.
+    let resp = public.clone().oneshot(get("/api/v1/stock?sales=33,1000001".into())).await.unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    assert!(service::grab(state, user, 33, "203.0.113.7").await.is_ok());
+    assert_eq!(held().await, 1, "the one sale that exists");
+}

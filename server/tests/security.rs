@@ -1,6 +1,7 @@
 //! The public edge as an attacker meets it: cross-site posts refused (nothing written), hardening headers
 //! and a nonce-bound Content-Security-Policy on pages, the operators' routes absent from the public port,
-//! and a client address that the client cannot choose by writing `X-Forwarded-For`.
+//! and a client address that the client cannot choose by writing `X-Forwarded-For` or by rotating
+//! through its IPv6 /64.
 
 use std::net::SocketAddr;
 
@@ -134,6 +135,38 @@ async fn behind_our_proxy_the_client_cannot_pick_its_address(db: PgPool) {
     assert_eq!(attempt(201, "203.0.113.5").await, StatusCode::TOO_MANY_REQUESTS);
     // Another person behind the same proxy is not locked out with them.
     assert_eq!(attempt(202, "203.0.113.6").await, StatusCode::UNAUTHORIZED);
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn an_ipv6_client_rotating_through_its_64_spends_one_budget(db: PgPool) {
+    // Eight failures lock an address; one IPv6 subscriber owns a /64 and picks a fresh address each time,
+    // straight (its socket address) and behind our proxy (its X-Forwarded-For hop).
+    let state = test_state(db, &[("TRUSTED_PROXIES", "10.0.0.0/8"), ("LOGIN_MAX_FAILURES", "2")]).await;
+    let router = server::router::build(state);
+    let attempt = |i: u32, peer: SocketAddr, forwarded: Option<String>| {
+        let router = router.clone();
+        async move {
+            let form = format!("account=139{:08}&password=guess", 300 + i);
+            let headers: Vec<(&str, &str)> = forwarded.iter().map(|f| ("x-forwarded-for", f.as_str())).collect();
+            post(&router, "/api/auth/login", &form, &headers, Some(peer)).await.status()
+        }
+    };
+    let direct = |i: u32| format!("[2001:db8:7:9:{i:x}::{:x}]:40000", i * 7 + 1).parse::<SocketAddr>().unwrap();
+    for i in 0..7 {
+        assert_eq!(attempt(i, direct(i), None).await, StatusCode::UNAUTHORIZED, "attempt {i}");
+    }
+    assert_eq!(attempt(7, direct(77), None).await, StatusCode::TOO_MANY_REQUESTS, "the eighth locks the /64");
+    // The neighbouring /64 is somebody else.
+    let neighbour = "[2001:db8:7:a::1]:40000".parse().unwrap();
+    assert_eq!(attempt(8, neighbour, None).await, StatusCode::UNAUTHORIZED);
+
+    let proxy = SocketAddr::from(([10, 0, 0, 1], 44_000));
+    for i in 0..7 {
+        let hop = Some(format!("2001:db8:5:5:{i:x}:{i:x}::9"));
+        assert_eq!(attempt(20 + i, proxy, hop).await, StatusCode::UNAUTHORIZED, "proxied attempt {i}");
+    }
+    let hop = Some("2001:db8:5:5:ffff::1".to_string());
+    assert_eq!(attempt(30, proxy, hop).await, StatusCode::TOO_MANY_REQUESTS, "the same /64 behind the proxy");
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
@@ -441,4 +474,38 @@ async fn registration_does_not_tell_who_has_an_account(db: PgPool) {
 
 fn form_for(n: u32) -> String {
     format!("account=1377777{n:04}&nickname=Mallory&password=planted2026&password_confirm=planted2026")
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_browser_that_logs_in_becomes_a_known_device_of_that_account(db: PgPool) {
+    let state = test_state(db.clone(), &[("LOGIN_CODE_COOLDOWN_SECS", "0")]).await;
+    let router = server::router::build(state.clone());
+    let device_cookie = |resp: &Response<Body>| {
+        resp.headers().get_all(header::SET_COOKIE).iter().find_map(|v| {
+            let v = v.to_str().ok()?;
+            v.starts_with("hd_dev=").then(|| v.to_string())
+        })
+    };
+    assert_eq!(post(&router, "/api/auth/send-code", "phone=13900000071", &[], None).await.status(), StatusCode::OK);
+    let (code, _) = texted(&state, "13900000071").await.expect("a code");
+    let resp = post(&router, "/api/auth/login-code", &format!("phone=13900000071&code={code}"), &[], None).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let set = device_cookie(&resp).expect("the browser is remembered");
+    assert!(set.contains("Path=/api/auth") && set.contains("HttpOnly"), "{set}");
+    let token = set.trim_start_matches("hd_dev=").split(';').next().unwrap().to_string();
+    let kept: i64 = sqlx::query_scalar("SELECT count(*) FROM known_devices").fetch_one(&db).await.unwrap();
+    assert_eq!(kept, 1);
+    let stored: Vec<u8> = sqlx::query_scalar("SELECT token_hash FROM known_devices").fetch_one(&db).await.unwrap();
+    assert_ne!(stored, token.as_bytes(), "only a hash is kept");
+
+    // The same browser logging in again is not remembered twice.
+    let cookie = format!("hd_dev={token}");
+    post(&router, "/api/auth/send-code", "phone=13900000071", &[("cookie", cookie.as_str())], None).await;
+    let (code, _) = texted(&state, "13900000071").await.expect("a code");
+    let again = format!("phone=13900000071&code={code}");
+    let resp = post(&router, "/api/auth/login-code", &again, &[("cookie", cookie.as_str())], None).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(device_cookie(&resp).is_none(), "known already");
+    let kept: i64 = sqlx::query_scalar("SELECT count(*) FROM known_devices").fetch_one(&db).await.unwrap();
+    assert_eq!(kept, 1);
 }

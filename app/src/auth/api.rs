@@ -21,6 +21,23 @@ pub async fn require_user(cx: &crate::web::edge::Cx) -> Result<CurrentUser, crat
     Ok(current_user(cx).await?.ok_or(AppError::LoginRequired)?)
 }
 
+/// The cookie that marks a browser as one that has logged in to the account (its token; see
+/// `service::remember_device`), sent only to the log-in functions.
+#[cfg(feature = "ssr")]
+const DEVICE_COOKIE: &str = "hd_dev";
+
+/// Marks this browser as a known device of `user_id` (once per account): its log-in codes then have a
+/// daily allowance of their own. The log-in has succeeded already; failing to remember only costs that.
+#[cfg(feature = "ssr")]
+async fn remember_device(cx: &crate::web::edge::Cx, user_id: i64) {
+    let current = cx.hex_cookie(DEVICE_COOKIE, 64).await;
+    match super::service::remember_device(&cx.state, user_id, current.as_deref()).await {
+        Ok(Some(token)) => cx.set_cookie(DEVICE_COOKIE, &token, "/api/auth"),
+        Ok(None) => {}
+        Err(e) => tracing::warn!(user_id, "known device not remembered: {e}"),
+    }
+}
+
 /// Where this browser's sign-up waits for its code (see `service::PendingSignUp`).
 #[cfg(feature = "ssr")]
 const PENDING_SIGN_UP: &str = "sign_up";
@@ -55,9 +72,10 @@ pub async fn register(
 #[server(endpoint = "auth/login")]
 pub async fn login(account: String, password: String) -> Result<CurrentUser, AppError> {
     crate::web::edge::run(|cx| async move {
-        let ip = cx.client_ip().await;
+        let ip = cx.client_network().await;
         let user = super::service::login(&cx.state, &account, &password, &ip).await?;
         crate::web::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
+        remember_device(&cx, user.id).await;
         Ok(user)
     })
     .await
@@ -83,7 +101,8 @@ pub async fn me() -> Result<Option<CurrentUser>, AppError> {
 pub async fn send_login_code(phone: String) -> Result<(), AppError> {
     crate::web::edge::run(|cx| async move {
         let client = cx.address_key().await;
-        Ok(super::service::send_code(&cx.state, &phone, &client).await?)
+        let device = cx.hex_cookie(DEVICE_COOKIE, 64).await;
+        Ok(super::service::send_code(&cx.state, &phone, &client, device.as_deref()).await?)
     })
     .await
 }
@@ -97,6 +116,7 @@ pub async fn login_with_code(phone: String, code: String) -> Result<CurrentUser,
         let pending = session.get::<super::service::PendingSignUp>(PENDING_SIGN_UP).await.map_err(session_error)?;
         let user = super::service::sign_in_with_code(&cx.state, &phone, &code, pending.as_ref()).await?;
         crate::web::session::sign_in(&session, user.id).await.map_err(AppError::from)?;
+        remember_device(&cx, user.id).await;
         session.remove::<super::service::PendingSignUp>(PENDING_SIGN_UP).await.map_err(session_error)?;
         Ok(user)
     })

@@ -111,7 +111,7 @@ impl Account {
     /// A form safe to show on screen.
     pub fn masked(&self) -> String {
         match self {
-            Self::Phone(p) => format!("{}****{}", &p[..3], &p[7..]),
+            Self::Phone(p) => crate::shared::text::masked_phone(p),
             Self::Email(e) => match e.split_once('@') {
                 Some((local, domain)) => {
                     let first: String = local.chars().take(1).collect();

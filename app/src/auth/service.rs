@@ -82,7 +82,9 @@ impl From<AuthError> for AppError {
             AuthError::Throttled(app) => app,
             AuthError::CodeTooSoon { retry_after_secs, daily } => AppError::TooManyRequests {
                 message: if daily {
-                    "This phone has had all its codes for today. Log in with your password, or try tomorrow.".into()
+                    "This phone has had all its codes for today. Log in with your password, or from a browser you \
+                     have logged in with before, or try tomorrow."
+                        .into()
                 } else {
                     format!("A code was just sent. You can ask for another in {}.", human_wait(retry_after_secs))
                 },
@@ -213,7 +215,7 @@ pub async fn register(state: &AppState, form: Registration<'_>) -> Result<Pendin
         .abuse
         .check(Action::Register, form.client)
         .map_err(|w| AuthError::Throttled(too_many(Action::Register, w)))?;
-    let code = issue_code(state, &phone).await?;
+    let code = issue_code(state, &phone, None).await?;
     let slot = argon2_slot(state).await?;
     let password_hash = hash_password(password).await?;
     drop(slot);
@@ -317,23 +319,57 @@ fn phone_of(input: &str) -> Result<String, AuthError> {
     }
 }
 
+/// Devices remembered per account (the newest; an older one falls back to the phone's shared allowance).
+const DEVICES_KEPT: i64 = 10;
+
+/// A browser's known-device token as the database keeps it (a hash: a leaked table logs nobody in and
+/// spends nobody's allowance).
+fn device_hash(token: &str) -> Vec<u8> {
+    use sha2::Digest;
+    sha2::Sha256::digest(token.as_bytes()).to_vec()
+}
+
+/// Remembers the browser that just logged in to `user_id`: answers the token its cookie carries from now
+/// on, unless `token` (what it carries now) already names this account.
+pub async fn remember_device(state: &AppState, user_id: i64, token: Option<&str>) -> Result<Option<String>, AuthError> {
+    let db = state.postgres()?;
+    if let Some(token) = token
+        && store::device_of(db, &device_hash(token), user_id).await?
+    {
+        return Ok(None);
+    }
+    let token = hex::encode(rand::random::<[u8; 32]>());
+    store::remember_device(db, user_id, &device_hash(&token), DEVICES_KEPT).await?;
+    Ok(Some(token))
+}
+
 /// Texts a 6-digit log-in code to `phone` (valid 5 minutes; one per `LOGIN_CODE_COOLDOWN_SECS`, 10 a
-/// day per phone, each request from `client`'s budget).
-pub async fn send_code(state: &AppState, phone: &str, client: &str) -> Result<(), AuthError> {
+/// day per phone, each request from `client`'s budget). Asked for from a browser that has logged in to
+/// this phone's account before (`device`, its known-device token), the day's 10 are that browser's own:
+/// a stranger who spends the phone's allowance does not lock its owner out.
+pub async fn send_code(state: &AppState, phone: &str, client: &str, device: Option<&str>) -> Result<(), AuthError> {
     let phone = phone_of(phone)?;
     state.abuse.check(Action::Code, client).map_err(|w| AuthError::Throttled(too_many(Action::Code, w)))?;
-    let code = issue_code(state, &phone).await?;
+    let own_allowance = match device {
+        Some(token) => {
+            let hash = device_hash(token);
+            (store::device_phone(state.postgres()?, &hash).await?.as_deref() == Some(phone.as_str()))
+                .then(|| hex::encode(&hash[..8]))
+        }
+        None => None,
+    };
+    let code = issue_code(state, &phone, own_allowance.as_deref()).await?;
     state.sms.send(&phone, &format!("Your Haodian log-in code is {code}. It works for 5 minutes.")).await?;
     Ok(())
 }
 
-/// A fresh 6-digit code for `phone`, stored (replacing any earlier one) if the phone may have one now.
-async fn issue_code(state: &AppState, phone: &str) -> Result<String, AuthError> {
+/// A fresh 6-digit code for `phone`, stored (replacing any earlier one) if the phone may have one now,
+/// counted against the day's allowance of `device` (a known device's) or else the phone's.
+async fn issue_code(state: &AppState, phone: &str, device: Option<&str>) -> Result<String, AuthError> {
     let code = format!("{:06}", rand::random::<u32>() % 1_000_000);
     let issued = store::issue_code(
         &state.redis,
-        &state.keys,
-        phone,
+        &state.keys.code_send_script(phone, device),
         &code,
         CODE_VALID,
         state.config.login_code_cooldown,

@@ -70,6 +70,47 @@ pub async fn insert_user(
     .await
 }
 
+/// Records a browser that logged in to `user_id` by the hash of its token, keeping the user's newest
+/// `keep` devices.
+pub async fn remember_device(db: &PgPool, user_id: i64, token_hash: &[u8], keep: i64) -> Result<(), sqlx::Error> {
+    let mut tx = db.begin().await?;
+    sqlx::query!("INSERT INTO known_devices (token_hash, user_id) VALUES ($1, $2)", token_hash, user_id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query!(
+        "DELETE FROM known_devices WHERE user_id = $1 AND token_hash NOT IN
+           (SELECT token_hash FROM known_devices WHERE user_id = $1 ORDER BY created_at DESC, token_hash LIMIT $2)",
+        user_id,
+        keep,
+    )
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await
+}
+
+/// The phone of the account a known device (by its token's hash) logged in to, if any.
+pub async fn device_phone(db: &PgPool, token_hash: &[u8]) -> Result<Option<String>, sqlx::Error> {
+    Ok(sqlx::query_scalar!(
+        "SELECT u.phone FROM known_devices d JOIN users u ON u.id = d.user_id WHERE d.token_hash = $1",
+        token_hash
+    )
+    .fetch_optional(db)
+    .await?
+    .flatten())
+}
+
+/// Whether a known device (by its token's hash) belongs to `user_id`.
+pub async fn device_of(db: &PgPool, token_hash: &[u8], user_id: i64) -> Result<bool, sqlx::Error> {
+    Ok(sqlx::query_scalar!(
+        "SELECT EXISTS (SELECT 1 FROM known_devices WHERE token_hash = $1 AND user_id = $2)",
+        token_hash,
+        user_id
+    )
+    .fetch_one(db)
+    .await?
+    .unwrap_or(false))
+}
+
 /// Finds a user by login identifier.
 pub async fn find_by_account(db: &PgPool, account: &Account) -> Result<Option<UserRow>, sqlx::Error> {
     match account {
@@ -217,18 +258,18 @@ pub enum CodeIssue {
 static CODE_SEND: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/code_send.lua")));
 static CODE_TAKE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/code_take.lua")));
 
-/// Stores `code` for `phone` if it may have one now (`lua/code_send.lua`).
+/// Stores `code` under `script_keys` (`Keys::code_send_script`: the phone's, counted against its day or a known
+/// device's) if the phone may have one now (`lua/code_send.lua`).
 pub async fn issue_code(
     redis: &Redis,
-    keys: &Keys,
-    phone: &str,
+    script_keys: &[String; 3],
     code: &str,
     valid: Duration,
     cooldown: Duration,
     per_day: u32,
 ) -> Result<CodeIssue, redis::RedisError> {
     let (status, wait): (i64, i64) = CODE_SEND
-        .key(&keys.code_send_script(phone))
+        .key(script_keys)
         .arg(code)
         .arg(ms(valid))
         .arg(ms(cooldown))

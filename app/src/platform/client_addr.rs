@@ -57,6 +57,15 @@ impl TrustedProxies {
     }
 }
 
+/// The part of a client's address that per-address budgets count: an IPv4 address, or the /64 of an
+/// IPv6 address — one subscriber is handed a whole /64 and can pick a fresh address in it per request.
+pub fn budget_network(ip: IpAddr) -> String {
+    match canonical(ip) {
+        IpAddr::V6(v6) => format!("{}/64", std::net::Ipv6Addr::from(u128::from(v6) & (u128::MAX << 64))),
+        v4 => v4.to_string(),
+    }
+}
+
 /// An address as proxies write it: `1.2.3.4`, `1.2.3.4:5678`, `2001:db8::1`, `[2001:db8::1]:5678`.
 fn parse_hop(hop: &str) -> Option<IpAddr> {
     if let Ok(ip) = hop.parse::<IpAddr>() {

@@ -82,6 +82,9 @@ pub struct Config {
     pub abuse_limit_factor: u32,
     /// `ARGON2_MAX_CONCURRENT`: password hashes computed at once (19 MiB each); more wait, briefly.
     pub argon2_max_concurrent: usize,
+    /// `PICTURE_DECODES_MAX`: uploaded pictures decoded at once across everyone (up to ~450 MiB each);
+    /// more wait, briefly, then are asked to try again.
+    pub picture_decodes_max: usize,
     /// `HTTP_TIMEOUT_SECS`: a request still unanswered after this long gets a 503.
     pub http_timeout: Duration,
     /// `HTTP_MAX_IN_FLIGHT`: requests served at once; past it, an immediate 503 with `Retry-After`
@@ -109,7 +112,8 @@ pub struct Config {
     pub grab_admit_per_sec: u32,
     /// The slider puzzle before a grab: `HUMAN_CHECK_SECRET` signs the puzzles (every instance behind one
     /// site needs the same; unset, each process draws its own), `HUMAN_CHECK_TOLERANCE_PX` is how far from
-    /// the gap an answer may land, `HUMAN_CHECK_MIN_DRAG_MS` the least time a person's drag takes.
+    /// the gap an answer may land, `HUMAN_CHECK_MIN_DRAG_MS` the least time a person's drag takes;
+    /// `HUMAN_CHECK_FIXED_GAP` (browser tests only) puts every gap at that x.
     pub human_check: crate::shared::human_check::Settings,
     /// `LOGIN_MAX_FAILURES`: log-in attempts per account and address (and 4× per address) before that
     /// address is locked out; also the attempts on an account before it is slowed down.
@@ -182,6 +186,7 @@ impl Config {
             login_code_cooldown: Duration::from_secs(r.parse("LOGIN_CODE_COOLDOWN_SECS", 60u64)?),
             abuse_limit_factor: r.parse("ABUSE_LIMIT_FACTOR", 1)?,
             argon2_max_concurrent: r.parse("ARGON2_MAX_CONCURRENT", 4)?,
+            picture_decodes_max: r.parse("PICTURE_DECODES_MAX", 2)?,
             http_timeout: r.secs("HTTP_TIMEOUT_SECS", 30)?,
             http_max_in_flight: r.parse("HTTP_MAX_IN_FLIGHT", 2048)?,
             http_listen_backlog: r.parse("HTTP_LISTEN_BACKLOG", 4096)?,
@@ -196,7 +201,8 @@ impl Config {
                 lookup("HUMAN_CHECK_SECRET").as_deref(),
                 r.parse("HUMAN_CHECK_TOLERANCE_PX", 5)?,
                 Duration::from_millis(r.parse("HUMAN_CHECK_MIN_DRAG_MS", 300u64)?),
-            ),
+            )
+            .with_fixed_gap(r.parse("HUMAN_CHECK_FIXED_GAP", 0u16)?),
             login_max_failures: r.parse("LOGIN_MAX_FAILURES", 5)?,
             login_lockout: r.secs("LOGIN_LOCKOUT_SECS", 15 * 60)?,
             login_slowdown_max: r.secs("LOGIN_SLOWDOWN_MAX_SECS", 30)?,

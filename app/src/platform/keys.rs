@@ -52,6 +52,12 @@ impl Keys {
         format!("{}login:{{p:{phone}}}:code:day", self.prefix)
     }
 
+    /// `login:{p:phone}:code:day:dev:{device}`: codes sent to the phone in the last day when asked for from
+    /// one of its account's known devices (an allowance of its own, beside everyone else's).
+    pub fn login_code_day_on(&self, phone: &str, device: &str) -> String {
+        format!("{}login:{{p:{phone}}}:code:day:dev:{device}", self.prefix)
+    }
+
     /// `sms:outbox`: the local text-message outbox (newest first).
     pub fn sms_outbox(&self) -> String {
         format!("{}sms:outbox", self.prefix)
@@ -305,9 +311,14 @@ impl Keys {
         [self.login_pair(account, ip), self.login_account(account)]
     }
 
-    /// `lua/code_send.lua`: the phone's code, its cool-down, its day's count.
-    pub fn code_send_script(&self, phone: &str) -> [String; 3] {
-        [self.login_code(phone), self.login_code_cooldown(phone), self.login_code_day(phone)]
+    /// `lua/code_send.lua`: the phone's code, its cool-down, and the day's count it is asked under (the phone's, or a
+    /// known device's own).
+    pub fn code_send_script(&self, phone: &str, device: Option<&str>) -> [String; 3] {
+        let day = match device {
+            Some(device) => self.login_code_day_on(phone, device),
+            None => self.login_code_day(phone),
+        };
+        [self.login_code(phone), self.login_code_cooldown(phone), day]
     }
 }
 
@@ -352,7 +363,8 @@ mod tests {
             for who in ["alice", "13800138000", "a}b", "{x", "}{", ""] {
                 assert!(one_slot(&k.login_gate_script(who, "203.0.113.9")), "login gate {who:?}");
                 assert!(one_slot(&k.login_gate_script(who, "2001:db8::1")), "login gate {who:?}");
-                assert!(one_slot(&k.code_send_script(who)), "code {who:?}");
+                assert!(one_slot(&k.code_send_script(who, None)), "code {who:?}");
+                assert!(one_slot(&k.code_send_script(who, Some("0a1b2c3d"))), "a device's code {who:?}");
             }
         }
     }

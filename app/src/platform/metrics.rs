@@ -229,6 +229,8 @@ pub struct Metrics {
     assignments: std::sync::Mutex<std::collections::BTreeMap<String, std::collections::BTreeSet<(String, i32)>>>,
     /// Circuit-breaker states: 0 closed, 1 half-open, 2 open.
     pub breaker_state: Family<BreakerLabels, Gauge>,
+    /// Flash sales this instance keeps a live stock view of.
+    pub live_stock_sales: Gauge,
     /// Round-trip gauges.
     pub scrape: ScrapeGauges,
     registry: Registry,
@@ -269,6 +271,7 @@ impl Metrics {
             consumer_assigned: Family::default(),
             assignments: Default::default(),
             breaker_state: Family::default(),
+            live_stock_sales: Gauge::default(),
             scrape: ScrapeGauges::default(),
             registry: Registry::default(),
         };
@@ -298,6 +301,11 @@ impl Metrics {
             "circuit_breaker_state",
             "Circuit breaker state: 0 closed, 1 half-open (probing), 2 open (failing fast).",
             m.breaker_state.clone(),
+        );
+        registry.register(
+            "live_stock_sales",
+            "Flash sales this instance keeps a live stock view of (real sales only, whatever ids are asked for).",
+            m.live_stock_sales.clone(),
         );
         registry.register(
             "seckill_compensation_backlog",

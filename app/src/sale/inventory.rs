@@ -132,6 +132,7 @@ mod redis_state {
     static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/release.lua")));
     static RESTORE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/restore_sale.lua")));
     static STOCK_CAP: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/stock_cap.lua")));
+    static STOCK_SET: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/stock_set.lua")));
     static HUMAN_PASS: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/human_pass.lua")));
 
     /// How long Redis keeps a sale after the last of its unpaid orders could have closed: a late grab still
@@ -481,14 +482,37 @@ mod redis_state {
         Ok(excess.max(0))
     }
 
-    /// Sets the stock of a sale that has not started (no buyers can exist yet), keeping its lifetime.
-    pub async fn set_stock(redis: &Redis, keys: &Keys, voucher_id: i64, stock: i32) -> Result<(), redis::RedisError> {
-        redis::cmd("SET")
-            .arg(keys.seckill_stock(voucher_id))
+    /// What [`set_stock`] did.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum StockSet {
+        /// The new stock is in place.
+        Set,
+        /// The sale had started by Redis' clock, or holds grabs: nothing changed.
+        Refused,
+        /// Redis does not hold the sale (it lost its state; the rebuild reads Postgres).
+        Absent,
+    }
+
+    /// Sets the stock of a sale that has not started by Redis' clock and holds no grab, keeping its
+    /// lifetime (`lua/stock_set.lua`).
+    pub async fn set_stock(
+        redis: &Redis,
+        keys: &Keys,
+        voucher_id: i64,
+        stock: i32,
+    ) -> Result<StockSet, redis::RedisError> {
+        let done: i64 = STOCK_SET
+            .key(keys.seckill_stock(voucher_id))
+            .key(keys.seckill_window(voucher_id))
+            .key(keys.seckill_grabs(voucher_id))
             .arg(stock)
-            .arg("KEEPTTL")
-            .query_async(&mut redis.clone())
-            .await
+            .invoke_async(&mut redis.clone())
+            .await?;
+        Ok(match done {
+            1 => StockSet::Set,
+            0 => StockSet::Refused,
+            _ => StockSet::Absent,
+        })
     }
 
     /// Removes a sale's state (undoing a creation whose database commit failed).

@@ -26,16 +26,25 @@ pub struct LiveStock {
 }
 
 impl LiveStock {
-    /// Follows sale `voucher_id`: the receiver sees every announced stock (the latest one at least).
+    /// Follows sale `voucher_id`, which Redis has just said exists (an id anyone typed would leave an
+    /// entry, and on a cluster a subscription, behind for the life of the process): the receiver sees
+    /// every announced stock (the latest one at least).
     pub fn watch(&self, voucher_id: i64) -> watch::Receiver<Option<i64>> {
         self.follow(voucher_id);
         let Ok(mut sales) = self.sales.lock() else { return watch::channel(None).1 };
+        // Views nobody follows any more and that hold nothing go with the next new follower.
+        sales.retain(|_, tx| tx.receiver_count() > 0 || tx.borrow().is_some());
         sales.entry(voucher_id).or_insert_with(|| watch::channel(None).0).subscribe()
     }
 
-    /// On a cluster, starts hearing sale `voucher_id` (once; the subscription outlives reconnections).
-    /// On one node every sale is heard already.
-    fn follow(&self, voucher_id: i64) {
+    /// How many sales this instance keeps a view of (a gauge on `/metrics`: it grows with real sales only).
+    pub fn sales_held(&self) -> usize {
+        self.sales.lock().map(|sales| sales.len()).unwrap_or(0)
+    }
+
+    /// On a cluster, starts hearing sale `voucher_id` (once; the subscription outlives reconnections),
+    /// which Redis has just said exists. On one node every sale is heard already.
+    pub fn follow(&self, voucher_id: i64) {
         let Ok(follow) = self.follow.lock() else { return };
         let Some((more, prefix)) = follow.as_ref() else { return };
         if self.followed.lock().is_ok_and(|mut followed| followed.insert(voucher_id)) {
@@ -49,9 +58,8 @@ impl LiveStock {
     }
 
     /// Whether the sale is known to be sold out right now (an announced 0; a give-back announces again).
-    /// A grab asks this first, so on a cluster the sale is followed from the first grab on.
+    /// A grab asks this first; the grab follows the sale once its script has found it.
     pub fn is_sold_out(&self, voucher_id: i64) -> bool {
-        self.follow(voucher_id);
         self.latest(voucher_id).is_some_and(|stock| stock <= 0)
     }
 

@@ -57,11 +57,21 @@ pub async fn change_stock(
     authorize_owner(state, user, shop_id).await?;
     let stock = stock.map_err(SeckillError::Invalid)?;
     let mut tx = state.postgres()?.begin().await?;
-    if !store::set_stock_before_start(&mut tx, voucher_id, stock).await? {
+    let Some(before) = store::set_stock_before_start(&mut tx, voucher_id, stock).await? else {
+        return Err(SeckillError::AlreadyStarted);
+    };
+    // Redis decides last, atomically with the grabs: Postgres' "a second before the start" may be stale by
+    // the time the request gets here. Dropping the transaction rolls Postgres back.
+    if inventory::set_stock(&state.redis, &state.keys, voucher_id, stock).await? == inventory::StockSet::Refused {
         return Err(SeckillError::AlreadyStarted);
     }
-    inventory::set_stock(&state.redis, &state.keys, voucher_id, stock).await?;
-    tx.commit().await?;
+    if let Err(e) = tx.commit().await {
+        // Redis took the new stock and Postgres did not: put the old one back (still before any grab).
+        if let Err(undo) = inventory::set_stock(&state.redis, &state.keys, voucher_id, before).await {
+            tracing::error!(voucher_id, "sale stock change not undone in Redis, which now holds the new stock: {undo}");
+        }
+        return Err(e.into());
+    }
     Ok(())
 }
 

@@ -41,7 +41,7 @@ pub async fn grab_coupon(voucher_id: i64, pass: Option<String>) -> Result<i64, A
         // The gate first, before the session is read: a shed grab costs nothing but this check.
         cx.state.grab_gate.admit().map_err(|wait| AppError::Busy { retry_after_secs: wait.as_secs().max(1) })?;
         let user_id = cx.require_user_id().await?;
-        let ip = cx.client_ip().await;
+        let ip = cx.client_network().await;
         Ok(super::service::grab_with_pass(&cx.state, user_id, voucher_id, &ip, pass.as_deref()).await?)
     })
     .await

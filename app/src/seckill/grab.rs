@@ -134,6 +134,10 @@ async fn grab_once(
         Err(e) => return Err(unsure(state, OrderCreated { order_id, user_id, voucher_id, ts: now_ms() }, e)),
     };
     state.metrics.seckill.outcome(code.label());
+    if code != GrabCode::NoSuchSale {
+        // A real sale: hear its stock from now on, so a sold-out one is refused here without Redis.
+        state.live_stock.follow(voucher_id);
+    }
     match code {
         GrabCode::Ok => {}
         GrabCode::SoldOut => {

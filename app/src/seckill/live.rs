@@ -31,6 +31,14 @@ fn data(figures: &[(i64, i64)]) -> String {
     figures.iter().map(|(id, stock)| format!("{id}:{}", stock.max(&0))).collect::<Vec<_>>().join(",")
 }
 
+/// The stock Redis holds of each of `ids` that it holds at all.
+async fn stocks(state: &AppState, ids: &[i64]) -> Result<Vec<(i64, i64)>, AppError> {
+    let (_, stocks) = crate::sale::inventory::live_stocks(&state.redis, &state.keys, ids)
+        .await
+        .map_err(|e| AppError::from(crate::platform::backend::BackendError::from(e)))?;
+    Ok(stocks.into_iter().filter_map(|(id, s)| s.map(|s| (id, s))).collect())
+}
+
 /// The handler: 400 for a bad list, 404 when Redis holds none of the sales.
 pub async fn stock_events(State(state): State<AppState>, Query(q): Query<Sales>) -> Response {
     let ids: Result<Vec<i64>, _> = q.sales.split(',').filter(|s| !s.is_empty()).map(str::parse::<i64>).collect();
@@ -40,17 +48,21 @@ pub async fn stock_events(State(state): State<AppState>, Query(q): Query<Sales>)
             return AppError::invalid("sales", format!("1 to {MAX_SALES} sale ids, comma-separated.")).into_response();
         }
     };
-    // Subscribe first, then read: an announcement between the two is not missed.
-    let mut rxs: Vec<(i64, watch::Receiver<Option<i64>>)> =
-        ids.iter().map(|id| (*id, state.live_stock.watch(*id))).collect();
-    let first: Vec<(i64, i64)> = match crate::sale::inventory::live_stocks(&state.redis, &state.keys, &ids).await {
-        Ok((_, stocks)) => stocks.into_iter().filter_map(|(id, s)| s.map(|s| (id, s))).collect(),
-        Err(e) => return AppError::from(crate::platform::backend::BackendError::from(e)).into_response(),
+    // Only sales Redis holds are followed (an id anyone can type must leave nothing behind); then
+    // subscribe, then read the opening figures: an announcement between the two is not missed.
+    let existing: Vec<i64> = match stocks(&state, &ids).await {
+        Ok(stocks) => stocks.into_iter().map(|(id, _)| id).collect(),
+        Err(e) => return e.into_response(),
     };
-    if first.is_empty() {
+    if existing.is_empty() {
         return AppError::NotFound("Flash sale".into()).into_response();
     }
-    rxs.retain(|(id, _)| first.iter().any(|(f, _)| f == id));
+    let rxs: Vec<(i64, watch::Receiver<Option<i64>>)> =
+        existing.iter().map(|id| (*id, state.live_stock.watch(*id))).collect();
+    let first = match stocks(&state, &existing).await {
+        Ok(stocks) => stocks,
+        Err(e) => return e.into_response(),
+    };
     let last: std::collections::HashMap<i64, i64> = first.iter().copied().collect();
     let opening = futures::stream::once(async move { Ok::<_, Infallible>(Event::default().data(data(&first))) });
     let updates = futures::stream::unfold((rxs, last), |(mut rxs, mut last)| {

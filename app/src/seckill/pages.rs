@@ -308,7 +308,7 @@ fn SliderPuzzle(voucher_id: i64, puzzle: Puzzle, on_pass: Callback<String>, on_m
     view! {
         <div class="puzzle" role="group" aria-label="Human check">
             <svg class="puzzle-picture" viewBox=format!("0 0 {WIDTH} {HEIGHT}") width=WIDTH height=HEIGHT aria-hidden="true">
-                <g inner_html=picture></g>
+                <image href=picture width=WIDTH height=HEIGHT/>
                 <path class="puzzle-piece" d=move || piece_path(x.get(), piece_y)
                     fill="#fff" fill-opacity="0.92" stroke="#e4572e" stroke-width="2"/>
             </svg>

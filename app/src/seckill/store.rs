@@ -123,20 +123,23 @@ pub async fn insert_sale(
     .await
 }
 
-/// Sets a sale's stock if it has not started (by Postgres' clock); false if it has, or is no flash sale.
+/// Sets a sale's stock if it has not started (by Postgres' clock), answering the stock it had; none if it has
+/// started, or is no flash sale.
 pub async fn set_stock_before_start(
     tx: &mut sqlx::PgConnection,
     voucher_id: i64,
     stock: i32,
-) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query!(
-        "UPDATE vouchers SET stock = $2, updated_at = now() WHERE id = $1 AND kind = 'flash' AND begin_at > now() + interval '1 second'",
+) -> Result<Option<i32>, sqlx::Error> {
+    sqlx::query_scalar!(
+        "UPDATE vouchers v SET stock = $2, updated_at = now()
+           FROM (SELECT id, stock FROM vouchers WHERE id = $1 FOR UPDATE) before
+          WHERE v.id = before.id AND v.kind = 'flash' AND v.begin_at > now() + interval '1 second'
+         RETURNING before.stock AS \"stock!\"",
         voucher_id,
         stock,
     )
-    .execute(tx)
-    .await?;
-    Ok(done.rows_affected() == 1)
+    .fetch_optional(tx)
+    .await
 }
 
 /// Every flash sale of a shop.

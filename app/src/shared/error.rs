@@ -82,6 +82,11 @@ impl FromServerFnError for AppError {
                 Self::invalid("form", format!("The form was incomplete: {msg}"))
             }
             ServerFnErrorErr::Request(msg) | ServerFnErrorErr::Response(msg) => Self::Transport(msg),
+            // On the server, arguments that do not decode (bytes that are not UTF-8, say) are the request's
+            // fault; in the browser, an answer that does not decode is the transport's.
+            ServerFnErrorErr::Deserialization(msg) if cfg!(feature = "ssr") => {
+                Self::invalid("form", format!("The form could not be read: {msg}"))
+            }
             ServerFnErrorErr::Deserialization(msg) | ServerFnErrorErr::Serialization(msg) => Self::Transport(msg),
             _ => Self::Internal,
         }

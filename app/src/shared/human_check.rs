@@ -2,9 +2,11 @@
 //!
 //! The ticket the browser carries says who may answer, for which sale and since when, signed with
 //! HMAC-SHA-256; where the gap is stays out of it (a second MAC seals the position, so the server checks an
-//! answer without remembering the puzzle). Solving costs a person about a second and spreads a crowd's
-//! clicks; it is not a wall against a determined bot (the gap is drawn in plain SVG), which is why each
-//! solution buys exactly one grab attempt and the per-user and per-address limits stay in place.
+//! answer without remembering the puzzle). The picture is a raster image with the gap painted into its
+//! pixels, so no attribute or text of the page says where the gap is (an SVG path did: a script read it
+//! and passed in 326 ms). Solving costs a person about a second and spreads a crowd's clicks; it is not a
+//! wall against a determined bot (a program can still look at the pixels), which is why each solution
+//! buys exactly one grab attempt and the per-user and per-address limits stay in place.
 
 use serde::{Deserialize, Serialize};
 
@@ -24,7 +26,7 @@ pub struct Puzzle {
     pub ticket: String,
     /// The piece's top edge, px (it slides horizontally at this height).
     pub piece_y: u16,
-    /// The picture: SVG elements (a scene with the gap cut out of it) drawn on the server.
+    /// The picture: a PNG (a scene with the gap painted into it) drawn on the server, as a `data:` URL.
     pub picture: String,
 }
 
@@ -53,7 +55,7 @@ mod judge {
     use rand::Rng;
     use sha2::Sha256;
 
-    use crate::shared::human_check::{HEIGHT, PIECE, Puzzle, WIDTH, piece_path};
+    use crate::shared::human_check::{HEIGHT, PIECE, Puzzle, WIDTH};
 
     type HmacSha256 = Hmac<Sha256>;
 
@@ -62,6 +64,10 @@ mod judge {
 
     /// Bytes of each MAC kept in the ticket (128 bits: forging one is out of reach).
     const MAC_BYTES: usize = 16;
+
+    /// Where a gap may be: well clear of where the piece starts, so leaving it in place never counts.
+    const GAP_MIN: u16 = PIECE + 30;
+    const GAP_MAX: u16 = WIDTH - PIECE - 6;
 
     /// How puzzles are signed and judged (`HUMAN_CHECK_*` settings).
     #[derive(Clone)]
@@ -73,6 +79,9 @@ mod judge {
         pub tolerance_px: u16,
         /// The least time a person takes from touching the slider to letting go.
         pub min_drag: Duration,
+        /// Every gap at this x (`HUMAN_CHECK_FIXED_GAP`): the browser tests' answer, so they never read
+        /// it from the page. Unset (random gaps) everywhere else.
+        fixed_gap: Option<u16>,
     }
 
     impl fmt::Debug for Settings {
@@ -135,7 +144,13 @@ mod judge {
                 Some(s) if !s.is_empty() => (s.as_bytes().into(), false),
                 _ => (rand::random::<[u8; 32]>().as_slice().into(), true),
             };
-            Self { key, local_key, tolerance_px, min_drag }
+            Self { key, local_key, tolerance_px, min_drag, fixed_gap: None }
+        }
+
+        /// These settings with every gap at `x` (0: random gaps), kept where a gap may be.
+        pub fn with_fixed_gap(self, x: u16) -> Self {
+            let fixed_gap = (x > 0).then(|| x.clamp(GAP_MIN, GAP_MAX));
+            Self { fixed_gap, ..self }
         }
 
         /// Whether puzzles verify only on this process (no shared secret was configured).
@@ -168,8 +183,7 @@ mod judge {
         pub fn issue(&self, user_id: i64, voucher_id: i64, now_ms: i64) -> Puzzle {
             let mut rng = rand::thread_rng();
             let nonce = hex::encode(rng.r#gen::<[u8; 16]>());
-            // The gap sits well clear of where the piece starts, so leaving it in place never counts.
-            let gap_x = rng.gen_range(PIECE + 30..=WIDTH - PIECE - 6);
+            let gap_x = self.fixed_gap.unwrap_or_else(|| rng.gen_range(GAP_MIN..=GAP_MAX));
             let piece_y = rng.gen_range(12..=HEIGHT - PIECE - 12);
             let (user, sale, issued) = (user_id.to_string(), voucher_id.to_string(), now_ms.to_string());
             let seal = self.tag(&["gap", &nonce, &gap_x.to_string()]);
@@ -178,7 +192,7 @@ mod judge {
             Puzzle {
                 ticket: format!("{issued}.{nonce}.{tag}.{seal}"),
                 piece_y,
-                picture: picture(&mut rng, &nonce[..8], gap_x, piece_y),
+                picture: picture(&mut rng, gap_x, piece_y),
             }
         }
 
@@ -221,28 +235,75 @@ mod judge {
         }
     }
 
-    /// The scene: a two-colour gradient, a few soft shapes, and the gap (darkened, outlined) at
-    /// (`gap_x`, `gap_y`). `id` keeps the gradient's id unique on the page.
-    fn picture(rng: &mut impl Rng, id: &str, gap_x: u16, gap_y: u16) -> String {
+    /// The scene as a PNG `data:` URL: a two-colour gradient, a few soft discs, and the gap (darkened,
+    /// outlined in white) at (`gap_x`, `gap_y`), all in pixels.
+    fn picture(rng: &mut impl Rng, gap_x: u16, gap_y: u16) -> String {
+        use base64::Engine;
         let hue = rng.gen_range(0..360);
-        let other = (hue + rng.gen_range(60..180)) % 360;
-        let mut svg = format!(
-            "<defs><linearGradient id=\"pz{id}\" x1=\"0\" y1=\"0\" x2=\"1\" y2=\"1\">\
-             <stop offset=\"0\" stop-color=\"hsl({hue},70%,62%)\"/><stop offset=\"1\" stop-color=\"hsl({other},65%,45%)\"/>\
-             </linearGradient></defs><rect width=\"{WIDTH}\" height=\"{HEIGHT}\" rx=\"8\" fill=\"url(#pz{id})\"/>"
-        );
-        for _ in 0..7 {
-            let (cx, cy, r) = (rng.gen_range(0..WIDTH), rng.gen_range(0..HEIGHT), rng.gen_range(10..40));
-            let (h, a) = (rng.gen_range(0..360), rng.gen_range(15..40));
-            svg.push_str(&format!(
-                "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{r}\" fill=\"hsl({h},60%,85%)\" fill-opacity=\"0.{a}\"/>"
-            ));
+        let (from, to) = (hsl(hue, 0.70, 0.62), hsl((hue + rng.gen_range(60..180)) % 360, 0.65, 0.45));
+        let discs: Vec<(f32, f32, f32, [f32; 3], f32)> = (0..7)
+            .map(|_| {
+                let (cx, cy) = (f32::from(rng.gen_range(0..WIDTH)), f32::from(rng.gen_range(0..HEIGHT)));
+                let (r, colour) = (f32::from(rng.gen_range(10u8..40)), hsl(rng.gen_range(0..360), 0.60, 0.85));
+                (cx, cy, r, colour, f32::from(rng.gen_range(15u8..40)) / 100.0)
+            })
+            .collect();
+        let (w, h) = (f32::from(WIDTH), f32::from(HEIGHT));
+        let image = image::RgbImage::from_fn(u32::from(WIDTH), u32::from(HEIGHT), |px, py| {
+            let (x, y) = (px as f32 + 0.5, py as f32 + 0.5);
+            let mut c = mix(from, to, (x / w + y / h) / 2.0);
+            for (cx, cy, r, colour, alpha) in &discs {
+                if (x - cx).hypot(y - cy) <= *r {
+                    c = mix(c, *colour, *alpha);
+                }
+            }
+            let edge = piece_distance(x - f32::from(gap_x), y - f32::from(gap_y));
+            if edge.abs() <= 1.0 {
+                c = [255.0; 3];
+            } else if edge < 0.0 {
+                c = mix(c, [0.0; 3], 0.45);
+            }
+            image::Rgb(c.map(|v| v.round().clamp(0.0, 255.0) as u8))
+        });
+        let mut png = Vec::new();
+        // Encoding 300×150 pixels into memory fails only if memory does.
+        if let Err(e) = image.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png) {
+            tracing::error!("puzzle picture not encoded: {e}");
         }
-        svg.push_str(&format!(
-            "<path class=\"puzzle-gap\" d=\"{}\" fill=\"#000\" fill-opacity=\"0.45\" stroke=\"#fff\" stroke-width=\"2\"/>",
-            piece_path(gap_x, gap_y)
-        ));
-        svg
+        format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&png))
+    }
+
+    /// The signed distance, px, from a point (relative to the piece's top-left corner) to the outline of
+    /// [`piece_path`]'s shape: negative inside. The square's, or the knob's on its right side.
+    fn piece_distance(x: f32, y: f32) -> f32 {
+        let side = f32::from(PIECE);
+        let half = side / 2.0;
+        let (qx, qy) = ((x - half).abs() - half, (y - half).abs() - half);
+        let square = qx.max(0.0).hypot(qy.max(0.0)) + qx.max(qy).min(0.0);
+        let knob = (x - side).hypot(y - half) - side / 6.0;
+        square.min(knob)
+    }
+
+    /// `a` blended towards `b` by `t` (0..1).
+    fn mix(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
+        [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t]
+    }
+
+    /// An HSL colour (hue in degrees) as RGB 0..255.
+    fn hsl(hue: u16, s: f32, l: f32) -> [f32; 3] {
+        let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+        let h = f32::from(hue % 360) / 60.0;
+        let x = c * (1.0 - (h % 2.0 - 1.0).abs());
+        let (r, g, b) = match h as u8 {
+            0 => (c, x, 0.0),
+            1 => (x, c, 0.0),
+            2 => (0.0, c, x),
+            3 => (0.0, x, c),
+            4 => (x, 0.0, c),
+            _ => (c, 0.0, x),
+        };
+        let m = l - c / 2.0;
+        [(r + m) * 255.0, (g + m) * 255.0, (b + m) * 255.0]
     }
 
     #[cfg(test)]
@@ -250,9 +311,10 @@ mod judge {
         use super::*;
         use crate::shared::human_check::STEP;
 
-        fn gap_of(p: &Puzzle) -> u16 {
-            let d = p.picture.split("class=\"puzzle-gap\" d=\"M").nth(1).unwrap();
-            d.split(',').next().unwrap().parse::<f64>().unwrap() as u16
+        /// The gap, as only the key's holder can tell it: the x whose MAC is the ticket's seal.
+        fn gap_in(s: &Settings, p: &Puzzle) -> u16 {
+            let parts: Vec<&str> = p.ticket.split('.').collect();
+            (0..WIDTH).find(|x| s.verify(&["gap", parts[1], &x.to_string()], parts[3])).expect("a gap")
         }
 
         fn settings() -> Settings {
@@ -263,7 +325,7 @@ mod judge {
         fn the_gap_counts_within_the_tolerance_only() {
             let s = settings();
             let p = s.issue(7, 9, 1_000);
-            let gap = gap_of(&p);
+            let gap = gap_in(&s, &p);
             for (x, hit) in
                 [(gap, true), (gap - 5, true), (gap + 5, true), (gap - 6, false), (gap + 6, false), (0, false)]
             {
@@ -276,7 +338,7 @@ mod judge {
         fn a_ticket_is_bound_to_its_user_sale_key_and_time() {
             let s = settings();
             let p = s.issue(7, 9, 1_000);
-            let gap = gap_of(&p);
+            let gap = gap_in(&s, &p);
             assert_eq!(s.judge(&p.ticket, 8, 9, gap, 800, 2_000), Err(Refusal::Forged), "another user");
             assert_eq!(s.judge(&p.ticket, 7, 10, gap, 800, 2_000), Err(Refusal::Forged), "another sale");
             let other_key = Settings::new(Some("other"), 5, Duration::from_millis(300));
@@ -294,7 +356,7 @@ mod judge {
         fn a_drag_faster_than_a_person_is_refused() {
             let s = settings();
             let p = s.issue(7, 9, 1_000);
-            let gap = gap_of(&p);
+            let gap = gap_in(&s, &p);
             assert_eq!(s.judge(&p.ticket, 7, 9, gap, 299, 5_000), Err(Refusal::TooFast), "the drag itself");
             assert_eq!(
                 s.judge(&p.ticket, 7, 9, gap, 300, 1_200),
@@ -310,10 +372,31 @@ mod judge {
         }
 
         #[test]
+        fn the_gap_is_in_the_pixels_and_nowhere_else() {
+            use base64::Engine;
+            let s = settings();
+            let p = s.issue(7, 9, 1_000);
+            let gap = gap_in(&s, &p);
+            let png = p.picture.strip_prefix("data:image/png;base64,").expect("a PNG data URL");
+            assert!(!p.picture.contains('<') && !p.picture.contains('"'), "no markup to read");
+            let png = base64::engine::general_purpose::STANDARD.decode(png).unwrap();
+            let picture = image::load_from_memory(&png).unwrap().to_rgb8();
+            assert_eq!(picture.dimensions(), (u32::from(WIDTH), u32::from(HEIGHT)));
+            // The gap's left outline is white, its inside darkened against the pixel just left of it.
+            let (x, y) = (u32::from(gap), u32::from(p.piece_y) + u32::from(PIECE) / 2);
+            assert_eq!(picture.get_pixel(x, y).0, [255, 255, 255], "outline at x = {gap}");
+            let (inside, outside) = (picture.get_pixel(x + 6, y).0, picture.get_pixel(x - 6, y).0);
+            let lum = |c: [u8; 3]| c.iter().map(|v| u32::from(*v)).sum::<u32>();
+            assert!(lum(inside) < lum(outside), "darkened inside: {inside:?} vs {outside:?}");
+            let fixed = settings().with_fixed_gap(150);
+            assert_eq!(gap_in(&fixed, &fixed.issue(7, 9, 1_000)), 150, "the browser tests' switch");
+        }
+
+        #[test]
         fn every_gap_is_reachable_with_the_arrow_keys() {
             let s = settings();
             for _ in 0..200 {
-                let gap = gap_of(&s.issue(1, 1, 0));
+                let gap = gap_in(&s, &s.issue(1, 1, 0));
                 let nearest_step = (gap + STEP / 2) / STEP * STEP;
                 assert!(nearest_step.abs_diff(gap) <= s.tolerance_px && nearest_step <= WIDTH - PIECE);
             }

@@ -64,9 +64,15 @@ fn allowed(c: char, multiline: bool) -> bool {
 }
 
 /// Whether a page may show an image from `url`: over https, or one of ours (`/uploads/` from people,
-/// `/images/` shipped with the site) — never `http://`, `//host`, `javascript:` or a path that climbs out.
+/// `/images/` shipped with the site) — never `http://`, `//host`, `javascript:` or a path that climbs out,
+/// plainly or percent-encoded.
 pub fn image_url_ok(url: &str) -> bool {
-    let ours = (url.starts_with("/uploads/") || url.starts_with("/images/")) && !url.contains("..");
+    // Our own files have plain names: no percent-escapes (`%2e%2e` is `..` once a browser decodes it),
+    // no empty or dot segments, no query.
+    let plain = url.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'-' | b'_'))
+        && !url.contains("..")
+        && !url.contains("//");
+    let ours = (url.starts_with("/uploads/") || url.starts_with("/images/")) && plain;
     let https = url.strip_prefix("https://").is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'));
     url.len() <= 300
         && (ours || https)
@@ -86,6 +92,16 @@ pub fn image_list(field: &str, raw: &str) -> Result<Vec<String>, AppError> {
         ));
     }
     Ok(images)
+}
+
+/// A phone number as screens and logs show it: the first three and last four digits (`139****0091`).
+pub fn masked_phone(phone: &str) -> String {
+    let chars: Vec<char> = phone.chars().collect();
+    if chars.len() < 8 {
+        return "*".repeat(chars.len());
+    }
+    let (head, tail) = (&chars[..3], &chars[chars.len() - 4..]);
+    format!("{}{}{}", head.iter().collect::<String>(), "*".repeat(chars.len() - 7), tail.iter().collect::<String>())
 }
 
 #[cfg(test)]
@@ -129,6 +145,11 @@ mod tests {
             "https:///etc",
             "javascript:alert(1)",
             "/uploads/../secret",
+            "/uploads/%2e%2e/%2e%2e/api/auth/logout",
+            "/uploads/%2E%2E/secret",
+            "/images/..%2fsecret",
+            "/uploads//evil.example/a.png",
+            "/uploads/a.png?next=/x",
             "/api/auth/logout",
             "https://x.example/a b.png",
             "https://x.example/\"onerror=\"x",

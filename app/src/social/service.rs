@@ -180,21 +180,34 @@ pub async fn store_uploads(
     user_id: i64,
     files: Vec<(Vec<u8>, &'static str)>,
 ) -> Result<Vec<String>, SocialError> {
-    let store::UploadUsage { files: count, bytes } = store::upload_usage(state.postgres()?, user_id).await?;
+    let mut tx = state.postgres()?.begin().await?;
+    let store::UploadUsage { files: count, bytes } = store::upload_usage_locked(&mut tx, user_id).await?;
     let adding: i64 = files.iter().map(|(b, _)| b.len() as i64).sum();
     if count + files.len() as i64 > MAX_UPLOADS_PER_USER || bytes + adding > state.config.upload_quota_bytes as i64 {
         return Err(SocialError::QuotaReached);
     }
     let dir = &state.config.upload_dir;
     tokio::fs::create_dir_all(dir).await.map_err(SocialError::Storage)?;
-    let mut urls = Vec::with_capacity(files.len());
-    for (bytes, ext) in files {
-        let name = format!("{:032x}.{ext}", rand::random::<u128>());
-        tokio::fs::write(dir.join(&name), &bytes).await.map_err(SocialError::Storage)?;
-        store::record_upload(state.postgres()?, &name, user_id, bytes.len() as i64).await?;
-        urls.push(format!("/uploads/{name}"));
+    let mut names = Vec::with_capacity(files.len());
+    let stored = async {
+        for (bytes, ext) in files {
+            let name = format!("{:032x}.{ext}", rand::random::<u128>());
+            names.push(name.clone());
+            tokio::fs::write(dir.join(&name), &bytes).await.map_err(SocialError::Storage)?;
+            store::record_upload(&mut tx, &name, user_id, bytes.len() as i64).await?;
+        }
+        tx.commit().await?;
+        Ok::<_, SocialError>(())
     }
-    Ok(urls)
+    .await;
+    if let Err(e) = stored {
+        // Nothing recorded: leave no file behind either.
+        for name in &names {
+            let _ = tokio::fs::remove_file(dir.join(name)).await;
+        }
+        return Err(e);
+    }
+    Ok(names.iter().map(|name| format!("/uploads/{name}")).collect())
 }
 
 /// Most files one person keeps.

@@ -422,9 +422,14 @@ pub async fn feed_page(
 }
 
 /// Records a stored upload.
-pub async fn record_upload(db: &PgPool, name: &str, user_id: i64, bytes: i64) -> Result<(), sqlx::Error> {
+pub async fn record_upload(
+    tx: &mut sqlx::PgConnection,
+    name: &str,
+    user_id: i64,
+    bytes: i64,
+) -> Result<(), sqlx::Error> {
     sqlx::query!("INSERT INTO uploads (name, user_id, bytes) VALUES ($1, $2, $3)", name, user_id, bytes)
-        .execute(db)
+        .execute(tx)
         .await
         .map(|_| ())
 }
@@ -438,14 +443,16 @@ pub struct UploadUsage {
     pub bytes: i64,
 }
 
-/// How many files and bytes `user_id` has stored.
-pub async fn upload_usage(db: &PgPool, user_id: i64) -> Result<UploadUsage, sqlx::Error> {
+/// How many files and bytes `user_id` has stored, holding their account row until the transaction ends:
+/// two uploads of one person at once take turns, so both cannot pass the quota on the same reading.
+pub async fn upload_usage_locked(tx: &mut sqlx::PgConnection, user_id: i64) -> Result<UploadUsage, sqlx::Error> {
+    sqlx::query!("SELECT id FROM users WHERE id = $1 FOR UPDATE", user_id).fetch_optional(&mut *tx).await?;
     sqlx::query_as!(
         UploadUsage,
         r#"SELECT count(*) AS "files!", coalesce(sum(bytes), 0)::BIGINT AS "bytes!" FROM uploads WHERE user_id = $1"#,
         user_id,
     )
-    .fetch_one(db)
+    .fetch_one(tx)
     .await
 }
 

@@ -15,6 +15,10 @@ use crate::web::state::AppState;
 pub const MAX_IMAGE_BYTES: usize = 2 * 1024 * 1024;
 /// Most images in one upload (a note holds up to 9).
 pub const MAX_FILES: usize = 9;
+/// How long an upload waits for a decode slot before it is asked to try again.
+const DECODE_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
+/// What it is told then.
+const BUSY: &str = "Many pictures are being uploaded just now, so yours was not stored. Please try again in a moment.";
 
 /// The extension for bytes that really are the declared image type, if they are.
 pub fn sniff(declared: &str, bytes: &[u8]) -> Option<&'static str> {
@@ -71,13 +75,20 @@ pub async fn upload(
         }
         sniff(&declared, &bytes)
             .ok_or_else(|| refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Only JPEG, PNG, GIF or WebP images."))?;
-        // Encoded afresh: what gets published is pixels only (no EXIF location, no hidden payload).
-        let clean = tokio::task::spawn_blocking(move || super::images::republish(&bytes))
-            .await
-            .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?
-            .map_err(|_| {
-                refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "This image could not be read. Try another file.")
-            })?;
+        // Encoded afresh: what gets published is pixels only (no EXIF location, no hidden payload), in
+        // one of the few decode slots everyone shares.
+        let slot = match tokio::time::timeout(DECODE_PATIENCE, state.picture_slots.clone().acquire_owned()).await {
+            Ok(Ok(slot)) => slot,
+            _ => return Err((StatusCode::SERVICE_UNAVAILABLE, Json(AppError::Unavailable(BUSY.into())))),
+        };
+        let clean = tokio::task::spawn_blocking(move || {
+            let clean = super::images::republish(&bytes);
+            drop(slot);
+            clean
+        })
+        .await
+        .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?
+        .map_err(|_| refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "This image could not be read. Try another file."))?;
         files.push(clean);
     }
     if files.is_empty() {

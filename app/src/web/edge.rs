@@ -120,18 +120,19 @@ impl Cx {
 
     /// The client's address as a budget key (`ip:…`), beside the accounts' `u:…`.
     pub async fn address_key(&self) -> String {
-        format!("ip:{}", self.client_ip().await)
+        format!("ip:{}", self.client_network().await)
     }
 
-    /// The client's address: the socket peer, or — when the peer is one of `TRUSTED_PROXIES` — the
-    /// right-most `X-Forwarded-For` hop that is not a proxy of ours.
-    pub async fn client_ip(&self) -> String {
+    /// The client's address as per-address budgets count it (an IPv6 client's whole /64): the socket
+    /// peer, or — when the peer is one of `TRUSTED_PROXIES` — the right-most `X-Forwarded-For` hop that
+    /// is not a proxy of ours.
+    pub async fn client_network(&self) -> String {
         let Ok(ConnectInfo(peer)) = leptos_axum::extract::<ConnectInfo<SocketAddr>>().await else {
             return "unknown".to_string();
         };
         let headers = leptos_axum::extract::<HeaderMap>().await.unwrap_or_default();
         let forwarded = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
-        self.state.config.trusted_proxies.client(peer.ip(), forwarded).to_string()
+        crate::platform::client_addr::budget_network(self.state.config.trusted_proxies.client(peer.ip(), forwarded))
     }
 
     /// A stable id for unique-visitor counting: `u:{id}` when logged in, else the `hd_vid` cookie (set now
@@ -140,25 +141,35 @@ impl Cx {
         if let Some(id) = user_id {
             return format!("u:{id}");
         }
-        let existing = leptos_axum::extract::<HeaderMap>().await.ok().and_then(|h| {
-            h.get_all(axum::http::header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|v| {
-                v.split(';').filter_map(|kv| kv.trim().split_once('=')).find_map(|(k, v)| {
-                    (k == VISITOR_COOKIE && v.len() == 32 && v.bytes().all(|b| b.is_ascii_hexdigit()))
-                        .then(|| v.to_string())
-                })
-            })
-        });
-        let id = existing.unwrap_or_else(|| {
-            let id = format!("{:032x}", rand::random::<u128>());
-            if let Some(opts) = use_context::<leptos_axum::ResponseOptions>() {
-                let cookie = format!("{VISITOR_COOKIE}={id}; Path=/; Max-Age=31536000; HttpOnly; SameSite=Lax");
-                if let Ok(v) = axum::http::HeaderValue::from_str(&cookie) {
-                    opts.append_header(axum::http::header::SET_COOKIE, v);
-                }
+        let id = match self.hex_cookie(VISITOR_COOKIE, 32).await {
+            Some(id) => id,
+            None => {
+                let id = format!("{:032x}", rand::random::<u128>());
+                self.set_cookie(VISITOR_COOKIE, &id, "/");
+                id
             }
-            id
-        });
+        };
         format!("a:{id}")
+    }
+
+    /// The request's cookie `name`, if it holds exactly `len` hex digits (anything else is not ours).
+    pub async fn hex_cookie(&self, name: &str, len: usize) -> Option<String> {
+        let headers = leptos_axum::extract::<HeaderMap>().await.ok()?;
+        headers.get_all(axum::http::header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|v| {
+            v.split(';').filter_map(|kv| kv.trim().split_once('=')).find_map(|(k, v)| {
+                (k == name && v.len() == len && v.bytes().all(|b| b.is_ascii_hexdigit())).then(|| v.to_string())
+            })
+        })
+    }
+
+    /// Sets a year-long cookie the page's scripts cannot read, sent back to `path` only.
+    pub fn set_cookie(&self, name: &str, value: &str, path: &str) {
+        if let Some(opts) = use_context::<leptos_axum::ResponseOptions>() {
+            let cookie = format!("{name}={value}; Path={path}; Max-Age=31536000; HttpOnly; SameSite=Lax");
+            if let Ok(v) = axum::http::HeaderValue::from_str(&cookie) {
+                opts.append_header(axum::http::header::SET_COOKIE, v);
+            }
+        }
     }
 }
 

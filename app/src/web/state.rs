@@ -78,6 +78,9 @@ pub struct Handles {
     /// Password hashes computed at once: a registration or log-in flood queues here instead of
     /// exhausting memory (19 MiB per hash).
     pub argon2_slots: Arc<tokio::sync::Semaphore>,
+    /// Pictures decoded at once, across every user: a decode may take hundreds of MiB, and 20 uploads a
+    /// minute per person is no limit across people.
+    pub picture_slots: Arc<tokio::sync::Semaphore>,
     /// This instance's metrics (the shop cache's included), encoded by `/metrics`.
     pub metrics: Arc<Metrics>,
     /// Redis key builder.
