@@ -361,13 +361,7 @@ async fn uploads_past_a_persons_quota_are_refused_and_store_nothing(db: PgPool) 
     let state = test_state(db.clone(), &[("UPLOAD_DIR", dir_str.as_str()), ("UPLOAD_QUOTA_BYTES", "1")]).await;
     let router = server::router::build(state.clone());
     let (sid, _) = register(&router, &state, "13900000042").await;
-    let (ty, payload) = multipart(&[("image/png", &DOT_PNG[..])]);
-    let req = Request::post("/api/v1/uploads")
-        .header(header::CONTENT_TYPE, ty)
-        .header(header::COOKIE, format!("{SESSION_COOKIE}={sid}"))
-        .body(Body::from(payload))
-        .unwrap();
-    let resp = router.clone().oneshot(req).await.unwrap();
+    let resp = router.clone().oneshot(upload_request(&sid)).await.unwrap();
     assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
     assert!(body(resp).await.contains("as many pictures as we keep per person"));
     let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM uploads").fetch_one(&db).await.unwrap();

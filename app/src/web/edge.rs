@@ -162,10 +162,12 @@ impl Cx {
         })
     }
 
-    /// Sets a year-long cookie the page's scripts cannot read, sent back to `path` only.
+    /// Sets a year-long cookie the page's scripts cannot read, sent back to `path` only (and only over
+    /// HTTPS with `COOKIE_SECURE`, like the session's).
     pub fn set_cookie(&self, name: &str, value: &str, path: &str) {
         if let Some(opts) = use_context::<leptos_axum::ResponseOptions>() {
-            let cookie = format!("{name}={value}; Path={path}; Max-Age=31536000; HttpOnly; SameSite=Lax");
+            let secure = if self.state.config.cookie_secure { "; Secure" } else { "" };
+            let cookie = format!("{name}={value}; Path={path}; Max-Age=31536000; HttpOnly; SameSite=Lax{secure}");
             if let Ok(v) = axum::http::HeaderValue::from_str(&cookie) {
                 opts.append_header(axum::http::header::SET_COOKIE, v);
             }
