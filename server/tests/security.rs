@@ -495,8 +495,19 @@ async fn a_browser_that_logs_in_becomes_a_known_device_of_that_account(db: PgPoo
     let token = set.trim_start_matches("hd_dev=").split(';').next().unwrap().to_string();
     let kept: i64 = sqlx::query_scalar("SELECT count(*) FROM known_devices").fetch_one(&db).await.unwrap();
     assert_eq!(kept, 1);
-    let stored: Vec<u8> = sqlx::query_scalar("SELECT token_hash FROM known_devices").fetch_one(&db).await.unwrap();
-    assert_ne!(stored, token.as_bytes(), "only a hash is kept");
+    let hashed: i64 = sqlx::query_scalar("SELECT count(*) FROM known_devices WHERE token_hash = sha256($1::bytea)")
+        .bind(token.as_bytes())
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    assert_eq!(hashed, 1, "the token's SHA-256 is what is kept");
+    let plain: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM known_devices WHERE position($1::bytea IN token_hash) > 0")
+            .bind(token.as_bytes())
+            .fetch_one(&db)
+            .await
+            .unwrap();
+    assert_eq!(plain, 0, "never the token itself");
 
     // The same browser logging in again is not remembered twice.
     let cookie = format!("hd_dev={token}");
