@@ -42,6 +42,7 @@ async fn paid_order(state: &AppState, owner: &CurrentUser, buyer: i64) -> (i64, 
         pay: "39.9".into(),
         actual: "50".into(),
         until: String::new(),
+        valid_days: String::new(),
     };
     let coupon = NewCoupon::try_from(form).unwrap();
     let voucher = catalog::save_coupon(state, Some(owner), 1, None, &coupon).await.unwrap();

@@ -1,9 +1,13 @@
-//! Unpaid orders close by themselves (delayed close checks through Kafka, and the sweeper as backstop),
-//! payment races the closer cleanly, and stock comes back exactly once — on real Postgres, Redis and Nisshi.
+//! Unpaid orders close by themselves (delayed close checks through Kafka, and the sweeper as backstop) or
+//! are cancelled by their buyers, paid coupons are refunded on request or when they expire unused;
+//! payment races the closer, a cancel the closer, a refund the counter and a second refund, each cleanly,
+//! and stock and money come back exactly once — on real Postgres, Redis and Nisshi.
 
 use std::time::{Duration, Instant};
 
-use app::orders::model::PayOutcome;
+use app::orders::model::{
+    CancelOutcome, OrderStatus, PayOutcome, RedeemCode, RefundCause, RefundOutcome, RefundReason,
+};
 use app::orders::service::{self, CloseOutcome, OrderError};
 use app::orders::writer::write_batch;
 use app::platform::kafka::OrderCreated;
@@ -275,4 +279,274 @@ async fn paying_a_closed_order_twice_charges_and_refunds_nothing(db: PgPool) {
     let refunds: i64 = sqlx::query_scalar("SELECT count(*) FROM refunds").fetch_one(&db).await.unwrap();
     assert_eq!(refunds, 0, "nothing was charged, so there is nothing to refund");
     assert_eq!(stocks(&state, 18).await, (5, 0, 5), "its coupon went back once");
+}
+
+/// Pays each order (all must succeed).
+async fn pay_all(state: &AppState, orders: &[OrderCreated]) {
+    for o in orders {
+        assert_eq!(service::pay(state, o.user_id, o.order_id).await.unwrap(), PayOutcome::Paid);
+    }
+}
+
+/// Per order, what was charged minus what was refunded, and what it should come to: its price while paid
+/// or used, nothing otherwise — money is conserved order by order.
+async fn assert_money_conserved(db: &PgPool) {
+    let wrong: Vec<(i64, String, i64, i64)> = sqlx::query_as(
+        "SELECT o.id, o.status, COALESCE(c.amount_cents, 0) - COALESCE(r.amount_cents, 0) AS net,
+                CASE WHEN o.status IN ('paid', 'used') THEN o.amount_cents ELSE 0 END AS expected
+         FROM orders o LEFT JOIN charges c ON c.order_id = o.id LEFT JOIN refunds r ON r.order_id = o.id
+         WHERE COALESCE(c.amount_cents, 0) - COALESCE(r.amount_cents, 0)
+               <> CASE WHEN o.status IN ('paid', 'used') THEN o.amount_cents ELSE 0 END",
+    )
+    .fetch_all(db)
+    .await
+    .unwrap();
+    assert!(wrong.is_empty(), "charged − refunded differs from the price of paid orders: {wrong:?}");
+}
+
+/// Gives shop 1 an owner, so its codes can be redeemed at the counter; returns the owner.
+async fn shop_owner(db: &PgPool, tag: u32) -> i64 {
+    let owner = seed_users(db, tag, 1).await.unwrap()[0];
+    sqlx::query("UPDATE shops SET owner_id = $1 WHERE id = 1").bind(owner).execute(db).await.unwrap();
+    owner
+}
+
+async fn redeem_code_of(db: &PgPool, order_id: i64) -> RedeemCode {
+    let code: String =
+        sqlx::query_scalar("SELECT redeem_code FROM orders WHERE id = $1").bind(order_id).fetch_one(db).await.unwrap();
+    RedeemCode::parse(&code).unwrap()
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_buyer_cancels_an_unpaid_order_and_the_coupon_is_back_at_once(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let users = seed_users(&db, 428, 2).await.unwrap();
+    open_sale(&state, 19, 5).await;
+    let order = stored_orders(&state, 19, &users[..1], now_ms()).await.remove(0);
+    assert_eq!(stocks(&state, 19).await, (4, 1, 4));
+    assert!(
+        matches!(service::cancel(&state, users[1], order.order_id).await, Err(OrderError::NotFound)),
+        "nobody else can cancel it"
+    );
+    assert_eq!(service::cancel(&state, users[0], order.order_id).await.unwrap(), CancelOutcome::Cancelled);
+    assert_eq!(status_of(&db, order.order_id).await, "cancelled");
+    assert_eq!(stocks(&state, 19).await, (5, 0, 5), "Redis and Postgres both got the coupon back");
+    assert_eq!(service::cancel(&state, users[0], order.order_id).await.unwrap(), CancelOutcome::AlreadyEnded);
+    assert_eq!(service::pay(&state, users[0], order.order_id).await.unwrap(), PayOutcome::Cancelled);
+    assert_eq!(stocks(&state, 19).await, (5, 0, 5), "given back once");
+    // The closer's check, arriving later, finds nothing to do.
+    assert_eq!(service::close(&state, order.order_id).await.unwrap(), CloseOutcome::Unchanged);
+
+    let again = stored_orders(&state, 19, &users[..1], now_ms()).await.remove(0);
+    pay_all(&state, std::slice::from_ref(&again)).await;
+    assert!(
+        matches!(
+            service::cancel(&state, users[0], again.order_id).await,
+            Err(OrderError::NotCancellable(OrderStatus::Paid))
+        ),
+        "a paid order is refunded, not cancelled"
+    );
+    assert_money_conserved(&db).await;
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn cancel_and_close_race_on_two_hundred_orders_and_each_coupon_comes_back_once(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let users = seed_users(&db, 429, 200).await.unwrap();
+    open_sale(&state, 20, 200).await;
+    let orders = stored_orders(&state, 20, &users, now_ms()).await;
+    let tasks: Vec<_> = orders
+        .iter()
+        .map(|o| {
+            let (s1, s2, o) = (state.clone(), state.clone(), o.clone());
+            tokio::spawn(async move {
+                let (cancelled, closed) =
+                    tokio::join!(service::cancel(&s1, o.user_id, o.order_id), service::close(&s2, o.order_id));
+                (o.order_id, cancelled.unwrap(), closed.unwrap())
+            })
+        })
+        .collect();
+    let (mut by_buyer, mut by_closer) = (0, 0);
+    for t in tasks {
+        let (id, cancelled, closed) = t.await.unwrap();
+        let status = status_of(&db, id).await;
+        match (cancelled, closed) {
+            (CancelOutcome::Cancelled, CloseOutcome::Unchanged) if status == "cancelled" => by_buyer += 1,
+            (CancelOutcome::AlreadyEnded, CloseOutcome::Closed) if status == "closed" => by_closer += 1,
+            other => panic!("order {id}: impossible ending {other:?} with status {status}"),
+        }
+    }
+    assert_eq!(by_buyer + by_closer, 200);
+    assert_eq!(stocks(&state, 20).await, (200, 0, 200), "every coupon back exactly once, whoever won");
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_refund_races_the_counter_and_a_second_refund_on_two_hundred_orders_each_and_one_wins(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let users = seed_users(&db, 430, 400).await.unwrap();
+    open_sale(&state, 21, 400).await;
+    let owner = shop_owner(&db, 431).await;
+    let orders = stored_orders(&state, 21, &users, now_ms()).await;
+    pay_all(&state, &orders).await;
+    let (against_counter, against_refund) = orders.split_at(200);
+
+    // A refund and a redemption at the counter, at once: the coupon is either used or refunded, never both.
+    let mut codes = Vec::new();
+    for o in against_counter {
+        codes.push(redeem_code_of(&db, o.order_id).await);
+    }
+    let tasks: Vec<_> = against_counter
+        .iter()
+        .zip(codes)
+        .map(|(o, code)| {
+            let (s1, s2, o) = (state.clone(), state.clone(), o.clone());
+            tokio::spawn(async move {
+                let (refunded, redeemed) = tokio::join!(
+                    service::request_refund(&s1, o.user_id, o.order_id, RefundReason::PlansChanged),
+                    service::redeem(&s2, owner, &code)
+                );
+                (o.order_id, refunded, redeemed)
+            })
+        })
+        .collect();
+    let (mut refunded, mut used) = (0, 0);
+    for t in tasks {
+        let (id, refund, redeem) = t.await.unwrap();
+        let status = status_of(&db, id).await;
+        match (refund, redeem) {
+            (Ok(RefundOutcome::Refunded { .. }), Err(OrderError::NotPaid(OrderStatus::Refunded)))
+                if status == "refunded" =>
+            {
+                refunded += 1
+            }
+            (Err(OrderError::NotRefundable(OrderStatus::Used)), Ok(r)) if status == "used" && !r.earlier => used += 1,
+            other => panic!("order {id}: impossible outcome {other:?} with status {status}"),
+        }
+    }
+    assert_eq!(refunded + used, 200);
+
+    // Two refunds of one coupon at once (two taps, two devices): one refunds, the other finds it done.
+    let tasks: Vec<_> = against_refund
+        .iter()
+        .map(|o| {
+            let (s1, s2, o) = (state.clone(), state.clone(), o.clone());
+            tokio::spawn(async move {
+                let (a, b) = tokio::join!(
+                    service::request_refund(&s1, o.user_id, o.order_id, RefundReason::Mistake),
+                    service::request_refund(&s2, o.user_id, o.order_id, RefundReason::Other)
+                );
+                (o.order_id, a.unwrap(), b.unwrap())
+            })
+        })
+        .collect();
+    for t in tasks {
+        let (id, a, b) = t.await.unwrap();
+        let wins = [a, b].iter().filter(|r| matches!(r, RefundOutcome::Refunded { .. })).count();
+        assert_eq!(wins, 1, "order {id}: {a:?} and {b:?}");
+        assert!([a, b].contains(&RefundOutcome::AlreadyRefunded), "order {id}: {a:?} and {b:?}");
+    }
+    let refunds: i64 = sqlx::query_scalar("SELECT count(*) FROM refunds").fetch_one(&db).await.unwrap();
+    assert_eq!(refunds, refunded + 200, "one refund per refunded order");
+    // The sale still runs: every refunded coupon went back to it, in Postgres and in Redis, once.
+    let (redis, buyers, pg) = stocks(&state, 21).await;
+    assert_eq!((redis, pg), (refunded + 200, refunded + 200));
+    assert_eq!(buyers as i64, used, "a buyer whose coupon was refunded may grab again");
+    assert_money_conserved(&db).await;
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_coupon_refunded_after_its_sale_ended_is_not_sold_again(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    let users = seed_users(&db, 432, 3).await.unwrap();
+    open_sale(&state, 22, 5).await;
+    let orders = stored_orders(&state, 22, &users, now_ms()).await;
+    pay_all(&state, &orders).await;
+    for o in &orders[..2] {
+        assert_eq!(status_of(&db, o.order_id).await, "paid");
+    }
+    // Refused: another buyer's order, and a reason outside the list (at the edge, against its field).
+    assert!(matches!(
+        service::request_refund(&state, users[1], orders[0].order_id, RefundReason::Other).await,
+        Err(OrderError::NotFound)
+    ));
+    assert!(RefundReason::parse("because").unwrap_err().field_message("reason").is_some());
+
+    let refund = service::request_refund(&state, users[0], orders[0].order_id, RefundReason::BetterDeal).await.unwrap();
+    assert_eq!(refund, RefundOutcome::Refunded { amount_cents: 990 });
+    assert_eq!(stocks(&state, 22).await, (3, 2, 3), "while the sale runs, the coupon goes back on sale");
+
+    sqlx::query(
+        "UPDATE vouchers SET begin_at = now() - interval '2 hours', end_at = now() - interval '1 hour' WHERE id = 22",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let refund = service::request_refund(&state, users[1], orders[1].order_id, RefundReason::NoBooking).await.unwrap();
+    assert!(matches!(refund, RefundOutcome::Refunded { .. }));
+    assert_eq!(
+        stocks(&state, 22).await,
+        (3, 1, 3),
+        "after the sale ended, a refunded coupon is not sold again; its buyer is let go"
+    );
+    let audit = app::seckill::service::audit(&state, Some(1)).await.unwrap();
+    let sale = audit.iter().find(|a| a.voucher_id == 22).expect("the sale is audited");
+    assert_eq!((sale.drift(), sale.in_flight()), (0, 0), "Redis and Postgres agree after both refunds");
+    let restocked: Vec<bool> =
+        sqlx::query_scalar("SELECT restocked FROM refunds ORDER BY created_at").fetch_all(&db).await.unwrap();
+    assert_eq!(restocked, [true, false]);
+    let mine = service::my_orders(&state, users[0]).await.unwrap().orders.remove(0);
+    assert_eq!(mine.status, OrderStatus::Refunded);
+    assert_eq!(mine.refund, Some(RefundCause::Requested(RefundReason::BetterDeal)), "the buyer sees why");
+    assert_money_conserved(&db).await;
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn an_unused_coupon_is_refunded_when_its_validity_ends_by_its_delayed_check_or_the_sweeper(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
+    let users = seed_users(&db, 433, 4).await.unwrap();
+    open_sale(&state, 23, 10).await;
+    let owner = shop_owner(&db, 434).await;
+    // Valid 7 days: paying sends each coupon's real check, due in a week, to `orders.expire-7d`; the checks
+    // this test sends below, due now, go to the 30-day topic, where nothing due later is ahead of them.
+    sqlx::query("UPDATE vouchers SET valid_days = 7 WHERE id = 23").execute(&db).await.unwrap();
+    let orders = stored_orders(&state, 23, &users, now_ms()).await;
+    pay_all(&state, &orders).await;
+    let mine = service::my_orders(&state, users[0]).await.unwrap().orders.remove(0);
+    let use_by = mine.use_by_ms.expect("a paid coupon shows its use-by");
+    let days = (use_by - now_ms()) as f64 / 86_400_000.0;
+    assert!((6.9..7.1).contains(&days), "valid 7 days from payment: {days}");
+    // Order 3 is used at the counter. Then order 0's validity ends (moved into the past, as time would):
+    // the counter no longer honours it.
+    service::redeem(&state, owner, &redeem_code_of(&db, orders[3].order_id).await).await.unwrap();
+    let code_0 = redeem_code_of(&db, orders[0].order_id).await;
+    let expire_now = async |ids: &[i64]| {
+        sqlx::query("UPDATE orders SET use_by = now() - interval '1 second' WHERE id = ANY($1)")
+            .bind(ids)
+            .execute(&db)
+            .await
+            .unwrap();
+    };
+    expire_now(&[orders[0].order_id]).await;
+    assert!(matches!(service::redeem(&state, owner, &code_0).await, Err(OrderError::CouponExpired(_))));
+    // Its delayed check, due now, refunds it through the closer; an early check of a still-valid coupon
+    // (order 1) refunds nothing.
+    let closer = app::orders::closer::spawn(state.clone());
+    service::publish_expiry_check(&state, orders[1].order_id, 30, now_ms()).await.unwrap();
+    service::publish_expiry_check(&state, orders[0].order_id, 30, now_ms()).await.unwrap();
+    wait_for("the expired coupon refunded", async || status_of(&db, orders[0].order_id).await == "refunded").await;
+    closer.abort();
+    assert_eq!(status_of(&db, orders[1].order_id).await, "paid", "still valid: not refunded");
+    expire_now(&orders.iter().map(|o| o.order_id).collect::<Vec<_>>()).await;
+    // The sweeper finds the rest that expired unused; the used one stays used.
+    assert_eq!(service::sweep(&state).await.unwrap(), 2);
+    assert_eq!(service::sweep(&state).await.unwrap(), 0, "a second sweep finds nothing");
+    for (o, status) in orders.iter().zip(["refunded", "refunded", "refunded", "used"]) {
+        assert_eq!(status_of(&db, o.order_id).await, status);
+    }
+    let causes: Vec<String> = sqlx::query_scalar("SELECT cause FROM refunds").fetch_all(&db).await.unwrap();
+    assert_eq!(causes, ["expired"; 3]);
+    assert_eq!(state.metrics.orders.refunds_expired.get(), 3);
+    assert_eq!(stocks(&state, 23).await, (9, 1, 9), "the sale still runs, so the expired coupons went back");
+    assert_money_conserved(&db).await;
 }

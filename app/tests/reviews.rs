@@ -167,8 +167,8 @@ async fn owners_cannot_review_and_a_redeemed_coupon_marks_the_visit_verified(db:
     .unwrap();
     for (id, who, status) in [(1_i64, u[1], "used"), (2, u[2], "paid")] {
         sqlx::query(
-            "INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents, used_at)
-             VALUES ($1, $2, 7, 'normal', $3, 100, CASE WHEN $3 = 'used' THEN now() END)",
+            "INSERT INTO orders (id, user_id, voucher_id, kind, status, amount_cents, used_at, use_by)
+             VALUES ($1, $2, 7, 'normal', $3, 100, CASE WHEN $3 = 'used' THEN now() END, now() + interval '30 days')",
         )
         .bind(id)
         .bind(who)

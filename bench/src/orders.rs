@@ -81,13 +81,14 @@ async fn seed(state: &AppState, n: usize) -> Result<(i64, i64), String> {
         // 50 % used, 30 % paid, 15 % closed, 4 % unpaid, 1 % refunded.
         sqlx::query(
             "INSERT INTO orders (id, user_id, voucher_id, shop_id, kind, status, amount_cents, created_at, paid_at,
-                                 used_at, closed_at, refunded_at, redeem_code)
+                                 used_at, closed_at, refunded_at, redeem_code, use_by)
              SELECT o.id, o.buyer, $4, $5, 'normal', s.status, 3990, to_timestamp(o.ms / 1000.0),
                     CASE WHEN s.status IN ('paid', 'used') THEN to_timestamp(o.ms / 1000.0 + 60) END,
                     CASE WHEN s.status = 'used' THEN to_timestamp(o.ms / 1000.0 + 3600) END,
                     CASE WHEN s.status IN ('closed', 'refunded') THEN to_timestamp(o.ms / 1000.0 + 900) END,
                     CASE WHEN s.status = 'refunded' THEN to_timestamp(o.ms / 1000.0 + 901) END,
-                    CASE WHEN s.status IN ('paid', 'used') THEN lpad((o.id % 1000000000000)::TEXT, 12, '0') END
+                    CASE WHEN s.status IN ('paid', 'used') THEN lpad((o.id % 1000000000000)::TEXT, 12, '0') END,
+                    CASE WHEN s.status IN ('paid', 'used') THEN to_timestamp(o.ms / 1000.0 + 60) + interval '30 days' END
              FROM unnest($1::BIGINT[], $2::BIGINT[], $3::BIGINT[]) WITH ORDINALITY AS o(id, ms, buyer, n)
              CROSS JOIN LATERAL (SELECT CASE WHEN o.n % 100 < 50 THEN 'used' WHEN o.n % 100 < 80 THEN 'paid'
                                              WHEN o.n % 100 < 95 THEN 'closed' WHEN o.n % 100 < 99 THEN 'unpaid'

@@ -1,7 +1,8 @@
 // Order lifecycle end to end (the e2e server runs with PAY_TIMEOUT_SECS=8): grab → "My orders" counts down
-// → Pay → "paid"; an order left unpaid turns "closed" on its own and the coupon can be grabbed again.
+// → Pay → "paid"; an order left unpaid turns "closed" on its own and the coupon can be grabbed again; a buyer
+// cancels an unpaid order and has a paid coupon refunded with a reason.
 import { Locator, Page, test } from '@playwright/test';
-import { buyOne, expect, logInDemo, solvePuzzle, waitForHydration } from './helpers';
+import { buyOne, expect, logInDemo, screens, solvePuzzle, waitForHydration } from './helpers';
 
 const LIVE_SALE = 1; // the seeded live flash sale on shop 1
 
@@ -87,4 +88,41 @@ test('a normal coupon is bought at once and shows up unpaid', async ({ page }) =
   await normal.locator('.buy-result a').click();
   await expect(page).toHaveURL(/\/orders/);
   await expect(page.locator(`.order-list tbody tr[data-order-id="${id}"] .order-status`)).toHaveText('awaiting payment');
+});
+
+test('a buyer cancels an unpaid order and has a paid coupon refunded with a reason', async ({ page }) => {
+  test.setTimeout(60_000);
+  await logInDemo(page, '13800000002');
+  const cancelled = (await buyNormal(page)).id;
+  const refunded = (await buyNormal(page)).id;
+  await page.goto('/orders');
+  await waitForHydration(page);
+  const cancelRow = page.locator(`.order-list tbody tr[data-order-id="${cancelled}"]`);
+  await cancelRow.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.locator('.pay-result')).toHaveText('Cancelled. Nothing was charged, and the coupon is back on sale.');
+  await expect(cancelRow.locator('.order-status')).toHaveText('cancelled');
+  await expect(cancelRow.locator('.pay-button, .cancel-button')).toHaveCount(0);
+  expect(await serverStatus(page, cancelled)).toBe('Cancelled');
+
+  const row = page.locator(`.order-list tbody tr[data-order-id="${refunded}"]`);
+  await row.getByRole('button', { name: 'Pay' }).click();
+  await expect(row.locator('.order-status')).toHaveText('paid');
+  await expect(row.locator('.use-by')).toContainText('Use by');
+  await row.locator('.refund summary').click();
+  await row.getByLabel('Why?').selectOption({ label: 'Could not book a time' });
+  await screens(page, 'orders-refund');
+  await row.locator('.refund-button').click();
+  await expect(page.locator('.pay-result')).toContainText(/Refunded: ¥[\d.]+ is on its way back to you\./);
+  await expect(row.locator('.order-status')).toHaveText('refunded');
+  await expect(row.locator('.refund-cause')).toHaveText('Could not book a time');
+  await expect(row.locator('.redeem-code, .refund')).toHaveCount(0);
+  expect(await serverStatus(page, refunded)).toBe('Refunded');
+  // A second request (another tab, a repeated tap) moves no money twice.
+  const again = await page.request.post('/api/orders/refund', { form: { order_id: refunded, reason: 'other' } });
+  expect(again.ok()).toBeTruthy();
+  expect(await again.text()).toContain('AlreadyRefunded');
+  // A reason outside the list is refused against its field, and nothing happens.
+  const bad = await page.request.post('/api/orders/refund', { form: { order_id: cancelled, reason: 'because' } });
+  expect(bad.status()).toBe(400);
+  expect(await bad.text()).toContain('Pick a reason from the list.');
 });

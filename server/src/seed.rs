@@ -346,7 +346,7 @@ pub(crate) fn generate_shops() -> Vec<ShopSeed> {
 pub async fn run(db: &PgPool, redis: &Redis, keys: &Keys, reset: bool) -> Result<SeedReport, SeedError> {
     if reset {
         sqlx::query!(
-            "TRUNCATE review_reports, review_votes, review_versions, reviews, refunds, orders, vouchers, shops,
+            "TRUNCATE review_reports, review_votes, review_versions, reviews, refunds, charges, orders, vouchers, shops,
                       shop_types, users, sessions, visitor_days RESTART IDENTITY CASCADE"
         )
         .execute(db)

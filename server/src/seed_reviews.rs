@@ -309,7 +309,7 @@ pub(crate) async fn seed(tx: &mut PgConnection, shops: &[ShopSeed], password_has
         if !verified.is_empty() {
             let mut qb: QueryBuilder<Postgres> = QueryBuilder::new(
                 "INSERT INTO orders (id, user_id, voucher_id, shop_id, kind, status, amount_cents, redeem_code,
-                                     created_at, paid_at, used_at) ",
+                                     created_at, paid_at, use_by, used_at) ",
             );
             qb.push_values(&verified, |mut b, (i, r)| {
                 let (voucher, pay) = coupons.get(&r.shop_id).copied().unwrap_or_default();
@@ -325,11 +325,19 @@ pub(crate) async fn seed(tx: &mut PgConnection, shops: &[ShopSeed], password_has
                     .push_bind(format!("{:012}", 900_000_000_000 + n))
                     .push_bind(used - Duration::days(3))
                     .push_bind(used - Duration::days(3) + Duration::minutes(5))
+                    .push_bind(used - Duration::days(3) + Duration::minutes(5) + Duration::days(30))
                     .push_bind(used);
             });
             qb.build().execute(&mut *tx).await?;
         }
     }
+    // Each redeemed coupon was paid for: its charge is the money movement behind it.
+    sqlx::query!(
+        "INSERT INTO charges (order_id, amount_cents, created_at)
+         SELECT id, amount_cents, paid_at FROM orders WHERE paid_at IS NOT NULL ON CONFLICT (order_id) DO NOTHING"
+    )
+    .execute(&mut *tx)
+    .await?;
     sqlx::query_scalar!(
         "SELECT setval(pg_get_serial_sequence('reviews', 'id'), GREATEST((SELECT max(id) FROM reviews), 1))"
     )

@@ -181,6 +181,14 @@ pub struct VoucherView {
     pub end_ms: Option<i64>,
     /// Whether a buyer solves the slider puzzle before grabbing (flash sales).
     pub human_check: bool,
+    /// Days a bought coupon can be used, from payment (unused after that, it is refunded).
+    #[serde(default = "default_valid_days")]
+    pub valid_days: i32,
+}
+
+/// What a voucher cached before validity existed is read as: the schema's default.
+fn default_valid_days() -> i32 {
+    crate::shared::money::DEFAULT_VALID_DAYS
 }
 
 /// The shop form as the browser sends it (inputs named `form[name]`, …): raw text, parsed into [`ShopEdit`].
@@ -269,11 +277,14 @@ pub struct CouponForm {
     pub actual: String,
     /// Last day it can be bought, `YYYY-MM-DD` business time (empty: no end).
     pub until: String,
+    /// Days a bought coupon can be used, one of `shared::money::VALIDITY_DAYS` (empty: 30).
+    #[serde(default)]
+    pub valid_days: String,
 }
 
 impl CouponForm {
     /// The form's names, each reported against by [`NewCoupon::try_from`].
-    pub const FIELDS: [&'static str; 5] = ["title", "rules", "pay", "actual", "until"];
+    pub const FIELDS: [&'static str; 6] = ["title", "rules", "pay", "actual", "until", "valid_days"];
 }
 
 /// A normal coupon, parsed and checked.
@@ -289,6 +300,8 @@ pub struct NewCoupon {
     pub actual_cents: i64,
     /// On sale until (exclusive), unix ms: the end of the last day.
     pub until_ms: Option<i64>,
+    /// Days a bought coupon can be used.
+    pub valid_days: i32,
 }
 
 impl TryFrom<CouponForm> for NewCoupon {
@@ -304,12 +317,14 @@ impl TryFrom<CouponForm> for NewCoupon {
                 Some(day.next_day().map(crate::shared::clock::day_start_ms).unwrap_or(i64::MAX))
             }
         };
+        let valid_days = crate::shared::money::parse_valid_days("valid_days", &form.valid_days)?;
         Ok(Self {
             title: terms.title,
             rules: terms.rules,
             pay_cents: terms.pay_cents,
             actual_cents: terms.actual_cents,
             until_ms,
+            valid_days,
         })
     }
 }
@@ -331,6 +346,8 @@ pub struct Coupon {
     pub on_sale: bool,
     /// On sale until (exclusive), unix ms.
     pub until_ms: Option<i64>,
+    /// Days a bought coupon can be used.
+    pub valid_days: i32,
     /// Orders paid or used.
     pub sold: i64,
 }
@@ -348,6 +365,7 @@ impl Coupon {
                 .until_ms
                 .map(|ms| crate::shared::clock::iso_day(crate::shared::clock::date_of(ms - 1)))
                 .unwrap_or_default(),
+            valid_days: self.valid_days.to_string(),
         }
     }
 }
@@ -406,6 +424,7 @@ mod tests {
             pay: "39.90".into(),
             actual: "50".into(),
             until: "2026-12-31".into(),
+            valid_days: "90".into(),
         };
         let c = NewCoupon::try_from(form.clone()).unwrap();
         assert_eq!((c.pay_cents, c.actual_cents), (3990, 5000));
@@ -417,6 +436,7 @@ mod tests {
             actual_value_cents: c.actual_cents,
             on_sale: true,
             until_ms: c.until_ms,
+            valid_days: c.valid_days,
             sold: 0,
         };
         assert_eq!(stored.form(), form, "editing shows what was typed");
@@ -424,6 +444,8 @@ mod tests {
         assert!(field(CouponForm { title: "".into(), ..form.clone() }).field_message("title").is_some());
         assert!(field(CouponForm { actual: "10".into(), ..form.clone() }).field_message("actual").is_some());
         assert!(field(CouponForm { until: "31/12/2026".into(), ..form.clone() }).field_message("until").is_some());
+        assert!(field(CouponForm { valid_days: "31".into(), ..form.clone() }).field_message("valid_days").is_some());
+        assert_eq!(NewCoupon::try_from(CouponForm { valid_days: "".into(), ..form.clone() }).unwrap().valid_days, 30);
         assert_eq!(NewCoupon::try_from(CouponForm { until: " ".into(), ..form }).unwrap().until_ms, None);
     }
 }

@@ -169,6 +169,7 @@ pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
             <div class="flash-body">
                 <p class="voucher-title">{v.title}</p>
                 <p class="muted">{v.sub_title}" · "{v.rules}</p>
+                <p class="muted validity">{format!("Valid {} days after purchase · refund any time, unused ones automatically", v.valid_days)}</p>
                 {children()}
             </div>
         </li>

@@ -129,7 +129,8 @@ pub async fn vouchers_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<VoucherVi
         VoucherView,
         r#"SELECT id, title, sub_title, rules, pay_value_cents, actual_value_cents, kind, stock,
                 (extract(epoch FROM begin_at) * 1000)::bigint AS begin_ms,
-                (extract(epoch FROM end_at) * 1000)::bigint AS end_ms, kind = 'flash' AND human_check AS "human_check!"
+                (extract(epoch FROM end_at) * 1000)::bigint AS end_ms, kind = 'flash' AND human_check AS "human_check!",
+                valid_days
          FROM vouchers WHERE shop_id = $1 AND status = 'on' AND (kind = 'flash' OR end_at IS NULL OR end_at > now())
          ORDER BY kind = 'flash' DESC, begin_at NULLS LAST, id"#,
         shop_id,
@@ -310,7 +311,7 @@ pub async fn coupons_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<Coupon>, s
     sqlx::query_as!(
         Coupon,
         r#"SELECT v.id, v.title, v.rules, v.pay_value_cents, v.actual_value_cents, v.status = 'on' AS "on_sale!",
-                (extract(epoch FROM v.end_at) * 1000)::BIGINT AS until_ms,
+                (extract(epoch FROM v.end_at) * 1000)::BIGINT AS until_ms, v.valid_days,
                 (SELECT count(*) FROM orders o WHERE o.voucher_id = v.id AND o.status IN ('paid', 'used')) AS "sold!"
          FROM vouchers v WHERE v.shop_id = $1 AND v.kind = 'normal' ORDER BY v.id DESC"#,
         shop_id,
@@ -322,14 +323,15 @@ pub async fn coupons_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<Coupon>, s
 /// Adds a normal coupon to a shop; answers its id.
 pub async fn insert_coupon(db: &PgPool, shop_id: i64, c: &NewCoupon) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar!(
-        "INSERT INTO vouchers (shop_id, title, rules, pay_value_cents, actual_value_cents, kind, end_at)
-         VALUES ($1, $2, $3, $4, $5, 'normal', to_timestamp($6::BIGINT / 1000.0)) RETURNING id",
+        "INSERT INTO vouchers (shop_id, title, rules, pay_value_cents, actual_value_cents, kind, end_at, valid_days)
+         VALUES ($1, $2, $3, $4, $5, 'normal', to_timestamp($6::BIGINT / 1000.0), $7) RETURNING id",
         shop_id,
         c.title,
         c.rules,
         c.pay_cents,
         c.actual_cents,
         c.until_ms,
+        c.valid_days,
     )
     .fetch_one(db)
     .await
@@ -340,7 +342,7 @@ pub async fn insert_coupon(db: &PgPool, shop_id: i64, c: &NewCoupon) -> Result<i
 pub async fn update_coupon(db: &PgPool, shop_id: i64, id: i64, c: &NewCoupon) -> Result<bool, sqlx::Error> {
     let done = sqlx::query!(
         "UPDATE vouchers SET title = $3, rules = $4, pay_value_cents = $5, actual_value_cents = $6,
-                end_at = to_timestamp($7::BIGINT / 1000.0), updated_at = now()
+                end_at = to_timestamp($7::BIGINT / 1000.0), valid_days = $8, updated_at = now()
          WHERE id = $2 AND shop_id = $1 AND kind = 'normal'",
         shop_id,
         id,
@@ -349,6 +351,7 @@ pub async fn update_coupon(db: &PgPool, shop_id: i64, id: i64, c: &NewCoupon) ->
         c.pay_cents,
         c.actual_cents,
         c.until_ms,
+        c.valid_days,
     )
     .execute(db)
     .await?;

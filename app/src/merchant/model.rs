@@ -121,6 +121,7 @@ impl SaleFunnel {
             stage("Paid", self.orders.paid + self.orders.used, Flow),
             stage("Used", self.orders.used, Flow),
             stage("Closed unpaid", self.orders.closed, Loss),
+            stage("Cancelled unpaid", self.orders.cancelled, Loss),
             stage("Refunded", self.orders.refunded, Loss),
         ]
     }

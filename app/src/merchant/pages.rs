@@ -11,13 +11,14 @@ use super::api::{
 use super::model::{CouponsPage, OrdersConsole, SaleFunnel, ShopCard, ShopReport};
 use crate::catalog::model::{Coupon, CouponForm};
 use crate::merchant::chart::{Day, daily_bars, funnel};
-use crate::orders::model::{ORDER_STATUSES, OrderFilter, OrderStatus, ShopOrder, order_code};
+use crate::orders::model::{OrderFilter, OrderStatus, ShopOrder, order_code};
 use crate::reviews::api::get_console_reviews;
 use crate::reviews::model::Viewer;
 use crate::reviews::pages::ReviewItem;
 use crate::seckill::model::{ConsoleSale, SaleState};
 use crate::shared::clock::{date_of, format_local, iso_day};
 use crate::shared::error::AppError;
+use crate::shared::money::{DEFAULT_VALID_DAYS, VALIDITY_DAYS};
 use crate::ui::{FieldError, FormError, busy, error_notice, id_param, id_resource, yuan};
 
 /// What a console page shows when it cannot show its content; rendered on the server, the answer's status
@@ -248,7 +249,7 @@ fn CouponsView(
         } else {
             view! {
                 <table class="console-table coupons">
-                    <thead><tr><th>"Coupon"</th><th>"Price"</th><th>"Valid until"</th><th>"Sold"</th><th>"State"</th><th></th></tr></thead>
+                    <thead><tr><th>"Coupon"</th><th>"Price"</th><th>"On sale until"</th><th>"Valid for"</th><th>"Sold"</th><th>"State"</th><th></th></tr></thead>
                     <tbody>
                         {coupons.into_iter().map(|c| {
                             let until = c.until_ms.map_or("no end".to_string(), |ms| iso_day(date_of(ms - 1)));
@@ -258,7 +259,8 @@ fn CouponsView(
                                 <tr data-coupon-id=id>
                                     <td data-label="Coupon">{c.title.clone()}<br/><span class="muted">{c.rules.clone()}</span></td>
                                     <td data-label="Price">{yuan(c.pay_value_cents)} " " <s class="muted">{yuan(c.actual_value_cents)}</s></td>
-                                    <td data-label="Valid until">{until}</td>
+                                    <td data-label="On sale until">{until}</td>
+                                    <td data-label="Valid for">{format!("{} days", c.valid_days)}</td>
                                     <td data-label="Sold">{c.sold}</td>
                                     <td data-label="State"><span class="badge" class:off=!on>{if on { "on sale" } else { "paused" }}</span></td>
                                     <td class="actions">
@@ -362,7 +364,18 @@ fn CouponEditor(
             {field("rules", "Rules", "text", "One per table", |f| f.rules.clone())}
             {field("pay", "Price (yuan)", "text", "39.90", |f| f.pay.clone())}
             {field("actual", "Face value (yuan)", "text", "50", |f| f.actual.clone())}
-            {field("until", "Valid until (last day, optional)", "date", "", |f| f.until.clone())}
+            {field("until", "On sale until (last day, optional)", "date", "", |f| f.until.clone())}
+            <div class="form-row">
+                <label for="coupon-valid_days">"Valid for, after purchase"</label>
+                // The property follows the coupon being edited (an attribute would stay as the merchant left it).
+                <select id="coupon-valid_days" name="form[valid_days]"
+                    prop:value=move || editing.get().map_or(DEFAULT_VALID_DAYS, |c| c.valid_days).to_string()>
+                    {VALIDITY_DAYS.iter().map(|&d| view! {
+                        <option value=d selected=d == DEFAULT_VALID_DAYS>{format!("{d} days (unused: refunded)")}</option>
+                    }).collect_view()}
+                </select>
+                <FieldError error field="valid_days"/>
+            </div>
             <FormError error fields=&CouponForm::FIELDS/>
             <div class="form-actions">
                 <button type="submit" class="primary" disabled=move || save.pending().get() aria-busy=move || busy(save.pending().get())>
@@ -446,8 +459,8 @@ fn OrderFilters(
                 <label for="f-status">"Status"</label>
                 <select id="f-status" name="status">
                     <option value="" selected=filter.status.is_empty()>"Any"</option>
-                    {ORDER_STATUSES.iter().map(|s| view! {
-                        <option value=*s selected=filter.status == *s>{OrderStatus::from_db(s).label()}</option>
+                    {OrderStatus::STORED.iter().filter_map(|s| Some((s.as_db()?, s.label()))).map(|(s, label)| view! {
+                        <option value=s selected=filter.status == s>{label}</option>
                     }).collect_view()}
                 </select>
                 <FieldError error field="status"/>

@@ -1,8 +1,8 @@
-//! Order server functions for the buyer: "My orders", paying, and buying a normal coupon.
+//! Order server functions for the buyer: "My orders", paying, cancelling, refunds, and buying a normal coupon.
 
 use leptos::prelude::*;
 
-use super::model::{OrdersPage, PayOutcome};
+use super::model::{CancelOutcome, OrdersPage, PayOutcome, RefundOutcome};
 use crate::shared::error::AppError;
 
 /// The user's latest orders, newest first, with the clock their countdowns need.
@@ -21,6 +21,28 @@ pub async fn pay_order(order_id: i64) -> Result<PayOutcome, AppError> {
     crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::require_user(&cx).await?;
         Ok(super::service::pay(&cx.state, user.id, order_id).await?)
+    })
+    .await
+}
+
+/// Cancels one of the user's unpaid orders; the coupon goes back on sale at once. 404 for anyone else's.
+#[server(endpoint = "orders/cancel")]
+pub async fn cancel_order(order_id: i64) -> Result<CancelOutcome, AppError> {
+    crate::web::edge::run(|cx| async move {
+        let user = crate::auth::api::require_user(&cx).await?;
+        Ok(super::service::cancel(&cx.state, user.id, order_id).await?)
+    })
+    .await
+}
+
+/// Refunds one of the user's paid, unused coupons, for a reason picked from the list (`RefundReason`'s
+/// values). 404 for anyone else's order.
+#[server(endpoint = "orders/refund")]
+pub async fn refund_order(order_id: i64, reason: String) -> Result<RefundOutcome, AppError> {
+    crate::web::edge::run(|cx| async move {
+        let user = crate::auth::api::require_user(&cx).await?;
+        let reason = super::model::RefundReason::parse(&reason)?;
+        Ok(super::service::request_refund(&cx.state, user.id, order_id, reason).await?)
     })
     .await
 }

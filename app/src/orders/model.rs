@@ -14,6 +14,10 @@ pub enum PayOutcome {
     Refunded,
     /// The pay deadline had passed (the order is closed, or closed now): nothing was charged.
     Expired,
+    /// The buyer had cancelled the order: nothing was charged.
+    Cancelled,
+    /// It was paid and then refunded (asked for, or expired): nothing was charged again.
+    RefundedBefore,
 }
 
 impl PayOutcome {
@@ -26,6 +30,8 @@ impl PayOutcome {
                 "This order had expired and was closed before your payment arrived, so your payment was refunded."
             }
             Self::Expired => "This order's time to pay is up, so it was closed and nothing was charged.",
+            Self::Cancelled => "This order was cancelled, so nothing was charged.",
+            Self::RefundedBefore => "This order was paid and then refunded, so nothing was charged again.",
         }
     }
 }
@@ -88,9 +94,11 @@ pub enum OrderStatus {
     Paid,
     /// Redeemed at the shop's counter.
     Used,
-    /// Closed unpaid (the coupon went back on sale).
+    /// Closed unpaid when its time to pay ran out (the coupon went back on sale).
     Closed,
-    /// Paid after closing, money returned.
+    /// Cancelled unpaid by the buyer (the coupon went back on sale).
+    Cancelled,
+    /// Money returned: asked for by the buyer, the coupon expired unused, or paid after closing.
     Refunded,
 }
 
@@ -101,9 +109,32 @@ impl OrderStatus {
             "paid" => Self::Paid,
             "used" => Self::Used,
             "closed" => Self::Closed,
+            "cancelled" => Self::Cancelled,
             "refunded" => Self::Refunded,
             _ => Self::Unpaid,
         }
+    }
+
+    /// Every status an order can stand in once Postgres holds it (not `Queued` or `Failed`, which live
+    /// before the order is written).
+    pub const STORED: [Self; 6] = [Self::Unpaid, Self::Paid, Self::Used, Self::Closed, Self::Cancelled, Self::Refunded];
+
+    /// The `orders.status` column value (`None` for the states that have no row).
+    pub fn as_db(self) -> Option<&'static str> {
+        Some(match self {
+            Self::Queued | Self::Failed(_) => return None,
+            Self::Unpaid => "unpaid",
+            Self::Paid => "paid",
+            Self::Used => "used",
+            Self::Closed => "closed",
+            Self::Cancelled => "cancelled",
+            Self::Refunded => "refunded",
+        })
+    }
+
+    /// Whether nothing more can happen to the order.
+    pub fn is_final(self) -> bool {
+        matches!(self, Self::Failed(_) | Self::Used | Self::Closed | Self::Cancelled | Self::Refunded)
     }
 
     /// The label shown to the buyer.
@@ -115,7 +146,155 @@ impl OrderStatus {
             Self::Paid => "paid",
             Self::Used => "used",
             Self::Closed => "closed",
+            Self::Cancelled => "cancelled",
             Self::Refunded => "refunded",
+        }
+    }
+}
+
+/// Why a buyer wants their money back, picked from a list as on Meituan and Dianping (the shop sees it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RefundReason {
+    /// Plans changed; no time to go.
+    PlansChanged,
+    /// Bought by mistake, or too many.
+    Mistake,
+    /// Could not book a time at the shop.
+    NoBooking,
+    /// Found a better deal elsewhere.
+    BetterDeal,
+    /// Heard bad things about the shop.
+    BadReviews,
+    /// Something else.
+    Other,
+}
+
+impl RefundReason {
+    /// Every reason, in the order the form lists them.
+    pub const ALL: [Self; 6] =
+        [Self::PlansChanged, Self::Mistake, Self::NoBooking, Self::BetterDeal, Self::BadReviews, Self::Other];
+
+    /// The form and column value.
+    pub fn as_db(self) -> &'static str {
+        match self {
+            Self::PlansChanged => "plans_changed",
+            Self::Mistake => "mistake",
+            Self::NoBooking => "no_booking",
+            Self::BetterDeal => "better_deal",
+            Self::BadReviews => "bad_reviews",
+            Self::Other => "other",
+        }
+    }
+
+    /// Parses the form's value; an unknown one is refused against the `reason` field.
+    pub fn parse(raw: &str) -> Result<Self, crate::shared::error::AppError> {
+        Self::ALL
+            .into_iter()
+            .find(|r| r.as_db() == raw.trim())
+            .ok_or_else(|| crate::shared::error::AppError::invalid("reason", "Pick a reason from the list."))
+    }
+
+    /// What the buyer and the shop read.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::PlansChanged => "Plans changed, no time to go",
+            Self::Mistake => "Bought by mistake or too many",
+            Self::NoBooking => "Could not book a time",
+            Self::BetterDeal => "Found a better deal",
+            Self::BadReviews => "Heard bad things about the shop",
+            Self::Other => "Another reason",
+        }
+    }
+}
+
+/// Why an order's money went back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RefundCause {
+    /// The buyer asked, for this reason.
+    Requested(RefundReason),
+    /// The coupon's validity ended before it was used.
+    Expired,
+    /// The payment arrived a moment after the order had closed.
+    PaidLate,
+}
+
+impl RefundCause {
+    /// The `refunds.cause` column value.
+    pub fn as_db(self) -> &'static str {
+        match self {
+            Self::Requested(_) => "requested",
+            Self::Expired => "expired",
+            Self::PaidLate => "paid_late",
+        }
+    }
+
+    /// The `refunds.reason` column value.
+    pub fn reason_db(self) -> &'static str {
+        match self {
+            Self::Requested(r) => r.as_db(),
+            Self::Expired => "unused when its validity ended",
+            Self::PaidLate => "paid after the order was closed",
+        }
+    }
+
+    /// Reads the `cause` and `reason` columns back.
+    pub fn from_db(cause: &str, reason: &str) -> Self {
+        match cause {
+            "requested" => Self::Requested(RefundReason::parse(reason).unwrap_or(RefundReason::Other)),
+            "expired" => Self::Expired,
+            _ => Self::PaidLate,
+        }
+    }
+
+    /// What the buyer reads beside the refunded order.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Requested(r) => r.label(),
+            Self::Expired => "Expired unused, refunded automatically",
+            Self::PaidLate => "Paid after the order had closed",
+        }
+    }
+}
+
+/// How a buyer's cancel ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CancelOutcome {
+    /// Cancelled now; the coupon went back on sale.
+    Cancelled,
+    /// It had closed or been cancelled a moment before (the closer, another tab): nothing was charged.
+    AlreadyEnded,
+}
+
+impl CancelOutcome {
+    /// The sentence shown to the buyer.
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::Cancelled => "Cancelled. Nothing was charged, and the coupon is back on sale.",
+            Self::AlreadyEnded => "This order had already ended unpaid; nothing was charged.",
+        }
+    }
+}
+
+/// How a refund request ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RefundOutcome {
+    /// Refunded now, `amount_cents` back to the buyer.
+    Refunded {
+        /// What went back, fen.
+        amount_cents: i64,
+    },
+    /// It had been refunded before (a repeated click): nothing moved twice.
+    AlreadyRefunded,
+}
+
+impl RefundOutcome {
+    /// The sentence shown to the buyer.
+    pub fn message(self) -> String {
+        match self {
+            Self::Refunded { amount_cents } => {
+                format!("Refunded: ¥{} is on its way back to you.", crate::shared::money::yuan_amount(amount_cents))
+            }
+            Self::AlreadyRefunded => "This order was refunded already.".to_string(),
         }
     }
 }
@@ -149,6 +328,10 @@ pub struct OrderView {
     pub used_ms: Option<i64>,
     /// The redemption code as a QR code (SVG drawn by the server), for a paid order.
     pub qr_svg: Option<String>,
+    /// The last moment a paid coupon can be used (unused after it, it is refunded), unix ms.
+    pub use_by_ms: Option<i64>,
+    /// Why its money went back, for a refunded order.
+    pub refund: Option<RefundCause>,
 }
 
 /// "My orders": the list plus what its countdowns need.
@@ -255,7 +438,7 @@ pub struct Redemption {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct OrderFilter {
-    /// `unpaid`, `paid`, `used`, `closed` or `refunded`.
+    /// A status as stored (`unpaid`, `paid`, `used`, `closed`, `cancelled`, `refunded`).
     pub status: String,
     /// A coupon id of the shop.
     pub coupon: String,
@@ -264,9 +447,6 @@ pub struct OrderFilter {
     /// Last day (inclusive), likewise.
     pub to: String,
 }
-
-/// The statuses a merchant can filter by, as stored.
-pub const ORDER_STATUSES: [&str; 5] = ["unpaid", "paid", "used", "closed", "refunded"];
 
 /// [`OrderFilter`] parsed: each problem reported against its field.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -289,9 +469,10 @@ impl TryFrom<&OrderFilter> for OrderQuery {
         let status = match f.status.trim() {
             "" => None,
             s => Some(
-                *ORDER_STATUSES
+                OrderStatus::STORED
                     .iter()
-                    .find(|x| **x == s)
+                    .filter_map(|x| x.as_db())
+                    .find(|x| *x == s)
                     .ok_or_else(|| AppError::invalid("status", "Pick a status from the list."))?,
             ),
         };
@@ -375,6 +556,8 @@ pub struct StatusCounts {
     pub used: i64,
     /// Closed unpaid.
     pub closed: i64,
+    /// Cancelled unpaid by the buyer.
+    pub cancelled: i64,
     /// Refunded.
     pub refunded: i64,
 }
@@ -382,7 +565,20 @@ pub struct StatusCounts {
 impl StatusCounts {
     /// Every order, whatever became of it.
     pub fn total(&self) -> i64 {
-        self.unpaid + self.paid + self.used + self.closed + self.refunded
+        self.unpaid + self.paid + self.used + self.closed + self.cancelled + self.refunded
+    }
+
+    /// The count of one stored status.
+    pub fn of_mut(&mut self, status: OrderStatus) -> Option<&mut i64> {
+        Some(match status {
+            OrderStatus::Unpaid => &mut self.unpaid,
+            OrderStatus::Paid => &mut self.paid,
+            OrderStatus::Used => &mut self.used,
+            OrderStatus::Closed => &mut self.closed,
+            OrderStatus::Cancelled => &mut self.cancelled,
+            OrderStatus::Refunded => &mut self.refunded,
+            OrderStatus::Queued | OrderStatus::Failed(_) => return None,
+        })
     }
 }
 

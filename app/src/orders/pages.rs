@@ -1,10 +1,14 @@
 //! "My orders": every order with coupon, shop, price and status; unpaid ones count down to their
-//! automatic closing (on the server's clock) and can be paid.
+//! automatic closing (on the server's clock) and can be paid or cancelled, paid ones show their use-by and
+//! can be refunded with a reason, refunded ones say why.
 
 use leptos::prelude::*;
 
-use super::api::{PayOrder, my_orders};
-use super::model::{OrderStatus, OrderView, OrdersPage, grouped_code, order_code};
+use super::api::{CancelOrder, PayOrder, RefundOrder, my_orders};
+use super::model::{
+    CancelOutcome, OrderStatus, OrderView, OrdersPage, PayOutcome, RefundOutcome, RefundReason, grouped_code,
+    order_code,
+};
 use crate::shared::clock::format_local;
 use crate::shared::error::AppError;
 use crate::ui::{NO_PICTURE, busy, countdown_text, error_notice, server_clock, yuan};
@@ -12,13 +16,22 @@ use crate::ui::{NO_PICTURE, busy, countdown_text, error_notice, server_clock, yu
 /// `/orders`.
 #[island(lazy)]
 pub fn MyOrdersPage() -> impl IntoView {
-    let pay = ServerAction::<PayOrder>::new();
-    let orders = Resource::new(move || pay.version().get(), |_| my_orders());
+    let actions = Actions {
+        pay: ServerAction::<PayOrder>::new(),
+        cancel: ServerAction::<CancelOrder>::new(),
+        refund: ServerAction::<RefundOrder>::new(),
+    };
+    let orders = Resource::new(move || actions.version(), |_| my_orders());
+    // The latest action's answer, whichever it was.
+    let last = RwSignal::new(None::<Result<String, AppError>>);
+    echo(actions.pay.value(), last, |o: PayOutcome| o.message().to_string());
+    echo(actions.cancel.value(), last, |o: CancelOutcome| o.message().to_string());
+    echo(actions.refund.value(), last, |o: RefundOutcome| o.message());
     view! {
         <section class="orders">
             <h1>"My orders"</h1>
-            {move || pay.value().get().map(|r| match r {
-                Ok(outcome) => view! { <p class="pay-result" role="status">{outcome.message()}</p> }.into_any(),
+            {move || last.get().map(|r| match r {
+                Ok(message) => view! { <p class="pay-result" role="status">{message}</p> }.into_any(),
                 Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
             })}
             <Transition fallback=|| view! { <p>"Loading orders…"</p> }>
@@ -35,7 +48,7 @@ pub fn MyOrdersPage() -> impl IntoView {
                                         <th>"Order"</th><th>"Coupon"</th><th>"Shop"</th><th>"Price"</th><th>"Status"</th><th></th>
                                     </tr></thead>
                                     <tbody>
-                                        {page.orders.into_iter().map(|o| view! { <OrderRow o now timeout pay orders/> }).collect_view()}
+                                        {page.orders.into_iter().map(|o| view! { <OrderRow o now timeout actions orders/> }).collect_view()}
                                     </tbody>
                                 </table>
                             }.into_any()
@@ -48,14 +61,48 @@ pub fn MyOrdersPage() -> impl IntoView {
     }
 }
 
-/// One order; an unpaid one shows the time left to pay and a Pay button, and turns "closed" when the
-/// time is up (the closer has closed it on the server by then, give or take its poll).
+/// Shows each answer `value` gets, as `message` words it, in `last`.
+fn echo<T: Clone + Send + Sync + 'static>(
+    value: impl Get<Value = Option<Result<T, AppError>>> + Send + Sync + 'static,
+    last: RwSignal<Option<Result<String, AppError>>>,
+    message: fn(T) -> String,
+) {
+    Effect::new(move || {
+        if let Some(r) = value.get() {
+            last.set(Some(r.map(message)));
+        }
+    });
+}
+
+/// What a buyer can do to an order from the list.
+#[derive(Clone, Copy)]
+struct Actions {
+    pay: ServerAction<PayOrder>,
+    cancel: ServerAction<CancelOrder>,
+    refund: ServerAction<RefundOrder>,
+}
+
+impl Actions {
+    /// Changes whenever any of them has answered, so the list is fetched again.
+    fn version(self) -> usize {
+        self.pay.version().get() + self.cancel.version().get() + self.refund.version().get()
+    }
+
+    /// Whether one of them is on its way.
+    fn pending(self) -> bool {
+        self.pay.pending().get() || self.cancel.pending().get() || self.refund.pending().get()
+    }
+}
+
+/// One order; an unpaid one shows the time left to pay, a Pay and a Cancel button, and turns "closed" when
+/// the time is up (the closer has closed it on the server by then, give or take its poll); a paid one its
+/// code, its use-by and a refund form; a refunded one why.
 #[component]
 fn OrderRow(
     o: OrderView,
     now: ReadSignal<i64>,
     timeout: i64,
-    pay: ServerAction<PayOrder>,
+    actions: Actions,
     orders: Resource<Result<OrdersPage, AppError>>,
 ) -> impl IntoView {
     let deadline = o.created_ms + timeout;
@@ -82,6 +129,26 @@ fn OrderRow(
     let used = o.used_ms.filter(|_| o.status == OrderStatus::Used).map(|ms| {
         view! { <span class="muted used-at">"Used " {format_local(ms)}</span> }
     });
+    let refund_form = (o.status == OrderStatus::Paid).then(|| {
+        let use_by = o.use_by_ms.map(|ms| view! { <p class="muted use-by">"Use by " {format_local(ms)} ", or it is refunded"</p> });
+        view! {
+            {use_by}
+            <details class="refund">
+                <summary>"Refund"</summary>
+                <ActionForm action=actions.refund attr:class="refund-form">
+                    <input type="hidden" name="order_id" value=id/>
+                    <label for=format!("reason-{id}")>"Why?"</label>
+                    <select id=format!("reason-{id}") name="reason" required>
+                        {RefundReason::ALL.iter().map(|r| view! { <option value=r.as_db()>{r.label()}</option> }).collect_view()}
+                    </select>
+                    <button type="submit" class="refund-button" disabled=move || actions.pending()>"Refund " {yuan(o.amount_cents)}</button>
+                </ActionForm>
+            </details>
+        }
+    });
+    let refunded = o.refund.filter(|_| o.status == OrderStatus::Refunded).map(|cause| {
+        view! { <span class="muted refund-cause">{cause.label()}</span> }
+    });
     view! {
         <tr data-order-id=id>
             <td data-label="Order" class="order-code" title=format!("Order {id}")>{order_code(id)}</td>
@@ -95,13 +162,19 @@ fn OrderRow(
             <td>
                 {move || (unpaid && !expired()).then(|| view! {
                     <span class="pay-countdown">"Closes in " {countdown_text(deadline - now.get())}</span>
-                    <ActionForm action=pay attr:class="inline">
+                    <ActionForm action=actions.pay attr:class="inline">
                         <input type="hidden" name="order_id" value=id/>
-                        <button type="submit" class="primary pay-button" disabled=move || pay.pending().get() aria-busy=move || busy(pay.pending().get())>"Pay"</button>
+                        <button type="submit" class="primary pay-button" disabled=move || actions.pending() aria-busy=move || busy(actions.pay.pending().get())>"Pay"</button>
+                    </ActionForm>
+                    <ActionForm action=actions.cancel attr:class="inline">
+                        <input type="hidden" name="order_id" value=id/>
+                        <button type="submit" class="cancel-button" disabled=move || actions.pending() aria-busy=move || busy(actions.cancel.pending().get())>"Cancel"</button>
                     </ActionForm>
                 })}
                 {redeem}
+                {refund_form}
                 {used}
+                {refunded}
             </td>
         </tr>
     }

@@ -1,17 +1,19 @@
-//! Order lifecycle rules: close unpaid orders (closer and sweeper share one path), pay, buy normal coupons.
+//! Order lifecycle rules: end unpaid orders (the closer, the sweeper and the buyer's cancel share one path),
+//! pay, refund (asked for, or on expiry: the delayed check and the sweeper share one path), buy normal coupons.
 
 use std::time::Duration;
 
 use super::model::{
-    DayTrade, OrderQuery, OrderStatus, OrderView, OrdersPage, PayOutcome, RedeemCode, Redemption, ShopOrder,
-    ShopOrdersPage, StatusCounts,
+    CancelOutcome, DayTrade, OrderQuery, OrderStatus, OrderView, OrdersPage, PayOutcome, RedeemCode, Redemption,
+    RefundCause, RefundOutcome, RefundReason, ShopOrder, ShopOrdersPage, StatusCounts,
 };
-use super::store;
+use super::store::{self, OrderKey, Unpaid};
 use crate::platform::backend::BackendError;
-use crate::platform::kafka::{self, CloseCheck, ORDERS_CLOSE_DELAY, OrderCreated};
+use crate::platform::kafka::{self, DueCheck, ORDERS_CLOSE_DELAY, ORDERS_EXPIRE_DELAY, OrderCreated};
 use crate::sale::inventory;
 use crate::shared::clock;
 use crate::shared::error::AppError;
+use crate::shared::money::VALIDITY_DAYS;
 use crate::web::state::AppState;
 
 /// What can go wrong with an order; converted to [`AppError`] at the server-function edge.
@@ -29,6 +31,15 @@ pub enum OrderError {
     /// The order with this code is not paid, so there is nothing to honour.
     #[error("order is {0:?}, not paid")]
     NotPaid(OrderStatus),
+    /// The code's coupon is paid but its validity ended (at this unix ms): it is being refunded.
+    #[error("coupon expired at {0}")]
+    CouponExpired(i64),
+    /// The buyer asked to cancel an order that is not unpaid.
+    #[error("order is {0:?}, not unpaid: it cannot be cancelled")]
+    NotCancellable(OrderStatus),
+    /// The buyer asked for a refund of an order that is not paid and unused.
+    #[error("order is {0:?}, not paid and unused: it cannot be refunded")]
+    NotRefundable(OrderStatus),
     /// No order id can be minted right now (this instance's id lease is not confirmed).
     #[error(transparent)]
     NoIds(#[from] crate::platform::ids::IdError),
@@ -51,6 +62,28 @@ impl From<OrderError> for AppError {
                 "code",
                 format!("This order is {}, not paid, so there is nothing to honour.", status.label()),
             ),
+            OrderError::CouponExpired(use_by_ms) => AppError::invalid(
+                "code",
+                format!(
+                    "This coupon stopped being valid on {}, so it cannot be honoured; its buyer is refunded.",
+                    clock::format_local(use_by_ms)
+                ),
+            ),
+            OrderError::NotCancellable(status) => AppError::invalid(
+                "order",
+                match status {
+                    OrderStatus::Paid => "This order is paid, so it cannot be cancelled: ask for a refund instead.",
+                    _ => "This order is no longer waiting for payment, so there is nothing to cancel.",
+                },
+            ),
+            OrderError::NotRefundable(status) => AppError::invalid(
+                "order",
+                match status {
+                    OrderStatus::Used => "This coupon was used at the counter, so it cannot be refunded.",
+                    OrderStatus::Unpaid => "This order is not paid yet: cancel it instead, nothing was charged.",
+                    _ => "This order was never paid, so there is nothing to refund.",
+                },
+            ),
             OrderError::NoIds(cause) => {
                 tracing::error!(%cause, "purchase refused: no order ids");
                 AppError::Unavailable(
@@ -71,23 +104,130 @@ pub enum CloseOutcome {
     Unchanged,
 }
 
-/// Closes order `id` if it is still unpaid. Postgres decides (one guarded UPDATE, stock in the same
-/// transaction); the Redis give-back runs for every closed flash order but is once-only per order, so a
-/// redelivered check, or a retry after Redis failed, never releases twice.
-pub async fn close(state: &AppState, order_id: i64) -> Result<CloseOutcome, OrderError> {
-    let (changed, order) = store::close_if_unpaid(state.postgres()?, order_id).await?;
-    let Some(order) = order else {
-        tracing::warn!(order_id, "close check for an unknown order");
-        return Ok(CloseOutcome::Unchanged);
-    };
-    if order.kind == "flash" && order.status == "closed" {
+/// Ends an unpaid order (`how`: its time ran out, or its buyer cancelled). Postgres decides (one guarded
+/// UPDATE, stock in the same transaction); the Redis give-back runs for every ended flash order but is
+/// once-only per order, so a redelivered check, a retry after Redis failed, or a cancel racing the closer
+/// never releases twice. Returns whether it ended now, and the order as it stands.
+async fn end_unpaid(state: &AppState, order_id: i64, how: Unpaid) -> Result<(bool, Option<OrderKey>), OrderError> {
+    let (changed, order) = store::end_unpaid(state.postgres()?, order_id, how).await?;
+    if let Some(order) = &order
+        && order.kind == "flash"
+        && matches!(order.status.as_str(), "closed" | "cancelled")
+    {
         inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.id).await?;
+    }
+    Ok((changed, order))
+}
+
+/// Closes order `id` if it is still unpaid (the closer's and the sweeper's path).
+pub async fn close(state: &AppState, order_id: i64) -> Result<CloseOutcome, OrderError> {
+    let (changed, order) = end_unpaid(state, order_id, Unpaid::Closed).await?;
+    if order.is_none() {
+        tracing::warn!(order_id, "close check for an unknown order");
     }
     if changed {
         state.metrics.orders.closed.inc();
         Ok(CloseOutcome::Closed)
     } else {
         Ok(CloseOutcome::Unchanged)
+    }
+}
+
+/// The buyer cancels their unpaid order: the coupon goes back at once, through the closer's own path, so
+/// whichever of the two comes first ends it and the other finds it ended.
+pub async fn cancel(state: &AppState, user_id: i64, order_id: i64) -> Result<CancelOutcome, OrderError> {
+    let (changed, order) = end_unpaid(state, order_id, Unpaid::Cancelled { user_id }).await?;
+    let order = order.ok_or(OrderError::NotFound)?;
+    if changed {
+        state.metrics.orders.cancelled.inc();
+        return Ok(CancelOutcome::Cancelled);
+    }
+    match OrderStatus::from_db(&order.status) {
+        OrderStatus::Closed | OrderStatus::Cancelled => Ok(CancelOutcome::AlreadyEnded),
+        status => Err(OrderError::NotCancellable(status)),
+    }
+}
+
+/// Refunds a paid, unused order for `cause`: the buyer's (`user_id`) request, or its expiry. The coupon
+/// goes back to its flash sale only while that sale runs — in Postgres in the refund's transaction — and
+/// Redis hears of it after the commit ([`settle_refund_in_redis`]); if Redis fails then, the refund stands
+/// and the sweeper finishes the Redis step. After the sale has ended, a refunded coupon is not sold again.
+async fn refund(
+    state: &AppState,
+    order_id: i64,
+    user_id: Option<i64>,
+    cause: RefundCause,
+) -> Result<Refund, OrderError> {
+    let (order, restocked, outcome) = match store::refund(state.postgres()?, order_id, user_id, cause).await? {
+        store::Refunded::Now { order, amount_cents, restocked } => {
+            match cause {
+                RefundCause::Expired => state.metrics.orders.refunds_expired.inc(),
+                _ => state.metrics.orders.refunds_requested.inc(),
+            };
+            (order, restocked, RefundOutcome::Refunded { amount_cents })
+        }
+        store::Refunded::Before { order, restocked } => (order, restocked, RefundOutcome::AlreadyRefunded),
+        store::Refunded::NotYet { validity } => return Ok(Refund::NotYet(validity)),
+        store::Refunded::Refused(order) => return Err(OrderError::NotRefundable(OrderStatus::from_db(&order.status))),
+        store::Refunded::Unknown => return Err(OrderError::NotFound),
+    };
+    if let Err(e) = settle_refund_in_redis(state, &order, restocked).await {
+        tracing::warn!(order = order.id, "refund not told to Redis yet, the sweeper will: {e}");
+    }
+    Ok(Refund::Done(outcome))
+}
+
+/// What a refund attempt came to, inside this module.
+enum Refund {
+    /// Refunded now or before.
+    Done(RefundOutcome),
+    /// An expiry for a coupon still valid until this.
+    NotYet(store::Validity),
+}
+
+/// Tells Redis of a flash coupon's refund — back on sale if Postgres took it back, else only its buyer let
+/// go — once per order (`lua/release.lua`'s marker), then clears the refund's pending mark.
+async fn settle_refund_in_redis(state: &AppState, order: &OrderKey, restocked: bool) -> Result<(), OrderError> {
+    if order.kind != "flash" {
+        return Ok(());
+    }
+    let (redis, keys) = (&state.redis, &state.keys);
+    if restocked {
+        inventory::release(redis, keys, order.voucher_id, order.user_id, order.id).await?;
+    } else {
+        inventory::forget_buyer(redis, keys, order.voucher_id, order.user_id, order.id).await?;
+    }
+    Ok(store::refund_settled(state.postgres()?, order.id).await?)
+}
+
+/// The buyer asks for their money back on a paid, unused coupon ("refund any time").
+pub async fn request_refund(
+    state: &AppState,
+    user_id: i64,
+    order_id: i64,
+    reason: RefundReason,
+) -> Result<RefundOutcome, OrderError> {
+    match refund(state, order_id, Some(user_id), RefundCause::Requested(reason)).await? {
+        Refund::Done(outcome) => Ok(outcome),
+        // A request refunds any paid order; only an expiry waits for the use-by.
+        Refund::NotYet(_) => Err(OrderError::NotRefundable(OrderStatus::Paid)),
+    }
+}
+
+/// Refunds order `id` if it is paid, unused and past its use-by ("refund on expiry"); the expiry check's
+/// and the sweeper's one path. A check that came before the use-by (clocks apart, or sent early) is sent
+/// again for the real one. `Ok(false)`: nothing done now.
+pub async fn expire(state: &AppState, order_id: i64) -> Result<bool, OrderError> {
+    match refund(state, order_id, None, RefundCause::Expired).await {
+        Ok(Refund::Done(RefundOutcome::Refunded { .. })) => Ok(true),
+        Ok(Refund::NotYet(v)) => {
+            publish_expiry_check(state, order_id, v.days, v.use_by_ms).await?;
+            Ok(false)
+        }
+        Ok(Refund::Done(RefundOutcome::AlreadyRefunded)) | Err(OrderError::NotRefundable(_) | OrderError::NotFound) => {
+            Ok(false)
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -99,12 +239,22 @@ pub async fn known_order_ids(state: &AppState, ids: &[i64]) -> Result<std::colle
 /// The user pays order `id` (simulated payment). Loses cleanly to the closer: then a payment made within
 /// the deadline is refunded; after it, nothing is charged, so nothing is refunded.
 pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOutcome, OrderError> {
-    let outcome = store::pay(state.postgres()?, user_id, order_id, state.config.pay_timeout)
+    let (outcome, validity) = store::pay(state.postgres()?, user_id, order_id, state.config.pay_timeout)
         .await?
         .ok_or(OrderError::NotFound)?;
     match outcome {
         PayOutcome::Paid => {
             state.metrics.orders.paid.inc();
+            // Sent in the background: the buyer need not wait on a check due in weeks, and if the send fails
+            // the sweeper still refunds the coupon when its time comes.
+            if let Some(v) = validity {
+                let state = state.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = publish_expiry_check(&state, order_id, v.days, v.use_by_ms).await {
+                        tracing::warn!(order = order_id, "expiry check not queued, the sweeper will see to it: {e}");
+                    }
+                });
+            }
         }
         PayOutcome::Refunded => {
             state.metrics.orders.refunds.inc();
@@ -113,7 +263,7 @@ pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOut
         PayOutcome::Expired => {
             close(state, order_id).await?;
         }
-        PayOutcome::AlreadyPaid => {}
+        PayOutcome::AlreadyPaid | PayOutcome::Cancelled | PayOutcome::RefundedBefore => {}
     }
     Ok(outcome)
 }
@@ -137,13 +287,38 @@ pub async fn publish_close_checks(state: &AppState, orders: &[(i64, i64)]) -> Re
     let (Some(&(first, _)), Some(latest)) = (orders.first(), orders.iter().map(|&(_, created)| created).max()) else {
         return Ok(());
     };
-    let check = CloseCheck {
+    let check = DueCheck {
         order_ids: orders.iter().map(|&(id, _)| id).collect(),
         due_ms: latest + state.config.pay_timeout.as_millis() as i64,
     };
-    let topic = kafka::topic(&state.config, ORDERS_CLOSE_DELAY);
-    let payload = serde_json::to_vec(&check).unwrap_or_default();
-    let key = first.to_string();
+    publish_due_check(state, ORDERS_CLOSE_DELAY, first, &check).await
+}
+
+/// The expiry topic of a validity length (one topic per length keeps due times rising in each).
+pub fn expiry_topic(valid_days: i32) -> Option<&'static str> {
+    VALIDITY_DAYS.iter().position(|&d| d == valid_days).map(|i| ORDERS_EXPIRE_DELAY[i])
+}
+
+/// Produces the expiry check of a newly paid coupon, due at its use-by, and awaits the ack.
+pub async fn publish_expiry_check(
+    state: &AppState,
+    order_id: i64,
+    valid_days: i32,
+    use_by_ms: i64,
+) -> Result<(), OrderError> {
+    // The schema allows only the fixed lengths; any other is the sweeper's to find.
+    let Some(topic) = expiry_topic(valid_days) else {
+        tracing::warn!(order = order_id, valid_days, "no expiry topic for this validity");
+        return Ok(());
+    };
+    publish_due_check(state, topic, order_id, &DueCheck { order_ids: vec![order_id], due_ms: use_by_ms }).await
+}
+
+/// Produces one due check to the fixed-delay topic `name`, keyed by its first order, and awaits the ack.
+async fn publish_due_check(state: &AppState, name: &str, key: i64, check: &DueCheck) -> Result<(), OrderError> {
+    let topic = kafka::topic(&state.config, name);
+    let payload = serde_json::to_vec(check).unwrap_or_default();
+    let key = key.to_string();
     let record = rdkafka::producer::FutureRecord::to(&topic).key(&key).payload(&payload);
     state.kafka.send(record, Duration::from_secs(10)).await.map(|_| ()).map_err(|(e, _)| e.into())
 }
@@ -154,17 +329,33 @@ pub async fn close_checks_for(state: &AppState, orders: &[&OrderCreated]) -> Res
     publish_close_checks(state, &pairs).await
 }
 
-/// One sweep: closes unpaid orders past the timeout that the closer missed; returns how many it closed.
+/// One sweep: closes unpaid orders past the timeout, and refunds paid coupons past their use-by, that the
+/// delayed checks missed, and tells Redis of refunds it missed hearing; returns how many orders it ended.
 pub async fn sweep(state: &AppState) -> Result<usize, OrderError> {
     let overdue = store::overdue_unpaid(state.postgres()?, state.config.pay_timeout, 500).await?;
-    let mut closed = 0;
+    let expired = store::expired_paid(state.postgres()?, 500).await?;
+    let mut ended = 0;
     for id in overdue {
         state.metrics.orders.sweeper_finds.inc();
         if close(state, id).await? == CloseOutcome::Closed {
-            closed += 1;
+            ended += 1;
         }
     }
-    Ok(closed)
+    // One order that cannot be settled (its data refused, say) must not stop the others behind it.
+    for id in expired {
+        state.metrics.orders.sweeper_finds.inc();
+        match expire(state, id).await {
+            Ok(true) => ended += 1,
+            Ok(false) => {}
+            Err(e) => tracing::warn!(order = id, "expired coupon not refunded yet: {e}"),
+        }
+    }
+    for (order, restocked) in store::unsettled_refunds(state.postgres()?, Duration::from_secs(10), 500).await? {
+        if let Err(e) = settle_refund_in_redis(state, &order, restocked).await {
+            tracing::warn!(order = order.id, "refund still not told to Redis: {e}");
+        }
+    }
+    Ok(ended)
 }
 
 /// Sweeps every `every` for the life of the process.
@@ -174,7 +365,7 @@ pub fn spawn_sweeper(state: AppState, every: Duration) -> tokio::task::JoinHandl
             tokio::time::sleep(every).await;
             match sweep(&state).await {
                 Ok(0) => {}
-                Ok(n) => tracing::warn!(closed = n, "sweeper closed overdue orders the closer missed"),
+                Ok(n) => tracing::warn!(ended = n, "sweeper ended overdue orders the delayed checks missed"),
                 Err(e) => tracing::error!("sweeper: {e}"),
             }
         }
@@ -214,6 +405,7 @@ pub async fn redeem(state: &AppState, owner_id: i64, code: &RedeemCode) -> Resul
             Ok(r)
         }
         store::Redeemed::NotPaid(status) => Err(OrderError::NotPaid(status)),
+        store::Redeemed::Expired { use_by_ms } => Err(OrderError::CouponExpired(use_by_ms)),
         store::Redeemed::Unknown => Err(OrderError::CodeUnknown),
     }
 }
@@ -270,4 +462,17 @@ pub async fn status_counts(
 /// Whether `user_id` has redeemed a coupon of `shop_id` (a review's "verified visit").
 pub async fn redeemed_at_shop(state: &AppState, user_id: i64, shop_id: i64) -> Result<bool, OrderError> {
     Ok(store::redeemed_at_shop(state.postgres()?, user_id, shop_id).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_validity_has_its_own_expiry_topic_named_for_it() {
+        for days in VALIDITY_DAYS {
+            assert_eq!(expiry_topic(days), Some(format!("orders.expire-{days}d")).as_deref());
+        }
+        assert_eq!(expiry_topic(31), None);
+    }
 }

@@ -3,7 +3,8 @@
 use sqlx::PgPool;
 
 use super::model::{
-    DayTrade, FailReason, OrderQuery, OrderStatus, OrderView, PayOutcome, Redemption, ShopOrder, StatusCounts,
+    DayTrade, FailReason, OrderQuery, OrderStatus, OrderView, PayOutcome, Redemption, RefundCause, ShopOrder,
+    StatusCounts,
 };
 use crate::platform::kafka::OrderCreated;
 
@@ -196,6 +197,9 @@ struct OrderRow {
     created_ms: i64,
     redeem_code: Option<String>,
     used_ms: Option<i64>,
+    use_by_ms: Option<i64>,
+    refund_cause: Option<String>,
+    refund_reason: Option<String>,
 }
 
 impl From<OrderRow> for OrderView {
@@ -214,6 +218,8 @@ impl From<OrderRow> for OrderView {
             redeem_code: r.redeem_code,
             used_ms: r.used_ms,
             qr_svg: None,
+            use_by_ms: r.use_by_ms,
+            refund: r.refund_cause.map(|cause| RefundCause::from_db(&cause, r.refund_reason.as_deref().unwrap_or(""))),
         }
     }
 }
@@ -226,8 +232,11 @@ macro_rules! order_views {
             OrderRow,
             "SELECT o.id, o.voucher_id, v.title, s.id AS shop_id, s.name AS shop_name, s.images[1] AS shop_image, o.amount_cents, o.kind, \
              o.status, (extract(epoch FROM o.created_at) * 1000)::BIGINT AS \"created_ms!\", o.redeem_code, \
-             (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms \
-             FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = v.shop_id " + $rest,
+             (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms, \
+             (extract(epoch FROM o.use_by) * 1000)::BIGINT AS use_by_ms, \
+             r.cause AS \"refund_cause?\", r.reason AS \"refund_reason?\" \
+             FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = v.shop_id \
+             LEFT JOIN refunds r ON r.order_id = o.id " + $rest,
             $($arg),*
         )
     };
@@ -274,19 +283,39 @@ pub struct OrderKey {
     pub status: String,
 }
 
-/// Closes an unpaid order and, only if it changed now, returns its coupon to Postgres' stock — one
-/// transaction. Returns the order as it now stands (`None`: no such order).
-pub async fn close_if_unpaid(db: &PgPool, order_id: i64) -> Result<(bool, Option<OrderKey>), sqlx::Error> {
+/// How an unpaid order ends without payment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unpaid {
+    /// Its time to pay ran out (the closer or the sweeper).
+    Closed,
+    /// Its buyer, `user_id`, cancelled it.
+    Cancelled {
+        /// Only the buyer can cancel.
+        user_id: i64,
+    },
+}
+
+/// Ends an unpaid order (closed or cancelled) and, only if it changed now, returns its coupon to Postgres'
+/// stock — one transaction, one guarded UPDATE, so the closer and a cancel race cleanly: one wins. Returns
+/// whether it changed now and the order as it now stands (`None`: no such order, or not the buyer's).
+pub async fn end_unpaid(db: &PgPool, order_id: i64, how: Unpaid) -> Result<(bool, Option<OrderKey>), sqlx::Error> {
+    let (status, user) = match how {
+        Unpaid::Closed => ("closed", None),
+        Unpaid::Cancelled { user_id } => ("cancelled", Some(user_id)),
+    };
     let mut tx = db.begin().await?;
-    let closed = sqlx::query_as!(
+    let ended = sqlx::query_as!(
         OrderKey,
-        "UPDATE orders SET status = 'closed', closed_at = now(), updated_at = now()
-         WHERE id = $1 AND status = 'unpaid' RETURNING id, user_id, voucher_id, kind, status",
+        "UPDATE orders SET status = $2, closed_at = now(), updated_at = now()
+         WHERE id = $1 AND status = 'unpaid' AND ($3::BIGINT IS NULL OR user_id = $3)
+         RETURNING id, user_id, voucher_id, kind, status",
         order_id,
+        status,
+        user,
     )
     .fetch_optional(&mut *tx)
     .await?;
-    if let Some(order) = closed {
+    if let Some(order) = ended {
         // Normal coupons have no stock (NULL); flash stock goes back up by one.
         sqlx::query!(
             "UPDATE vouchers SET stock = stock + 1, updated_at = now() WHERE id = $1 AND stock IS NOT NULL",
@@ -298,11 +327,166 @@ pub async fn close_if_unpaid(db: &PgPool, order_id: i64) -> Result<(bool, Option
         return Ok((true, Some(order)));
     }
     tx.rollback().await?;
-    let current =
-        sqlx::query_as!(OrderKey, "SELECT id, user_id, voucher_id, kind, status FROM orders WHERE id = $1", order_id)
-            .fetch_optional(db)
-            .await?;
+    let current = sqlx::query_as!(
+        OrderKey,
+        "SELECT id, user_id, voucher_id, kind, status FROM orders WHERE id = $1 AND ($2::BIGINT IS NULL OR user_id = $2)",
+        order_id,
+        user,
+    )
+    .fetch_optional(db)
+    .await?;
     Ok((false, current))
+}
+
+/// What a refund attempt found.
+#[derive(Debug, Clone)]
+pub enum Refunded {
+    /// Refunded now (`amount_cents` back); `restocked`: the coupon went back to its still-running sale.
+    Now {
+        /// The order.
+        order: OrderKey,
+        /// What went back, fen.
+        amount_cents: i64,
+        /// Whether Postgres' stock of the sale went up by one.
+        restocked: bool,
+    },
+    /// Refunded before; `restocked` as that refund recorded it (Redis' give-back is repeated, once-only).
+    Before {
+        /// The order.
+        order: OrderKey,
+        /// Whether that refund returned the coupon to its sale.
+        restocked: bool,
+    },
+    /// Not refundable in this state (unpaid, used, closed, cancelled).
+    Refused(OrderKey),
+    /// An expiry for a coupon that is still paid and valid (its check came early): valid until `validity`.
+    NotYet {
+        /// Its validity.
+        validity: Validity,
+    },
+    /// No such order (of this buyer, when one is given).
+    Unknown,
+}
+
+/// Refunds the paid, unused order `order_id` for `cause` — of buyer `user_id` when given; an expiry only
+/// once its use-by has passed. One transaction: a guarded UPDATE (`status = 'paid'`, so a refund racing a
+/// redemption at the counter or a second refund finds exactly one winner), the money movement, and the
+/// coupon back to its sale if that sale is still running (a coupon refunded after its sale ended is not
+/// sold again).
+pub async fn refund(
+    db: &PgPool,
+    order_id: i64,
+    user_id: Option<i64>,
+    cause: RefundCause,
+) -> Result<Refunded, sqlx::Error> {
+    let mut tx = db.begin().await?;
+    let refunded = sqlx::query!(
+        "UPDATE orders SET status = 'refunded', refunded_at = now(), updated_at = now()
+         WHERE id = $1 AND status = 'paid' AND ($2::BIGINT IS NULL OR user_id = $2) AND (NOT $3 OR use_by <= now())
+         RETURNING id, user_id, voucher_id, kind, status, amount_cents",
+        order_id,
+        user_id,
+        matches!(cause, RefundCause::Expired),
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(r) = refunded else {
+        tx.rollback().await?;
+        let current = sqlx::query!(
+            r#"SELECT o.id, o.user_id, o.voucher_id, o.kind, o.status, r.restocked AS "restocked?", v.valid_days,
+                    ceil(extract(epoch FROM o.use_by) * 1000)::BIGINT AS use_by_ms
+             FROM orders o JOIN vouchers v ON v.id = o.voucher_id LEFT JOIN refunds r ON r.order_id = o.id
+             WHERE o.id = $1 AND ($2::BIGINT IS NULL OR o.user_id = $2)"#,
+            order_id,
+            user_id,
+        )
+        .fetch_optional(db)
+        .await?;
+        return Ok(match current {
+            None => Refunded::Unknown,
+            Some(c) => {
+                let order =
+                    OrderKey { id: c.id, user_id: c.user_id, voucher_id: c.voucher_id, kind: c.kind, status: c.status };
+                match (c.restocked, c.use_by_ms) {
+                    (Some(restocked), _) if order.status == "refunded" => Refunded::Before { order, restocked },
+                    (_, Some(use_by_ms)) if order.status == "paid" => {
+                        Refunded::NotYet { validity: Validity { days: c.valid_days, use_by_ms } }
+                    }
+                    _ => Refunded::Refused(order),
+                }
+            }
+        });
+    };
+    let restocked = sqlx::query!(
+        "UPDATE vouchers SET stock = stock + 1, updated_at = now()
+         WHERE id = $1 AND stock IS NOT NULL AND end_at > now()",
+        r.voucher_id,
+    )
+    .execute(&mut *tx)
+    .await?
+    .rows_affected()
+        == 1;
+    sqlx::query!(
+        "INSERT INTO refunds (order_id, amount_cents, reason, cause, restocked, redis_pending)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+        r.id,
+        r.amount_cents,
+        cause.reason_db(),
+        cause.as_db(),
+        restocked,
+        r.kind == "flash",
+    )
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    let order = OrderKey { id: r.id, user_id: r.user_id, voucher_id: r.voucher_id, kind: r.kind, status: r.status };
+    Ok(Refunded::Now { order, amount_cents: r.amount_cents, restocked })
+}
+
+/// Flash refunds Redis has not heard of for `older_than` (its step failed): each order with whether its
+/// coupon went back on sale, oldest first.
+pub async fn unsettled_refunds(
+    db: &PgPool,
+    older_than: std::time::Duration,
+    limit: i64,
+) -> Result<Vec<(OrderKey, bool)>, sqlx::Error> {
+    let rows = sqlx::query!(
+        "SELECT o.id, o.user_id, o.voucher_id, o.kind, o.status, r.restocked
+         FROM refunds r JOIN orders o ON o.id = r.order_id
+         WHERE r.redis_pending AND r.created_at < now() - make_interval(secs => $1)
+         ORDER BY r.created_at LIMIT $2",
+        older_than.as_secs_f64(),
+        limit,
+    )
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            (
+                OrderKey { id: r.id, user_id: r.user_id, voucher_id: r.voucher_id, kind: r.kind, status: r.status },
+                r.restocked,
+            )
+        })
+        .collect())
+}
+
+/// Records that Redis has heard of order `order_id`'s refund.
+pub async fn refund_settled(db: &PgPool, order_id: i64) -> Result<(), sqlx::Error> {
+    sqlx::query!("UPDATE refunds SET redis_pending = false WHERE order_id = $1 AND redis_pending", order_id)
+        .execute(db)
+        .await
+        .map(drop)
+}
+
+/// Paid orders whose use-by has passed (the expiry sweeper's backstop), soonest first.
+pub async fn expired_paid(db: &PgPool, limit: i64) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar!(
+        "SELECT id FROM orders WHERE status = 'paid' AND use_by <= now() ORDER BY use_by LIMIT $1",
+        limit,
+    )
+    .fetch_all(db)
+    .await
 }
 
 /// A fresh redemption code: 12 digits from a cryptographic generator, so codes are neither sequential nor
@@ -311,28 +495,46 @@ fn redeem_code() -> String {
     format!("{:012}", rand::Rng::gen_range(&mut rand::thread_rng(), 0..1_000_000_000_000u64))
 }
 
+/// How long a newly paid coupon stays valid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Validity {
+    /// The coupon's validity length, days (one of the fixed lengths).
+    pub days: i32,
+    /// Its use-by, unix ms.
+    pub use_by_ms: i64,
+}
+
 /// Marks the user's unpaid order paid, with a fresh redemption code, if its deadline (`timeout` after
 /// creation, by Postgres' clock) has not passed; past it, nothing is charged (`Expired`). A payment within
-/// the deadline that the closer beat by a moment was charged: it is refunded (one `refunds` row) and the
-/// order marked refunded. A closed order past its deadline takes no payment, so there is nothing to refund
-/// (`Expired` again). `None`: no such order of this user.
+/// the deadline that the closer beat by a moment was charged: it is refunded (a `charges` and a `refunds`
+/// row) and the order marked refunded. A closed order past its deadline takes no payment, so there is
+/// nothing to refund (`Expired` again). Paid now, the coupon's validity comes with the outcome. `None`: no
+/// such order of this user.
 pub async fn pay(
     db: &PgPool,
     user_id: i64,
     order_id: i64,
     timeout: std::time::Duration,
-) -> Result<Option<PayOutcome>, sqlx::Error> {
+) -> Result<Option<(PayOutcome, Option<Validity>)>, sqlx::Error> {
     let mut attempt = 0;
     let paid = loop {
+        // The charge is written with the status, in one statement: paid and charged are never apart.
         let result = sqlx::query!(
-            "UPDATE orders SET status = 'paid', paid_at = now(), redeem_code = $4, updated_at = now()
-             WHERE id = $1 AND user_id = $2 AND status = 'unpaid' AND created_at > now() - make_interval(secs => $3)",
+            r#"WITH paid AS (
+                 UPDATE orders o SET status = 'paid', paid_at = now(), redeem_code = $4, updated_at = now(),
+                        use_by = now() + make_interval(days => v.valid_days)
+                 FROM vouchers v
+                 WHERE o.id = $1 AND o.user_id = $2 AND o.status = 'unpaid'
+                   AND o.created_at > now() - make_interval(secs => $3) AND v.id = o.voucher_id
+                 RETURNING o.id, o.amount_cents, v.valid_days, ceil(extract(epoch FROM o.use_by) * 1000)::BIGINT AS use_by_ms)
+             , charged AS (INSERT INTO charges (order_id, amount_cents) SELECT id, amount_cents FROM paid)
+             SELECT valid_days AS "valid_days!", use_by_ms AS "use_by_ms!" FROM paid"#,
             order_id,
             user_id,
             timeout.as_secs_f64(),
             redeem_code(),
         )
-        .execute(db)
+        .fetch_optional(db)
         .await;
         match result {
             // One in a trillion per existing code: draw again rather than fail the payment.
@@ -342,37 +544,52 @@ pub async fn pay(
             other => break other?,
         }
     };
-    if paid.rows_affected() == 1 {
-        return Ok(Some(PayOutcome::Paid));
+    if let Some(p) = paid {
+        return Ok(Some((PayOutcome::Paid, Some(Validity { days: p.valid_days, use_by_ms: p.use_by_ms }))));
     }
     let status = sqlx::query_scalar!("SELECT status FROM orders WHERE id = $1 AND user_id = $2", order_id, user_id)
         .fetch_optional(db)
         .await?;
+    let outcome = |o| Ok(Some((o, None)));
     match status.as_deref() {
         None => Ok(None),
-        Some("paid" | "used") => Ok(Some(PayOutcome::AlreadyPaid)),
+        Some("paid" | "used") => outcome(PayOutcome::AlreadyPaid),
         // Still unpaid, so past its deadline: the closer has not got to it yet.
-        Some("unpaid") => Ok(Some(PayOutcome::Expired)),
+        Some("unpaid") => outcome(PayOutcome::Expired),
         // Refunded before: that refund stands for the one payment, and a repeated click charges nothing.
-        Some("refunded") => Ok(Some(PayOutcome::Refunded)),
+        Some("refunded") => {
+            let cause = sqlx::query_scalar!("SELECT cause FROM refunds WHERE order_id = $1", order_id)
+                .fetch_optional(db)
+                .await?;
+            outcome(match cause.as_deref() {
+                Some("paid_late") | None => PayOutcome::Refunded,
+                Some(_) => PayOutcome::RefundedBefore,
+            })
+        }
+        Some("cancelled") => outcome(PayOutcome::Cancelled),
         Some(_) => {
             // Closed. Within its deadline the payment was taken (it lost the race to the closer): the money
             // goes back, with its record, and the order stays closed as refunded — all in one statement.
             // Past the deadline no payment was taken, so nothing is refunded.
+            // The charge and its refund are two money movements, written with the status in one statement.
             let refunded = sqlx::query!(
                 "WITH refunded AS (
                      UPDATE orders SET status = 'refunded', refunded_at = now(), updated_at = now()
                      WHERE id = $1 AND status = 'closed' AND created_at > now() - make_interval(secs => $2)
-                     RETURNING id, amount_cents)
-                 INSERT INTO refunds (order_id, amount_cents, reason)
-                 SELECT id, amount_cents, 'paid after the order was closed' FROM refunded
+                     RETURNING id, amount_cents),
+                 charged AS (INSERT INTO charges (order_id, amount_cents) SELECT id, amount_cents FROM refunded
+                             RETURNING order_id, amount_cents)
+                 INSERT INTO refunds (order_id, amount_cents, reason, cause)
+                 SELECT order_id, amount_cents, $3, $4 FROM charged
                  ON CONFLICT (order_id) DO NOTHING",
                 order_id,
                 timeout.as_secs_f64(),
+                RefundCause::PaidLate.reason_db(),
+                RefundCause::PaidLate.as_db(),
             )
             .execute(db)
             .await?;
-            Ok(Some(if refunded.rows_affected() == 1 { PayOutcome::Refunded } else { PayOutcome::Expired }))
+            outcome(if refunded.rows_affected() == 1 { PayOutcome::Refunded } else { PayOutcome::Expired })
         }
     }
 }
@@ -427,17 +644,24 @@ pub enum Redeemed {
     Done(Redemption),
     /// The order exists but is not paid (unpaid, closed or refunded), so there is nothing to honour.
     NotPaid(OrderStatus),
+    /// Paid, but its validity ended at `use_by_ms` (it is being refunded): not honoured.
+    Expired {
+        /// When it stopped being valid, unix ms.
+        use_by_ms: i64,
+    },
     /// No order of the owner's shops has this code (another shop's code looks the same).
     Unknown,
 }
 
-/// Marks the paid order with `code` used, if it belongs to one of `owner_id`'s shops: one compare-and-set,
-/// so two counters scanning the same code at once redeem it once.
+/// Marks the paid order with `code` used, if it belongs to one of `owner_id`'s shops and is still valid:
+/// one compare-and-set, so two counters scanning the same code at once redeem it once, and a refund racing
+/// the scan either wins or finds it used.
 pub async fn redeem(db: &PgPool, owner_id: i64, code: &str) -> Result<Redeemed, sqlx::Error> {
     let now = sqlx::query!(
         r#"UPDATE orders o SET status = 'used', used_at = now(), updated_at = now()
          FROM vouchers v, shops s
-         WHERE o.redeem_code = $1 AND o.status = 'paid' AND v.id = o.voucher_id AND s.id = o.shop_id AND s.owner_id = $2
+         WHERE o.redeem_code = $1 AND o.status = 'paid' AND o.use_by > now()
+           AND v.id = o.voucher_id AND s.id = o.shop_id AND s.owner_id = $2
          RETURNING o.id, v.title, s.name, o.amount_cents, (extract(epoch FROM o.used_at) * 1000)::BIGINT AS "used_ms!""#,
         code,
         owner_id,
@@ -455,7 +679,8 @@ pub async fn redeem(db: &PgPool, owner_id: i64, code: &str) -> Result<Redeemed, 
         }));
     }
     let found = sqlx::query!(
-        r#"SELECT o.id, v.title, s.name, o.amount_cents, (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms, o.status
+        r#"SELECT o.id, v.title, s.name, o.amount_cents, (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms, o.status,
+                (extract(epoch FROM o.use_by) * 1000)::BIGINT AS use_by_ms
          FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = o.shop_id
          WHERE o.redeem_code = $1 AND s.owner_id = $2"#,
         code,
@@ -474,7 +699,10 @@ pub async fn redeem(db: &PgPool, owner_id: i64, code: &str) -> Result<Redeemed, 
                 used_ms,
                 earlier: true,
             }),
-            _ => Redeemed::NotPaid(OrderStatus::from_db(&r.status)),
+            _ => match r.use_by_ms {
+                Some(use_by_ms) if r.status == "paid" => Redeemed::Expired { use_by_ms },
+                _ => Redeemed::NotPaid(OrderStatus::from_db(&r.status)),
+            },
         },
     })
 }
@@ -604,14 +832,8 @@ pub async fn status_counts(
     .await?;
     let mut out: std::collections::HashMap<i64, StatusCounts> = Default::default();
     for row in rows {
-        let (status, n) = (row.status, row.n);
-        let c = out.entry(row.voucher_id).or_default();
-        match status.as_str() {
-            "unpaid" => c.unpaid = n,
-            "paid" => c.paid = n,
-            "used" => c.used = n,
-            "closed" => c.closed = n,
-            _ => c.refunded = n,
+        if let Some(count) = out.entry(row.voucher_id).or_default().of_mut(OrderStatus::from_db(&row.status)) {
+            *count = row.n;
         }
     }
     Ok(out)

@@ -25,8 +25,24 @@ pub const ORDERS_CREATED: &str = "orders.created";
 pub const ORDERS_CLOSE_DELAY: &str = "orders.close-delay";
 /// Messages a consumer could not process, with the reason in a header.
 pub const ORDERS_DLQ: &str = "orders.dlq";
+/// Fixed-delay expiry checks for paid coupons, one topic per validity length (`shared::money::VALIDITY_DAYS`):
+/// within one length, coupons paid later expire later, so due times rise within each partition.
+pub const ORDERS_EXPIRE_DELAY: [&str; 5] =
+    ["orders.expire-7d", "orders.expire-30d", "orders.expire-90d", "orders.expire-180d", "orders.expire-365d"];
+/// How long the expiry topics keep a message: past the longest validity (365 days) with a margin, where a
+/// broker's default (Kafka's is 7 days) would drop checks before they fall due. 400 days, in ms.
+const EXPIRY_RETENTION_MS: &str = "34560000000";
 /// Every topic the project uses, created explicitly at start-up (clients never auto-create).
-pub const TOPICS: [&str; 3] = [ORDERS_CREATED, ORDERS_CLOSE_DELAY, ORDERS_DLQ];
+pub const TOPICS: [&str; 8] = [
+    ORDERS_CREATED,
+    ORDERS_CLOSE_DELAY,
+    ORDERS_DLQ,
+    ORDERS_EXPIRE_DELAY[0],
+    ORDERS_EXPIRE_DELAY[1],
+    ORDERS_EXPIRE_DELAY[2],
+    ORDERS_EXPIRE_DELAY[3],
+    ORDERS_EXPIRE_DELAY[4],
+];
 
 /// One grabbed coupon, as produced to Kafka after the Redis deduction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,14 +57,15 @@ pub struct OrderCreated {
     pub ts: i64,
 }
 
-/// A close check on `orders.close-delay`: when `due_ms` passes, close whichever of `order_ids` are still
-/// unpaid. One check covers a whole writer batch (their creation times lie within the batch's linger), so
-/// the delayed topic carries one message per batch, not one per order.
+/// A check on a fixed-delay topic. On `orders.close-delay`: when `due_ms` passes, close whichever of
+/// `order_ids` are still unpaid (one check covers a whole writer batch — their creation times lie within
+/// the batch's linger — so the topic carries one message per batch, not one per order). On an
+/// `orders.expire-*` topic: refund whichever are still paid and unused once their use-by has passed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CloseCheck {
+pub struct DueCheck {
     /// The orders.
     pub order_ids: Vec<i64>,
-    /// When the latest of them reaches its pay deadline, unix ms (so due times rise within a partition).
+    /// When the latest of them is due (pay deadline, use-by), unix ms (so due times rise within a partition).
     pub due_ms: i64,
 }
 
@@ -345,7 +362,14 @@ pub async fn create_topics(config: &Config, names: &[String]) -> Result<(), Kafk
     let admin: AdminClient<DefaultClientContext> = base_config(config).create()?;
     let new: Vec<NewTopic<'_>> = names
         .iter()
-        .map(|n| NewTopic::new(n, config.kafka_partitions, TopicReplication::Fixed(config.kafka_replication)))
+        .map(|n| {
+            let t = NewTopic::new(n, config.kafka_partitions, TopicReplication::Fixed(config.kafka_replication));
+            if ORDERS_EXPIRE_DELAY.iter().any(|e| n.ends_with(e)) {
+                t.set("retention.ms", EXPIRY_RETENTION_MS)
+            } else {
+                t
+            }
+        })
         .collect();
     let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(10)));
     for result in admin.create_topics(&new, &opts).await? {

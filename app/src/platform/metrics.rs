@@ -153,7 +153,14 @@ pub struct OrderMetrics {
     pub paid: Counter,
     /// Payments refunded because the order had closed first.
     pub refunds: Counter,
-    /// Orders the sweeper found overdue (non-zero means the closer missed them).
+    /// Unpaid orders their buyers cancelled.
+    pub cancelled: Counter,
+    /// Paid, unused coupons refunded at their buyers' request.
+    pub refunds_requested: Counter,
+    /// Paid coupons refunded because their validity ended unused.
+    pub refunds_expired: Counter,
+    /// Orders the sweeper found overdue: unpaid past the deadline, or paid past the use-by (non-zero means
+    /// the delayed checks missed them).
     pub sweeper_finds: Counter,
     /// Coupons redeemed at a shop's counter.
     pub used: Counter,
@@ -165,9 +172,20 @@ impl OrderMetrics {
         r.register("orders_paid", "Orders paid.", self.paid.clone());
         r.register("orders_used", "Coupons redeemed at a shop's counter.", self.used.clone());
         r.register("orders_refunds", "Payments refunded because the order had closed first.", self.refunds.clone());
+        r.register("orders_cancelled", "Unpaid orders their buyers cancelled.", self.cancelled.clone());
+        r.register(
+            "orders_refunds_requested",
+            "Paid, unused coupons refunded at their buyers' request.",
+            self.refunds_requested.clone(),
+        );
+        r.register(
+            "orders_refunds_expired",
+            "Paid coupons refunded because their validity ended unused.",
+            self.refunds_expired.clone(),
+        );
         r.register(
             "orders_sweeper_finds",
-            "Overdue unpaid orders the sweeper found (non-zero: the closer missed them).",
+            "Overdue orders the sweeper found, unpaid or expired (non-zero: the delayed checks missed them).",
             self.sweeper_finds.clone(),
         );
     }

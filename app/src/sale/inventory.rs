@@ -413,7 +413,19 @@ mod redis_state {
         run_release(redis, keys, voucher_id, user_id, order_id, "sold_out").await.map(drop)
     }
 
-    /// `lua/release.lua` for one order in `mode` (`give_back` or `sold_out`); its reply.
+    /// Lets the buyer of a coupon refunded after its sale ended go (once per order) without selling the
+    /// coupon again: Postgres does not take it back either (`lua/release.lua` with `forget`).
+    pub async fn forget_buyer(
+        redis: &Redis,
+        keys: &Keys,
+        voucher_id: i64,
+        user_id: i64,
+        order_id: i64,
+    ) -> Result<(), redis::RedisError> {
+        run_release(redis, keys, voucher_id, user_id, order_id, "forget").await.map(drop)
+    }
+
+    /// `lua/release.lua` for one order in `mode` (`give_back`, `sold_out` or `forget`); its reply.
     async fn run_release(
         redis: &Redis,
         keys: &Keys,

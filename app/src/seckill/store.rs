@@ -230,7 +230,8 @@ pub struct ConsoleSaleRow {
     pub end_ms: i64,
     /// Stock left in Postgres.
     pub pg_stock: i64,
-    /// Orders holding a coupon (unpaid, paid or used).
+    /// Orders holding a coupon (unpaid, paid or used), or that used one up (refunded after the sale ended,
+    /// so not sold again).
     pub holders: i64,
     /// On sale (not cancelled).
     pub active: bool,
@@ -243,7 +244,9 @@ pub async fn console_sales(db: &PgPool, shop_id: i64) -> Result<Vec<ConsoleSaleR
         ConsoleSaleRow,
         r#"SELECT v.id, v.title, v.pay_value_cents, (extract(epoch FROM v.begin_at) * 1000)::BIGINT AS "begin_ms!",
                 (extract(epoch FROM v.end_at) * 1000)::BIGINT AS "end_ms!", v.stock::BIGINT AS "pg_stock!",
-                (SELECT count(*) FROM orders o WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')) AS "holders!",
+                (SELECT count(*) FROM orders o LEFT JOIN refunds r ON r.order_id = o.id
+                 WHERE o.voucher_id = v.id
+                   AND (o.status IN ('unpaid', 'paid', 'used') OR (r.cause <> 'paid_late' AND NOT r.restocked))) AS "holders!",
                 v.status = 'on' AS "active!"
          FROM vouchers v WHERE v.shop_id = $1 AND v.kind = 'flash' ORDER BY v.begin_at DESC, v.id DESC"#,
         shop_id,
@@ -275,8 +278,10 @@ pub async fn sale_as_template(
     // Flash sales always have a stock and a window (a CHECK on `vouchers`), hence the `!`s.
     let row = sqlx::query!(
         r#"SELECT v.title, v.rules, v.pay_value_cents, v.actual_value_cents,
-                v.stock::BIGINT + (SELECT count(*) FROM orders o
-                                   WHERE o.voucher_id = v.id AND o.status IN ('unpaid', 'paid', 'used')) AS "stock!",
+                v.stock::BIGINT + (SELECT count(*) FROM orders o LEFT JOIN refunds r ON r.order_id = o.id
+                                   WHERE o.voucher_id = v.id
+                                     AND (o.status IN ('unpaid', 'paid', 'used')
+                                          OR (r.cause <> 'paid_late' AND NOT r.restocked))) AS "stock!",
                 (extract(epoch FROM v.end_at - v.begin_at) * 1000)::BIGINT AS "length_ms!", v.human_check
          FROM vouchers v WHERE v.id = $1 AND v.kind = 'flash'"#,
         voucher_id,

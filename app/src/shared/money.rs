@@ -32,6 +32,25 @@ impl CouponTerms {
     }
 }
 
+/// How long a bought coupon can be used, in days from payment: the lengths a merchant can choose (each has
+/// its own delayed expiry topic, `platform::kafka::ORDERS_EXPIRE_DELAY`, in the same order).
+pub const VALIDITY_DAYS: [i32; 5] = [7, 30, 90, 180, 365];
+
+/// The validity a coupon has unless its merchant picks another (the schema's default).
+pub const DEFAULT_VALID_DAYS: i32 = 30;
+
+/// Parses a validity picked from the list (empty: the default), refused against `field` otherwise.
+pub fn parse_valid_days(field: &str, raw: &str) -> Result<i32, AppError> {
+    match raw.trim() {
+        "" => Ok(DEFAULT_VALID_DAYS),
+        raw => raw
+            .parse::<i32>()
+            .ok()
+            .filter(|d| VALIDITY_DAYS.contains(d))
+            .ok_or_else(|| AppError::invalid(field, "Pick how long a coupon stays valid from the list.")),
+    }
+}
+
 /// Fen as a yuan amount the way a form takes it back: 3990 → "39.90", 5000 → "50".
 pub fn yuan_amount(cents: i64) -> String {
     if cents % 100 == 0 { format!("{}", cents / 100) } else { format!("{}.{:02}", cents / 100, (cents % 100).abs()) }

@@ -22,8 +22,8 @@ pub const EVERYONE: [Who; 4] = [Who::Anonymous, Who::Shopper, Who::OtherMerchant
 pub struct Row {
     pub path: &'static str,
     pub get: bool,
-    /// The arguments; `{sale}`, `{later}`, `{note}`, `{order}`, `{normal}`, `{owner}`, `{spare}`, `{review}`
-    /// and `{n}` (a counter) are filled in.
+    /// The arguments; `{sale}`, `{later}`, `{note}`, `{order}`, `{unpaid}`, `{normal}`, `{owner}`, `{spare}`,
+    /// `{review}` and `{n}` (a counter) are filled in.
     pub args: &'static str,
     pub expect: [u16; 4],
 }
@@ -103,6 +103,8 @@ pub fn table() -> Vec<Row> {
         // Someone's own order: a stranger learns nothing (not even that it exists).
         row("/api/orders/status", "order_id={order}", [LOGIN, OK, OK, OK]),
         row("/api/orders/pay", "order_id={order}", [LOGIN, NONE, NONE, OK]),
+        row("/api/orders/refund", "order_id={order}&reason=plans_changed", [LOGIN, NONE, NONE, OK]),
+        row("/api/orders/cancel", "order_id={unpaid}", [LOGIN, NONE, NONE, OK]),
         row("/api/social/delete-note", "note_id={note}", [LOGIN, NONE, NONE, OK]),
         row("/api/catalog/remove-shop", "id={spare}", [LOGIN, NO, NO, OK]),
         // Reviews: anyone reads; anyone logged in writes (never the owner, about their own shop), votes
@@ -148,6 +150,7 @@ pub struct World {
     pub normal: i64,
     pub note: i64,
     pub order: i64,
+    pub unpaid: i64,
     pub spare: i64,
     pub review: i64,
 }
@@ -184,6 +187,7 @@ pub async fn world(state: &app::web::state::AppState, db: &PgPool) -> World {
     let draft = app::social::model::NewNote::parse("Mine", "Good", "").unwrap();
     let note = app::social::service::write_note(state, owner, 1, draft).await.unwrap();
     let order = app::orders::service::buy(state, owner, normal).await.unwrap();
+    let unpaid = app::orders::service::buy(state, owner, normal).await.unwrap();
     let reviewer = app::auth::model::CurrentUser {
         id: author,
         nickname: "author".into(),
@@ -205,7 +209,7 @@ pub async fn world(state: &app::web::state::AppState, db: &PgPool) -> World {
     for (i, id) in [shopper, other, owner].into_iter().enumerate() {
         sessions[i + 1] = Some(app::web::session::mint(&store, id, time::Duration::hours(1)).await.unwrap());
     }
-    World { sessions, owner, sale: 501, later: 502, normal, note, order, spare: 2, review }
+    World { sessions, owner, sale: 501, later: 502, normal, note, order, unpaid, spare: 2, review }
 }
 
 pub fn fill(args: &str, w: &World, n: usize) -> String {
@@ -219,6 +223,7 @@ pub fn fill(args: &str, w: &World, n: usize) -> String {
         .replace("{normal}", &w.normal.to_string())
         .replace("{note}", &w.note.to_string())
         .replace("{order}", &w.order.to_string())
+        .replace("{unpaid}", &w.unpaid.to_string())
         .replace("{owner}", &w.owner.to_string())
         .replace("{spare}", &w.spare.to_string())
         .replace("{review}", &w.review.to_string())
