@@ -29,7 +29,7 @@ export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB" REDIS_KEY_PREFIX="b
 export LISTEN_ADDR="127.0.0.1:3100" ADMIN_ADDR="127.0.0.1:3101" RUST_LOG=warn IP_RATE_LIMIT=100000000
 # A thousand concurrent connections on each side need more than the default 1,024 descriptors.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-target/release/server seed --reset
+"$TARGET"/release/server seed --reset
 SERVER_PID=
 stop_server() {
   [ -n "$SERVER_PID" ] || return 0
@@ -40,7 +40,7 @@ stop_server() {
 # Starts the server (extra settings as arguments, e.g. GRAB_ADMIT_PER_SEC=3000) and exports its pid for the
 # benchmarks that read its CPU time and memory from /proc.
 start_server() {
-  env "$@" target/release/server serve >>"$RUN_DIR/bench-server.log" 2>&1 &
+  env "$@" "$TARGET"/release/server serve >>"$RUN_DIR/bench-server.log" 2>&1 &
   SERVER_PID=$!
   export BENCH_SERVER_PID=$SERVER_PID
   wait_port 3100 60 || die "server did not start"
@@ -49,22 +49,22 @@ trap stop_server EXIT
 : >"$RUN_DIR/bench-server.log"
 start_server
 export BENCH_URL="http://127.0.0.1:3100"
-if [ "$WHICH" = all ] || [ "$WHICH" = catalog ]; then target/release/bench-catalog; fi
+if [ "$WHICH" = all ] || [ "$WHICH" = catalog ]; then "$TARGET"/release/bench-catalog; fi
 if [ "$WHICH" = all ] || [ "$WHICH" = seckill ]; then
   # Closed loop first, with the default token bucket (20,000/s: far above what 2 cores take, so it sheds
   # nothing and the figure is the capacity). Then the open loop against the server restarted with the
   # bucket at a share of that capacity (bench-seckill chooses it), so that at 3x capacity it does shed.
   export BENCH_STATE="$RUN_DIR/bench-seckill.json"
-  BENCH_TABLE_LATER=1 target/release/bench-seckill closed
+  BENCH_TABLE_LATER=1 "$TARGET"/release/bench-seckill closed
   ADMIT="$(sed -n 's/.*"admit_per_sec": *\([0-9]*\).*/\1/p' "$BENCH_STATE")"
   [ -n "$ADMIT" ] || die "no admit_per_sec in $BENCH_STATE"
   stop_server
   log "restarting the server with GRAB_ADMIT_PER_SEC=$ADMIT for the open loop"
   start_server GRAB_ADMIT_PER_SEC="$ADMIT"
-  target/release/bench-seckill open
+  "$TARGET"/release/bench-seckill open
 fi
-if [ "$WHICH" = all ] || [ "$WHICH" = orders ]; then target/release/bench-orders; fi
-if [ "$WHICH" = all ] || [ "$WHICH" = reviews ]; then target/release/bench-reviews; fi
+if [ "$WHICH" = all ] || [ "$WHICH" = orders ]; then "$TARGET"/release/bench-orders; fi
+if [ "$WHICH" = all ] || [ "$WHICH" = reviews ]; then "$TARGET"/release/bench-reviews; fi
 if [ "$WHICH" = all ] || [ "$WHICH" = budget ]; then (cd end2end && node budget.mjs); fi
 if [ "$WHICH" = scale ]; then
   stop_server
@@ -80,7 +80,7 @@ if [ "$WHICH" = scale ]; then
     log "bench-scale with GRAB_REPLICAS=$replicas"
     start_server GRAB_REPLICAS="$replicas"
     echo "### GRAB_REPLICAS=$replicas"
-    BENCH_URLS="$BENCH_URL" target/release/bench-scale
+    BENCH_URLS="$BENCH_URL" "$TARGET"/release/bench-scale
     stop_server
   done
 fi

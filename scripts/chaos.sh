@@ -86,12 +86,12 @@ export IP_RATE_LIMIT=100000000 PAY_TIMEOUT_SECS=3600 STRANDED_GRAB_SECS=6 KAFKA_
 export VISITOR_SNAPSHOT_SECS=1
 export RUST_LOG="${RUST_LOG:-info,sqlx=warn,rdkafka=warn,tower_sessions=warn}"
 export CHAOS_URLS="http://127.0.0.1:${PORTS[0]},http://127.0.0.1:${PORTS[1]}"
-target/debug/server seed --reset >"$DIR/seed.log" 2>&1 || { tail -n 20 "$DIR/seed.log" >&2; die "seeding failed"; }
+"$TARGET"/debug/server seed --reset >"$DIR/seed.log" 2>&1 || { tail -n 20 "$DIR/seed.log" >&2; die "seeding failed"; }
 
 declare -A SERVER_PID
 server_start() {
   local i="$1"; shift
-  env "$@" LISTEN_ADDR="127.0.0.1:${PORTS[$i]}" ADMIN_ADDR="127.0.0.1:$((PORTS[i] + 1000))" target/debug/server serve >>"$DIR/server-$i.log" 2>&1 &
+  env "$@" LISTEN_ADDR="127.0.0.1:${PORTS[$i]}" ADMIN_ADDR="127.0.0.1:$((PORTS[i] + 1000))" "$TARGET"/debug/server serve >>"$DIR/server-$i.log" 2>&1 &
   SERVER_PID[$i]=$!
   PIDS+=("${SERVER_PID[$i]}")
   wait_port "${PORTS[$i]}" 60 || { tail -n 30 "$DIR/server-$i.log" >&2; die "server $i did not start"; }
@@ -130,13 +130,13 @@ FAILED=0
 run_scenario() {
   local name="$1" fault="$2" dir="$DIR/$1"
   log "chaos: $name"
-  target/debug/chaos prepare "$dir" 120 300 >/dev/null
-  target/debug/chaos load "$dir" 25 >"$dir.load.log" 2>&1 &
+  "$TARGET"/debug/chaos prepare "$dir" 120 300 >/dev/null
+  "$TARGET"/debug/chaos load "$dir" 25 >"$dir.load.log" 2>&1 &
   local load=$!
   sleep 2
   "$fault"
   wait "$load" || { cat "$dir.load.log" >&2; die "$name: the shoppers' driver failed"; }
-  target/debug/chaos check "$dir" "$name" >"$dir.check.log" 2>&1 || { FAILED=$((FAILED + 1)); cat "$dir.check.log" >&2; }
+  "$TARGET"/debug/chaos check "$dir" "$name" >"$dir.check.log" 2>&1 || { FAILED=$((FAILED + 1)); cat "$dir.check.log" >&2; }
 }
 
 START=$SECONDS

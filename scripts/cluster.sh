@@ -111,7 +111,7 @@ stop_redis() {
 APP_PORTS=(3401 3402 3403)
 LB_PORT=3400
 SITE_DIR="$CLUSTER_DIR/demo"
-SERVER_BIN=target/release/server
+SERVER_BIN="$TARGET"/release/server
 BROKERS="127.0.0.1:9092,127.0.0.1:9093"
 
 start_broker() {
@@ -289,7 +289,7 @@ sale() {
 }
 
 sale_once() {
-  APP_PORTS=(3411 3412 3413) LB_PORT=3410 SITE_DIR="$CLUSTER_DIR/sale" SERVER_BIN=target/debug/server
+  APP_PORTS=(3411 3412 3413) LB_PORT=3410 SITE_DIR="$CLUSTER_DIR/sale" SERVER_BIN="$TARGET"/debug/server
   stop_site "$SITE_DIR"
   rm -rf "$SITE_DIR"
   mkdir -p "$SITE_DIR"
@@ -311,14 +311,14 @@ sale_once() {
   trap 'stop_site "$SITE_DIR"' EXIT
 
   local dir="$SITE_DIR/run" scenario="cluster run $1: Redis primary, app instance and broker kill -9"
-  target/debug/chaos prepare "$dir" 2000 5000 >/dev/null
+  "$TARGET"/debug/chaos prepare "$dir" 2000 5000 >/dev/null
   local voucher slot victim broker
   voucher="$(head -n 1 "$dir/sale")"
   slot="$(cli cluster keyslot "$voucher")"
   victim="$(primary_for_slot "$slot")"
   [ -n "$victim" ] || die "no primary found for slot $slot"
   log "$scenario: sale $voucher on slot $slot, primary :$victim"
-  target/debug/chaos load "$dir" 45 >"$dir.load.log" 2>&1 &
+  "$TARGET"/debug/chaos load "$dir" 45 >"$dir.load.log" 2>&1 &
   local load=$! started=$SECONDS
   sleep 3
   kill -9 "$(cat "$CLUSTER_DIR/redis-$victim.pid")"
@@ -342,8 +342,8 @@ sale_once() {
   cat "$dir.load.log" >&2
   wait "$BROKER_RESTART" || true
   local failed=0
-  target/debug/chaos check "$dir" "$scenario" >"$dir.check.log" 2>"$dir.check.err" || failed=1
-  target/debug/chaos answers "$dir" "$scenario" >"$dir.answers.log" 2>&1 || failed=1
+  "$TARGET"/debug/chaos check "$dir" "$scenario" >"$dir.check.log" 2>"$dir.check.err" || failed=1
+  "$TARGET"/debug/chaos answers "$dir" "$scenario" >"$dir.answers.log" 2>&1 || failed=1
   {
     echo
     echo "| scenario | answers | no oversell | no duplicate (user, sale) | acknowledged ≤ stock, every one stored | stock conserved | drift back to 0 | sessions kept | check-ins | likes | follows and feed | visitors (to the last copy) | drain |"

@@ -7,6 +7,14 @@ mkdir -p "$RUN_DIR"
 # .tools/ holds what the scripts install from npm for the build (Binaryen's wasm-opt; see setup.sh).
 export PATH="$ROOT/.tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
+# Builds go to a directory of this machine's, outside the checkout: a fresh clone (as CI makes one) finds
+# the ~700 dependencies that earlier runs compiled — for the tests, clippy, the wasm and the site — and
+# builds only the project's own crates, as a CI cache keyed by Cargo.lock would. Set CARGO_TARGET_DIR to
+# build elsewhere (./target, say).
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/haodian/target}"
+TARGET="$CARGO_TARGET_DIR"
+mkdir -p "$TARGET"
+
 # Pinned tool versions (wasm-bindgen and sqlx-cli come from Cargo.lock so each CLI always matches its crate).
 CARGO_LEPTOS_VERSION="0.3.11"
 NISSHI_VERSION="0.8.1"
@@ -58,12 +66,12 @@ sqlx_version() {
 free_gib() { echo $(( $(df -Pk "$ROOT" | awk 'NR == 2 { print $4 }') / 1024 / 1024 )); }
 
 # Makes room before a build: a full disk fails the tests far from the cause (Postgres cannot create the
-# per-test databases), so drop the incremental caches, then the whole target/, before it comes to that.
+# per-test databases), so drop the incremental caches, then the whole build directory, before it comes to that.
 ensure_disk() {
   local need="${1:-10}"
   [ "$(free_gib)" -ge "$need" ] && return 0
   log "only $(free_gib) GiB free: removing the incremental build caches"
-  rm -rf "$ROOT"/target/*/incremental
+  rm -rf "$TARGET"/*/incremental
   [ "$(free_gib)" -ge "$need" ] && return 0
   log "only $(free_gib) GiB free: cargo clean (the next build is a cold one)"
   cargo clean --manifest-path "$ROOT/Cargo.toml"

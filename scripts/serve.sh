@@ -14,9 +14,9 @@ wait "$broker_setup" || die "installing the broker failed (its output is above)"
 bash scripts/services.sh
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/haodian}"
 if [ "${1:-}" = "--reset" ]; then
-  target/debug/server seed --reset
+  "$TARGET"/debug/server seed --reset
 else
-  target/debug/server seed
+  "$TARGET"/debug/server seed
 fi
 log "ready $SECONDS s after start; serving on http://${LISTEN_ADDR:-127.0.0.1:3000} (Ctrl-C to stop)"
-exec target/debug/server serve
+exec "$TARGET"/debug/server serve

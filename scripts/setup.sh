@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs every tool the build and the tests need, when missing. Idempotent: a warm run takes seconds.
 # Usage: setup.sh [build] [broker] [browser] [lint] — what to install (default: all four). serve.sh installs
-# the broker while it builds the site, and never waits for the browser the tests drive nor for the CLI only
-# the tests' query-metadata check uses (lint).
+# the broker while it builds the site, and never waits for the browser the tests drive nor for what only the
+# Rust suites use (lint: sqlx-cli for the query-metadata check, cargo-nextest to run them).
 source "$(dirname "$0")/lib.sh"
+# The tools below build in cargo's own scratch directories, side by side; in the project's build directory
+# they would wait on its lock one after another (and leave their objects there).
+unset CARGO_TARGET_DIR
 
 WANTED=("$@")
 [ ${#WANTED[@]} -gt 0 ] || WANTED=(build broker browser lint)
@@ -86,6 +89,13 @@ install_nisshi() {
   fi
 }
 
+# cargo-nextest runs the Rust suites (scripts/test.sh); machines of this kind come with it, others build it.
+install_nextest() {
+  if ! cargo nextest --version >/dev/null 2>&1; then
+    timed "cargo-nextest install" env CARGO_PROFILE_RELEASE_OPT_LEVEL=1 cargo install cargo-nextest --locked
+  fi
+}
+
 # The installs run side by side: each spends long stretches in one crate on one core.
 pids=()
 if want build; then
@@ -97,6 +107,7 @@ if want broker; then
 fi
 if want lint; then
   install_sqlx_cli & pids+=($!)
+  install_nextest & pids+=($!)
 fi
 for pid in "${pids[@]}"; do
   wait "$pid" || die "installing a tool failed (its output is above)"

@@ -41,7 +41,8 @@ lints() {
 
 # The Rust suites, on one Redis and then on a Redis Cluster. sqlx::test creates a throw-away database per
 # test from this server; Redis keys and Kafka topics get a unique prefix per test, so tests run in any
-# order and in parallel.
+# order and in parallel: cargo-nextest runs every test in a process of its own, several at once across
+# the test binaries (.config/nextest.toml says how many), so the tests' waits on timers and brokers overlap.
 rust_suites() {
   local DATABASE_URL="postgres://postgres@127.0.0.1:5432/haodian_test"
   local REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
@@ -50,21 +51,21 @@ rust_suites() {
   psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='haodian_test'" | grep -q 1 \
     || psql -h 127.0.0.1 -U postgres -d postgres -qc 'CREATE DATABASE haodian_test'
 
-  timed "cargo test -p app" cargo test -p app --features ssr
-  timed "cargo test -p server" cargo test -p server
-  # What the fuzz harness sent each server function and route (server/tests/fuzz.rs writes it).
-  [ -f target/tmp/fuzz-report.md ] && cat target/tmp/fuzz-report.md
-  # The benchmarks' own arithmetic (Redis counters, the bundle's files per split).
-  timed "cargo test -p bench" cargo test -p bench --lib
+  # One build and one pool of tests for both crates; then the benchmarks' own arithmetic (Redis counters,
+  # the bundle's files per split).
+  timed "cargo nextest run -p app -p server" cargo nextest run -p app -p server --features app/ssr
+  # What the fuzz harness sent each server function and route (server/tests/fuzz.rs writes a table per shard).
+  cat "$TARGET"/tmp/fuzz-report-*.md 2>/dev/null || true
+  timed "cargo nextest run -p bench" cargo nextest run -p bench --lib
 
   # The same suites against a local Redis Cluster (6 nodes, scripts/cluster.sh): every script and pipeline
-  # must keep to one hash slot, SCAN must visit every primary, pub/sub must reach every instance.
+  # must keep to one hash slot, SCAN must visit every primary, pub/sub must reach every instance. The fuzz
+  # harness's thousand inputs per function ran above; here a fifth of them, through the cluster.
   local cluster_url
   cluster_url="$(bash scripts/cluster.sh redis)"
   trap 'bash scripts/cluster.sh stop; log_summary' EXIT
-  REDIS_URL="$cluster_url" timed "cargo test -p app (Redis Cluster)" cargo test -p app --features ssr
-  # The fuzz harness's thousand inputs per function ran above; here a fifth of them, through the cluster.
-  REDIS_URL="$cluster_url" FUZZ_CASES=200 timed "cargo test -p server (Redis Cluster)" cargo test -p server
+  REDIS_URL="$cluster_url" FUZZ_CASES=200 timed "cargo nextest run -p app -p server (Redis Cluster)" \
+    cargo nextest run -p app -p server --features app/ssr
   bash scripts/cluster.sh stop
   trap 'log_summary' EXIT
 }
@@ -92,8 +93,8 @@ e2e() {
   # The slider puzzle's gap is in its pixels only; the browser tests know where from this switch.
   export HUMAN_CHECK_FIXED_GAP=150
   port_open 3300 && die "port 3300 is taken: is another test run going on?"
-  timed "seed" target/debug/server seed --reset
-  target/debug/server serve >"$RUN_DIR/e2e-server.log" 2>&1 &
+  timed "seed" "$TARGET"/debug/server seed --reset
+  "$TARGET"/debug/server serve >"$RUN_DIR/e2e-server.log" 2>&1 &
   SERVER_PID=$!
   trap 'kill $SERVER_PID 2>/dev/null || true; wait $SERVER_PID 2>/dev/null || true; log_summary' EXIT
   wait_port 3300 60 || { tail -n 40 "$RUN_DIR/e2e-server.log" >&2; die "server did not start"; }
