@@ -13,7 +13,9 @@ ALTER TABLE vouchers ADD COLUMN valid_days INT NOT NULL DEFAULT 30 CHECK (valid_
 
 -- The last moment a paid coupon can be used; past it an unused one is refunded.
 ALTER TABLE orders ADD COLUMN use_by TIMESTAMPTZ;
-UPDATE orders SET use_by = paid_at + interval '30 days' WHERE paid_at IS NOT NULL;
+-- Coupons paid before validity existed get the default length from now, not from their payment: none is
+-- refunded the moment this runs.
+UPDATE orders SET use_by = GREATEST(paid_at, now()) + interval '30 days' WHERE paid_at IS NOT NULL;
 ALTER TABLE orders ADD CONSTRAINT orders_paid_has_use_by CHECK (status <> 'paid' OR use_by IS NOT NULL);
 CREATE INDEX orders_paid_use_by ON orders (use_by) WHERE status = 'paid';
 
