@@ -51,12 +51,12 @@ rust_suites() {
   psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='haodian_test'" | grep -q 1 \
     || psql -h 127.0.0.1 -U postgres -d postgres -qc 'CREATE DATABASE haodian_test'
 
-  # One build and one pool of tests for both crates; then the benchmarks' own arithmetic (Redis counters,
-  # the bundle's files per split).
-  timed "cargo nextest run -p app -p server" cargo nextest run -p app -p server --features app/ssr
+  # One build and one pool of tests for the three crates (the bench crate's are the benchmarks' own
+  # arithmetic: Redis counters, the bundle's files per split); built alone, bench resolved its dependencies'
+  # features apart and compiled app a second time.
+  timed "cargo nextest run -p app -p server -p bench" cargo nextest run -p app -p server -p bench --features app/ssr
   # What the fuzz harness sent each server function and route (server/tests/fuzz.rs writes a table per shard).
   cat "$TARGET"/tmp/fuzz-report-*.md 2>/dev/null || true
-  timed "cargo nextest run -p bench" cargo nextest run -p bench --lib
 
   # The same suites against a local Redis Cluster (6 nodes, scripts/cluster.sh): every script and pipeline
   # must keep to one hash slot, SCAN must visit every primary, pub/sub must reach every instance. The fuzz
@@ -64,8 +64,8 @@ rust_suites() {
   local cluster_url
   cluster_url="$(bash scripts/cluster.sh redis)"
   trap 'bash scripts/cluster.sh stop; log_summary' EXIT
-  REDIS_URL="$cluster_url" FUZZ_CASES=200 timed "cargo nextest run -p app -p server (Redis Cluster)" \
-    cargo nextest run -p app -p server --features app/ssr
+  REDIS_URL="$cluster_url" FUZZ_CASES=200 timed "cargo nextest run -p app -p server -p bench (Redis Cluster)" \
+    cargo nextest run -p app -p server -p bench --features app/ssr
   bash scripts/cluster.sh stop
   trap 'log_summary' EXIT
 }
