@@ -18,8 +18,7 @@ case "$WHICH" in
   all|seckill|budget|scale)
     timed "release site build" cargo leptos build --release --split --precompress --frontend-only ;;
 esac
-# cargo-leptos normally provides this at compile time; a plain cargo build must set it.
-LEPTOS_OUTPUT_NAME=haodian timed "release build" cargo build --release -p server -p bench
+timed "release build" cargo build --release -p server -p bench
 
 DB="haodian_bench"
 psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$DB'" | grep -q 1 \

@@ -21,9 +21,7 @@ for port in "$PG_PORT" "$REDIS_PORT" "$KAFKA_PORT" "${PORTS[@]}" 4201 4202; do
   port_open "$port" && die "port $port is taken: the chaos suite needs it"
 done
 # Up to date after scripts/test.sh's own build: then this takes seconds.
-timed "cargo leptos build" cargo leptos build --split
-# cargo-leptos provides this at compile time; a plain cargo build must set it.
-LEPTOS_OUTPUT_NAME=haodian timed "chaos driver build" cargo build -p bench --bin chaos
+build_for_runs
 
 PIDS=()
 cleanup() {

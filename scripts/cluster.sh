@@ -276,9 +276,7 @@ sale() {
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     timed "iproute2 install" bash -c "$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq iproute2 >/dev/null"
   fi
-  timed "cargo leptos build" cargo leptos build --split
-  # cargo-leptos provides this at compile time; a plain cargo build must set it.
-  LEPTOS_OUTPUT_NAME=haodian timed "chaos driver build" cargo build -p bench --bin chaos
+  build_for_runs
   local results="$CLUSTER_DIR/sale-runs.md" run
   : >"$results"
   for run in $(seq "$runs"); do

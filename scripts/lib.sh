@@ -27,10 +27,21 @@ die() { printf '\033[1;31m[haodian] %s\033[0m\n' "$*" >&2; exit 1; }
 TIMINGS=()
 timed() {
   local label="$1"; shift
-  local start=$SECONDS
-  "$@"
-  log "$label: $((SECONDS - start)) s"
+  local start=$SECONDS status=0
+  "$@" || status=$?
+  log "$label: $((SECONDS - start)) s$([ "$status" -eq 0 ] || echo ", failed ($status)")"
   TIMINGS+=("$(printf '%6d s  %s' $((SECONDS - start)) "$label")")
+  return "$status"
+}
+
+# What the browser tests, the chaos suite and the cluster sale run: the site's browser half (the wasm
+# bundle, styles and assets) from cargo-leptos, and the server and the drivers from the Rust suites' own
+# build — the same features (`app/testing`, which only adds the tests' support functions; the demo of
+# serve.sh and the benchmarks build without it), so after `scripts/test.sh`'s suites nothing is compiled
+# twice. (cargo-leptos would build the server without the tests' features: all of `app` again.)
+build_for_runs() {
+  timed "site: browser bundle, styles, assets" cargo leptos build --split --frontend-only
+  timed "server and drivers (the Rust suites' build)" cargo build -p server -p bench --bins --features app/testing
 }
 
 # The time of every step `timed` ran so far, one a line (scripts call it on exit).

@@ -26,17 +26,24 @@ ensure_disk
 
 # Lints first, as they fail fastest: one format, clippy clean on the server side and the wasm side, and the
 # query metadata every build reads (.sqlx/, SQLX_OFFLINE in .cargo/config.toml) still what the migrations
-# make of each query: a scratch database built from migrations/ describes every query macro in app, server
-# and bench again, and any difference from .sqlx/ fails (then run `cargo sqlx prepare` with the same
-# arguments and commit .sqlx/).
+# make of each query. The server-side clippy does both: its query macros ask a scratch database built from
+# migrations/ (SQLX_OFFLINE=false) and write what they learn to a directory of their own
+# (SQLX_OFFLINE_DIR, as `cargo sqlx prepare --check` has them do in a check build of its own), which must
+# equal .sqlx/ file for file. On a difference run `cargo sqlx prepare` (README) and commit .sqlx/.
 lints() {
   timed "cargo fmt --check" cargo fmt --all --check
-  timed "clippy (ssr)" cargo clippy -p app -p server -p bench --all-targets --features app/ssr -- -D warnings
-  timed "clippy (hydrate)" cargo clippy -p app -p frontend --features app/hydrate --target wasm32-unknown-unknown -- -D warnings
   local sqlx_db="postgres://postgres@127.0.0.1:5432/haodian_sqlx"
   timed "sqlx scratch database" sqlx database reset -y -f --source migrations --database-url "$sqlx_db"
-  timed "cargo sqlx prepare --check" cargo sqlx prepare --workspace --check --database-url "$sqlx_db" \
-    -- -p app -p server -p bench --all-targets --features app/ssr
+  local described="$TARGET/tmp/sqlx-described"
+  rm -rf "$described" && mkdir -p "$described"
+  # Macros run only when their crate is compiled: a newer lib.rs has every crate that uses app (all the
+  # ones with queries) checked again, as `cargo sqlx prepare` does by touching them.
+  touch app/src/lib.rs
+  SQLX_OFFLINE=false SQLX_OFFLINE_DIR="$described" DATABASE_URL="$sqlx_db" timed "clippy (ssr), describing every query" \
+    cargo clippy -p app -p server -p bench --all-targets --features app/ssr -- -D warnings
+  timed "query metadata = .sqlx/" diff -r --brief .sqlx "$described" \
+    || die ".sqlx/ differs from what the migrations make of the queries: run cargo sqlx prepare (README) and commit .sqlx/"
+  timed "clippy (hydrate)" cargo clippy -p app -p frontend --features app/hydrate --target wasm32-unknown-unknown -- -D warnings
 }
 
 # The Rust suites, on one Redis and then on a Redis Cluster. sqlx::test creates a throw-away database per
@@ -73,7 +80,7 @@ rust_suites() {
 # End-to-end: the site built as the demo serves it, a dedicated database and key/topic namespace reset to
 # the demo state, a server of its own, and the Playwright suite in Debian Chromium.
 e2e() {
-  timed "cargo leptos build" cargo leptos build --split
+  build_for_runs
   local E2E_DB="haodian_e2e"
   psql -h 127.0.0.1 -U postgres -d postgres -qc "DROP DATABASE IF EXISTS $E2E_DB WITH (FORCE)"
   psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE $E2E_DB"
