@@ -11,6 +11,7 @@ pub mod auth;
 pub mod catalog;
 pub mod checkin;
 pub mod geo;
+pub mod inbox;
 pub mod merchant;
 pub mod orders;
 #[cfg(feature = "ssr")]
@@ -42,9 +43,10 @@ use leptos_router::components::{A, Route, Router, Routes};
 use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 
 use auth::pages::{AccountMenu, AuthContext, CodeLoginPage, DevOutboxPage, LoginPage, MePage, RegisterPage};
-use catalog::pages::{CategoryPage, HomePage, SearchPage};
+use catalog::pages::{CategoryPage, FavouritesPage, HomePage, SearchPage};
 use checkin::pages::CheckinPage;
 use geo::pages::NearbyPage;
+use inbox::pages::InboxPage;
 use merchant::pages::{
     ConsolePage, CouponsConsolePage, OrdersConsolePage, RedeemPage, ReviewsConsolePage, SaleConsolePage, ShopReportPage,
 };
@@ -133,6 +135,8 @@ pub fn App() -> impl IntoView {
                     <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id"), StaticSegment("reviews")) view=ReviewsConsolePage/>
                     <Route path=(StaticSegment("merchant"), StaticSegment("sales"), ParamSegment("id")) view=SaleConsolePage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("me") view=MePage/>
+                    <Route path=(StaticSegment("me"), StaticSegment("favourites")) view=FavouritesPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("me"), StaticSegment("inbox")) view=InboxPage/>
                     <Route path=StaticSegment("orders") view=MyOrdersPage/>
                     <Route path=StaticSegment("checkin") view=CheckinPage/>
                     <Route path=StaticSegment("nearby") view=NearbyPage ssr=SsrMode::Async/>

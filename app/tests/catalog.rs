@@ -265,3 +265,87 @@ async fn unknown_shop_page_is_not_found(db: PgPool) {
     assert_eq!(page.visitors_today, 1);
     assert!(!page.is_owner);
 }
+
+/// Favourites (收藏): saving shows on the shop page for the saver only, twice counts once, the list is
+/// the latest first, an unknown shop is refused with nothing written, and un-saving takes it back.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn favourites_are_counted_once_and_listed_newest_first(db: PgPool) {
+    let people = fixture(&db).await;
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, address, longitude, latitude, avg_price_cents)
+         VALUES (2, '小王面馆', 1, '杭州市延安路2号', 120.16, 30.25, 2500)",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let state = test_instances(db.clone(), 1, &[]).await.remove(0);
+    let (me, other) = (people.shopper.id, people.owner.id);
+
+    for _ in 0..2 {
+        let f = service::set_favourite(&state, me, SHOP, true).await.expect("save");
+        assert_eq!((f.count, f.saved), (1, true), "saving twice counts once");
+    }
+    service::set_favourite(&state, me, 2, true).await.expect("save the second shop");
+    let f = service::set_favourite(&state, other, SHOP, true).await.expect("another saver");
+    assert_eq!((f.count, f.saved), (2, true));
+
+    let mine = shop_page(&state, SHOP, Some(&people.shopper), "a:me").await.expect("page").favourite;
+    assert_eq!(mine.map(|f| (f.count, f.saved)), Some((2, true)));
+    let anonymous = shop_page(&state, SHOP, None, "a:x").await.expect("page").favourite;
+    assert_eq!(anonymous.map(|f| (f.count, f.saved)), Some((2, false)), "a count for all, the heart only for savers");
+
+    let list = service::favourites(&state, me, 1).await.expect("list");
+    assert_eq!(list.total, 2);
+    assert_eq!(list.page.items.iter().map(|s| s.id).collect::<Vec<_>>(), [2, SHOP], "the latest saved first");
+    assert_eq!(service::saved_among(&state, Some(me), &[SHOP, 2, 3]).await.expect("hearts"), [SHOP, 2]);
+    assert!(service::saved_among(&state, None, &[SHOP, 2]).await.expect("hearts").is_empty());
+
+    let before: i64 = sqlx::query_scalar("SELECT count(*) FROM favourites").fetch_one(&db).await.unwrap();
+    let e = service::set_favourite(&state, me, 424_242, true).await.expect_err("no such shop");
+    assert!(matches!(e, CatalogError::ShopNotFound(424_242)), "{e:?}");
+    let after: i64 = sqlx::query_scalar("SELECT count(*) FROM favourites").fetch_one(&db).await.unwrap();
+    assert_eq!(before, after, "a refused save writes nothing");
+
+    for _ in 0..2 {
+        let f = service::set_favourite(&state, me, SHOP, false).await.expect("un-save");
+        assert_eq!((f.count, f.saved), (1, false), "un-saving twice takes one away");
+    }
+    assert_eq!(service::favourites(&state, me, 1).await.expect("list").total, 1);
+}
+
+/// An account keeps at most `MAX_FAVOURITES` shops, even when the saves arrive all at once.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn favourites_stop_at_the_limit_under_concurrent_saves(db: PgPool) {
+    use app::catalog::model::MAX_FAVOURITES;
+    let people = fixture(&db).await;
+    let extra = MAX_FAVOURITES + 20;
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, address, longitude, latitude, avg_price_cents)
+         SELECT g, 'shop ' || g, 1, 'addr', 120.16, 30.25, 1000 FROM generate_series(2, $1::bigint) g",
+    )
+    .bind(extra + 1)
+    .execute(&db)
+    .await
+    .unwrap();
+    let state = test_instances(db.clone(), 1, &[]).await.remove(0);
+    let me = people.shopper.id;
+    let results: Vec<_> = futures::stream::iter(1..=extra + 1)
+        .map(|shop| {
+            let state = state.clone();
+            async move { service::set_favourite(&state, me, shop, true).await }
+        })
+        .buffer_unordered(16)
+        .collect()
+        .await;
+    let saved = results.iter().filter(|r| r.is_ok()).count() as i64;
+    let full = results.iter().filter(|r| matches!(r, Err(CatalogError::FavouritesFull))).count() as i64;
+    assert_eq!(
+        (saved, full),
+        (MAX_FAVOURITES, extra + 1 - MAX_FAVOURITES),
+        "{:?}",
+        results.iter().find(|r| r.is_err())
+    );
+    let stored: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM favourites WHERE user_id = $1").bind(me).fetch_one(&db).await.unwrap();
+    assert_eq!(stored, MAX_FAVOURITES);
+}

@@ -100,3 +100,50 @@ test('a shopper cannot edit a shop', async ({ page }) => {
   await page.goto('/shops/2/edit');
   await expect(page.locator('.form-error')).toContainText('only edit your own shops');
 });
+
+test('a shopper saves a shop from its page and from a list, and finds both under Favourites', async ({ page }) => {
+  await logInDemo(page, 'alice@example.com');
+  await page.goto('/shops/2');
+  await waitForHydration(page);
+  const name = (await page.locator('.shop-title').textContent())!.trim();
+  const heart = page.locator('.shop .favourite-button');
+  const count = page.locator('.shop .favourite-count');
+  const before = Number((await count.textContent())!.match(/\d+/)![0]);
+  await expect(heart).toHaveAttribute('aria-pressed', 'false');
+  await heart.click();
+  await expect(heart).toHaveAttribute('aria-pressed', 'true');
+  await expect(heart).toContainText('Saved');
+  await expect(count).toHaveText(`${before + 1} saved`);
+  await page.reload();
+  await expect(page.locator('.shop .favourite-button')).toHaveAttribute('aria-pressed', 'true'); // kept, not a browser state
+
+  // A card of the category list: its heart saves in place, without leaving the list.
+  await page.goto('/types/2');
+  await waitForHydration(page);
+  const card = page.locator('.shop-row').nth(3);
+  const cardName = (await card.locator('.shop-name').textContent())!.trim();
+  await card.locator('.favourite-button').click();
+  await expect(card.locator('.favourite-button')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page).toHaveURL(/\/types\/2/);
+
+  await page.goto('/me/favourites');
+  await expect(page.locator('.favourites-total')).toContainText('saved shops');
+  await expect(page.locator('.shop-name').first()).toHaveText(cardName); // the latest saved first
+  await expect(page.locator('.shop-name', { hasText: name })).toBeVisible();
+
+  // Un-saving from the list; after a reload the shop is gone from it.
+  await waitForHydration(page);
+  await page.locator('.shop-row', { hasText: cardName }).locator('.favourite-button').click();
+  await expect(page.locator('.shop-row', { hasText: cardName }).locator('.favourite-button')).toHaveAttribute('aria-pressed', 'false');
+  await page.reload();
+  await expect(page.locator('.shop-name', { hasText: cardName })).toHaveCount(0);
+  await page.screenshot({ path: 'test-results/favourites.png', fullPage: true });
+});
+
+test('saving a shop while logged out says to log in', async ({ page }) => {
+  await page.goto('/shops/3');
+  await waitForHydration(page);
+  await page.locator('.shop .favourite-button').click();
+  await expect(page.locator('.favourite-note')).toContainText('to save shops');
+  await expect(page.locator('.favourite-note a')).toHaveAttribute('href', '/login?next=/shops/3');
+});

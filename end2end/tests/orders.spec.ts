@@ -125,4 +125,21 @@ test('a buyer cancels an unpaid order and has a paid coupon refunded with a reas
   const bad = await page.request.post('/api/orders/refund', { form: { order_id: cancelled, reason: 'because' } });
   expect(bad.status()).toBe(400);
   expect(await bad.text()).toContain('Pick a reason from the list.');
+
+  // The inbox says so: the refund (with the money and the reason), the payment and the cancel, unread,
+  // and the header counts them; marking them read clears the count.
+  await page.goto('/me/inbox');
+  await waitForHydration(page);
+  const refundNotice = page.locator('.notice[data-kind="order_refunded"]').first();
+  await expect(refundNotice).toContainText(/Refunded: order [0-9A-Z-]+, ¥[\d.]+ back \(Could not book a time\)\./);
+  await expect(refundNotice).toHaveClass(/unread/);
+  await expect(page.locator('.notice[data-kind="order_paid"]').first()).toBeVisible();
+  await expect(page.locator('.notice[data-kind="order_cancelled"]').first()).toBeVisible();
+  await expect(page.locator('.unread-badge')).toBeVisible();
+  await screens(page, 'inbox');
+  await page.getByRole('button', { name: 'Mark all read' }).click();
+  await expect(page.locator('.unread-count')).toHaveText('0 unread');
+  await expect(page.locator('.notice.unread')).toHaveCount(0);
+  await page.reload();
+  await expect(page.locator('.unread-badge')).toHaveCount(0);
 });

@@ -249,7 +249,11 @@ pub fn AccountMenu() -> impl IntoView {
         <Suspense fallback=|| view! { <span class="account-loading">"…"</span> }>
             {move || Suspend::new(async move {
                 match auth.me.await {
-                    Ok(Some(user)) => view! { <UserMenu user/> }.into_any(),
+                    Ok(Some(user)) => {
+                        // Unread notices as the page is built (a failure to count leaves the badge off).
+                        let unread = crate::inbox::api::unread_notices().await.unwrap_or(0);
+                        view! { <UserMenu user unread/> }.into_any()
+                    }
                     _ => view! {
                         <nav class="account-links">
                             <A href="/login">"Log in"</A>
@@ -265,7 +269,7 @@ pub fn AccountMenu() -> impl IntoView {
 
 /// The logged-in user's name, opening their menu; "Log out" goes home.
 #[island]
-fn UserMenu(user: super::model::CurrentUser) -> impl IntoView {
+fn UserMenu(user: super::model::CurrentUser, unread: i64) -> impl IntoView {
     let open = RwSignal::new(false);
     let logout = ServerAction::<Logout>::new();
     Effect::new(move |_| {
@@ -290,11 +294,16 @@ fn UserMenu(user: super::model::CurrentUser) -> impl IntoView {
             >
                 {user.nickname.clone()}
             </button>
+            {(unread > 0).then(|| view! {
+                <a class="unread-badge" href="/me/inbox" aria-label=format!("Inbox: {unread} unread")>{unread.min(99)}</a>
+            })}
             <Show when=move || open.get()>
                 <div class="account-dropdown" role="menu">
                     <p class="muted">{masked.clone()}</p>
                     <a href="/me">"My account"</a>
                     <a href="/orders">"My orders"</a>
+                    <a href="/me/inbox">{if unread > 0 { format!("Inbox ({unread})") } else { "Inbox".to_string() }}</a>
+                    <a href="/me/favourites">"Favourites"</a>
                     <a href="/checkin">"Check in"</a>
                     {merchant.then(|| view! { <a href="/shops/new">"Open a shop"</a> })}
                     <form method="post" action={<Logout as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::model::{Page, Shop, ShopSummary, ShopType};
+use super::model::{Favourite, Favourites, Page, Shop, ShopSummary, ShopType};
 use crate::shared::error::AppError;
 
 /// Shop types for the home page.
@@ -44,6 +44,40 @@ pub async fn shop_for_edit(id: i64) -> Result<Shop, AppError> {
     crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
         Ok((*super::service::shop_for_owner(&cx.state, user.as_ref(), id).await?).clone())
+    })
+    .await
+}
+
+/// Saves (`on`) or un-saves a shop among the user's favourites (收藏); answers the shop's count and state.
+#[server(endpoint = "catalog/favourite")]
+pub async fn set_favourite(shop_id: i64, on: bool) -> Result<Favourite, AppError> {
+    crate::web::edge::run(|cx| async move {
+        let user = cx.require_user_id().await?;
+        cx.spend(crate::web::abuse::Action::Favourite, &format!("u:{user}"))?;
+        Ok(super::service::set_favourite(&cx.state, user, shop_id, on).await?)
+    })
+    .await
+}
+
+/// Which of `shop_ids` the viewer saved (none when logged out), for the hearts on a list of shops.
+#[server(endpoint = "catalog/saved-among")]
+pub async fn saved_among(shop_ids: Vec<i64>) -> Result<Vec<i64>, AppError> {
+    crate::web::edge::run(|cx| async move {
+        if shop_ids.len() > super::model::PAGE_SIZE as usize {
+            return Err(AppError::invalid("shop_ids", "Ask about one page of shops at a time.").into());
+        }
+        let viewer = cx.user_id().await?;
+        Ok(super::service::saved_among(&cx.state, viewer, &shop_ids).await?)
+    })
+    .await
+}
+
+/// One page of the user's favourites, the latest saved first.
+#[server(endpoint = "catalog/favourites")]
+pub async fn my_favourites(page: u32) -> Result<Favourites, AppError> {
+    crate::web::edge::run(|cx| async move {
+        let user = cx.require_user_id().await?;
+        Ok(super::service::favourites(&cx.state, user, page).await?)
     })
     .await
 }

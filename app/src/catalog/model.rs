@@ -110,6 +110,27 @@ pub struct Page<T> {
 /// Rows per list page.
 pub const PAGE_SIZE: u32 = 20;
 
+/// How many shops one account keeps in its favourites: a list a person scrolls, not a copy of the city.
+pub const MAX_FAVOURITES: i64 = 500;
+
+/// A shop's favourites (收藏) as one viewer sees them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Favourite {
+    /// How many accounts saved the shop.
+    pub count: i64,
+    /// Whether the viewer did (false when logged out).
+    pub saved: bool,
+}
+
+/// The viewer's saved shops, newest first, one page at a time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Favourites {
+    /// This page's shops.
+    pub page: Page<ShopSummary>,
+    /// How many shops the viewer saved in all.
+    pub total: i64,
+}
+
 /// How a category list is ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum ShopSort {

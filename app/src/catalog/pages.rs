@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::api::{list_shop_types, list_shops, search_shops};
-use super::model::{Page, ShopSort, ShopSummary, VoucherView, page_from_query};
+use super::api::{list_shop_types, list_shops, my_favourites, saved_among, search_shops, set_favourite};
+use super::model::{Favourites, Page, ShopSort, ShopSummary, VoucherView, page_from_query};
 use crate::shared::error::AppError;
 use crate::ui::{NO_PICTURE, Pager, error_view, yuan};
 
@@ -54,27 +54,112 @@ fn SearchBox(value: String) -> impl IntoView {
     }
 }
 
+/// Shop cards, each with its heart (filled for the shops in `saved`).
 #[component]
-fn ShopList(items: Vec<ShopSummary>) -> impl IntoView {
+fn ShopList(items: Vec<ShopSummary>, saved: Vec<i64>) -> impl IntoView {
     if items.is_empty() {
         return view! { <p class="muted">"No shops here."</p> }.into_any();
     }
     view! {
         <ul class="shop-list">
-            {items.into_iter().map(|s| view! {
-                <li class="shop-row">
-                    <img src=s.image.unwrap_or_else(|| NO_PICTURE.into()) alt="" width="96" height="60" loading="lazy" decoding="async"/>
-                    <div>
-                        <a class="shop-name" href=format!("/shops/{}", s.id)>{s.name}</a>
-                        <p class="muted">
-                            {format!("{} · {} / person · {} · {} sold", super::model::score_text(s.score, s.reviews), yuan(s.avg_price_cents), s.area, s.sold)}
-                        </p>
-                    </div>
-                </li>
+            {items.into_iter().map(|s| {
+                let is_saved = saved.contains(&s.id);
+                view! {
+                    <li class="shop-row">
+                        <img src=s.image.unwrap_or_else(|| NO_PICTURE.into()) alt="" width="96" height="60" loading="lazy" decoding="async"/>
+                        <div>
+                            <a class="shop-name" href=format!("/shops/{}", s.id)>{s.name.clone()}</a>
+                            <p class="muted">
+                                {format!("{} · {} / person · {} · {} sold", super::model::score_text(s.score, s.reviews), yuan(s.avg_price_cents), s.area, s.sold)}
+                            </p>
+                        </div>
+                        <FavouriteButton shop_id=s.id name=s.name saved=is_saved count=None/>
+                    </li>
+                }
             }).collect_view()}
         </ul>
     }
     .into_any()
+}
+
+/// Which of `items` the viewer saved; a list still shows (with empty hearts) if this cannot be told.
+async fn saved_of(items: &[ShopSummary]) -> Vec<i64> {
+    if items.is_empty() {
+        return Vec::new();
+    }
+    saved_among(items.iter().map(|s| s.id).collect()).await.unwrap_or_default()
+}
+
+/// The heart (收藏) of shop `name`: saves or un-saves it in place. `count` (the shop page's) shows how
+/// many saved it; list cards show none.
+#[island]
+pub fn FavouriteButton(shop_id: i64, name: String, saved: bool, count: Option<i64>) -> impl IntoView {
+    let state = RwSignal::new((saved, count));
+    let toggle = Action::new(move |on: &bool| set_favourite(shop_id, *on));
+    Effect::new(move |_| {
+        if let Some(Ok(f)) = toggle.value().get() {
+            state.update(|(saved, count)| {
+                *saved = f.saved;
+                *count = count.map(|_| f.count);
+            });
+        }
+    });
+    view! {
+        <span class="favourite">
+            <button type="button" class="favourite-button" class:saved=move || state.get().0
+                aria-pressed=move || state.get().0.to_string() disabled=move || toggle.pending().get()
+                on:click=move |_| { toggle.dispatch(!state.get_untracked().0); }>
+                {move || if state.get().0 { "♥ " } else { "♡ " }}
+                <span class="favourite-word">{move || if state.get().0 { "Saved" } else { "Save" }}</span>
+                <span class="visually-hidden">{format!(" {name}")}</span>
+            </button>
+            {move || state.get().1.map(|n| view! { <span class="favourite-count">{format!("{n} saved")}</span> })}
+            {move || match toggle.value().get() {
+                Some(Err(AppError::LoginRequired)) => Some(view! {
+                    <span class="favourite-note" role="status">
+                        <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>" to save shops."
+                    </span>
+                }.into_any()),
+                Some(Err(e)) => Some(view! { <span class="favourite-note form-error" role="alert">{e.to_string()}</span> }.into_any()),
+                _ => None,
+            }}
+        </span>
+    }
+}
+
+/// `/me/favourites?page=`: the shops the user saved, the latest first, 20 a page.
+#[component]
+pub fn FavouritesPage() -> impl IntoView {
+    let query = use_query_map();
+    let page = move || page_from_query(query.read().get("page").as_deref());
+    let data = Resource::new(page, my_favourites);
+    view! {
+        <h1>"Favourites 收藏"</h1>
+        <Suspense fallback=|| view! { <p>"Loading your favourites…"</p> }>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(Favourites { total: 0, .. }) => view! {
+                        <p class="muted empty-favourites">
+                            "No saved shops yet. Press ♡ Save on a shop or a list to keep it here. "
+                            <a href="/">"Browse shops"</a>
+                        </p>
+                    }.into_any(),
+                    Ok(Favourites { page: Page { items, page, has_next }, total }) => {
+                        let saved = items.iter().map(|s| s.id).collect();
+                        view! {
+                            <p class="muted favourites-total">{format!("{total} saved shops")}</p>
+                            <ShopList items saved/>
+                            <Pager base="/me/favourites".to_string() page has_next/>
+                        }.into_any()
+                    }
+                    Err(AppError::LoginRequired) => view! {
+                        <p>"Log in to see your favourites. " <a href="/login?next=/me/favourites">"Log in"</a></p>
+                    }.into_any(),
+                    Err(e) => error_view(e),
+                }
+            })}
+        </Suspense>
+    }
 }
 
 /// `/types/:id?sort=&page=`: one category, 20 shops a page.
@@ -100,6 +185,7 @@ pub fn CategoryPage() -> impl IntoView {
                 match data.await {
                     Ok((ty, page)) => {
                         let tid = ty.id;
+                        let saved = saved_of(&page.items).await;
                         view! {
                             <h1>{ty.icon}" "{ty.name}</h1>
                             <p><a class="rankings-link" href=format!("/rankings?type={tid}")>"Top 10 of this kind (榜单) →"</a></p>
@@ -108,7 +194,7 @@ pub fn CategoryPage() -> impl IntoView {
                                     <a href=format!("/types/{tid}?sort={v}") class:active=*s == sort>{*label}</a>
                                 }).collect_view()}
                             </nav>
-                            <ShopList items=page.items/>
+                            <ShopList items=page.items saved/>
                             <Pager base=format!("/types/{tid}?sort={}", sort.as_query()) page=page.page has_next=page.has_next/>
                         }
                         .into_any()
@@ -135,26 +221,20 @@ pub fn SearchPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let (q, _) = key();
                 match data.await {
-                    Ok(Page { items, page, has_next }) => view! {
-                        <h1>{format!("Shops matching “{q}”")}</h1>
-                        <ShopList items/>
-                        <Pager base=format!("/search?q={}", urlencode(&q)) page has_next/>
+                    Ok(Page { items, page, has_next }) => {
+                        let saved = saved_of(&items).await;
+                        view! {
+                            <h1>{format!("Shops matching “{q}”")}</h1>
+                            <ShopList items saved/>
+                            <Pager base=format!("/search?q={}", form_urlencoded::byte_serialize(q.as_bytes()).collect::<String>()) page has_next/>
+                        }
+                        .into_any()
                     }
-                    .into_any(),
                     Err(e) => error_view(e),
                 }
             })}
         </Suspense>
     }
-}
-
-fn urlencode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// A coupon's price, title and rules around `children` (its button and state), normal or flash.

@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use time::Duration as TimeDuration;
 
-use super::model::{Coupon, MAX_PAGES, NewCoupon, Page, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView};
+use super::model::{
+    Coupon, Favourite, Favourites, MAX_FAVOURITES, MAX_PAGES, NewCoupon, Page, Shop, ShopEdit, ShopSort, ShopSummary,
+    ShopType, VoucherView,
+};
 use super::store;
 use crate::auth::model::{CurrentUser, Role};
 use crate::platform::backend::BackendError;
@@ -40,6 +43,9 @@ pub enum CatalogError {
     /// Not the owner.
     #[error("not the owner of shop {0}")]
     Forbidden(i64),
+    /// The account keeps [`MAX_FAVOURITES`] shops already.
+    #[error("favourites full")]
+    FavouritesFull,
     /// A backing service failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
@@ -113,6 +119,12 @@ impl From<CatalogError> for AppError {
             CatalogError::Invalid(app) => app,
             CatalogError::LoginRequired => AppError::LoginRequired,
             CatalogError::Forbidden(_) => AppError::Forbidden,
+            CatalogError::FavouritesFull => AppError::invalid(
+                "shop",
+                format!(
+                    "You keep {MAX_FAVOURITES} shops already, the most one account can. Remove one under Favourites first."
+                ),
+            ),
             CatalogError::Backend(e) => e.into(),
             CatalogError::Cache(e) => AppError::internal(e),
             CatalogError::NoShopCache => AppError::internal(CatalogError::NoShopCache),
@@ -331,4 +343,40 @@ pub async fn forget_shop(state: &AppState, id: i64) -> Result<(), CatalogError> 
 pub async fn summaries(state: &AppState, ids: &[i64]) -> Result<Vec<ShopSummary>, CatalogError> {
     let mut found = store::summaries(state.postgres()?, ids).await?;
     Ok(ids.iter().filter_map(|id| found.iter().position(|s| s.id == *id).map(|i| found.swap_remove(i))).collect())
+}
+
+/// Saves (`on`) or un-saves shop `shop_id` among `user_id`'s favourites; answers the shop's count and
+/// state afterwards. Saving twice or removing what is not there changes nothing.
+pub async fn set_favourite(state: &AppState, user_id: i64, shop_id: i64, on: bool) -> Result<Favourite, CatalogError> {
+    let db = state.postgres()?;
+    if on {
+        match store::save_favourite(db, user_id, shop_id, MAX_FAVOURITES).await? {
+            store::Saved::Added | store::Saved::Already => {}
+            store::Saved::Full => return Err(CatalogError::FavouritesFull),
+            store::Saved::NoShop => return Err(CatalogError::ShopNotFound(shop_id)),
+        }
+    } else {
+        store::remove_favourite(db, user_id, shop_id).await?;
+    }
+    favourite(state, shop_id, Some(user_id)).await
+}
+
+/// How many saved shop `shop_id`, and whether `viewer` did.
+pub async fn favourite(state: &AppState, shop_id: i64, viewer: Option<i64>) -> Result<Favourite, CatalogError> {
+    Ok(store::favourite(state.postgres()?, shop_id, viewer).await?)
+}
+
+/// Which of `shop_ids` the viewer saved (none when logged out): the hearts on a list of shop cards.
+pub async fn saved_among(state: &AppState, viewer: Option<i64>, shop_ids: &[i64]) -> Result<Vec<i64>, CatalogError> {
+    match viewer {
+        Some(user_id) if !shop_ids.is_empty() => Ok(store::saved_among(state.postgres()?, user_id, shop_ids).await?),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// One page of `user_id`'s favourites, the latest saved first.
+pub async fn favourites(state: &AppState, user_id: i64, page: u32) -> Result<Favourites, CatalogError> {
+    check_page(page)?;
+    let (items, has_next, total) = store::favourites(state.postgres()?, user_id, page).await?;
+    Ok(Favourites { page: Page { items, page, has_next }, total })
 }

@@ -4,7 +4,9 @@ use crate::platform::redis_conn::Redis;
 use futures::future::BoxFuture;
 use sqlx::PgPool;
 
-use super::model::{Coupon, NewCoupon, PAGE_SIZE, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView};
+use super::model::{
+    Coupon, Favourite, NewCoupon, PAGE_SIZE, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView,
+};
 
 /// Every shop type in display order, with its shop count.
 pub async fn shop_types(db: &PgPool) -> Result<Vec<ShopType>, sqlx::Error> {
@@ -375,4 +377,94 @@ pub async fn set_coupon_on_sale(db: &PgPool, shop_id: i64, id: i64, on: bool) ->
 /// Summaries of the shops `ids` (any order).
 pub async fn summaries(db: &PgPool, ids: &[i64]) -> Result<Vec<ShopSummary>, sqlx::Error> {
     summaries!("WHERE id = ANY($1)", ids).fetch_all(db).await
+}
+
+/// What saving a favourite did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Saved {
+    /// Saved now.
+    Added,
+    /// It was saved before.
+    Already,
+    /// The account keeps `max` already; nothing saved.
+    Full,
+    /// No such shop.
+    NoShop,
+}
+
+/// Saves `shop_id` among `user_id`'s favourites unless they hold `max` already. The user's row is locked
+/// for the count and the insert, so two saves at once cannot both take the last place.
+pub async fn save_favourite(db: &PgPool, user_id: i64, shop_id: i64, max: i64) -> Result<Saved, sqlx::Error> {
+    let mut tx = db.begin().await?;
+    sqlx::query!("SELECT id FROM users WHERE id = $1 FOR UPDATE", user_id).fetch_optional(&mut *tx).await?;
+    let held = sqlx::query!(
+        r#"SELECT count(*) AS "held!", coalesce(bool_or(shop_id = $2), false) AS "already!"
+           FROM favourites WHERE user_id = $1"#,
+        user_id,
+        shop_id
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    if held.already {
+        return Ok(Saved::Already);
+    }
+    if held.held >= max {
+        return Ok(Saved::Full);
+    }
+    let done = sqlx::query!(
+        "INSERT INTO favourites (user_id, shop_id) SELECT $1, id FROM shops WHERE id = $2 ON CONFLICT DO NOTHING",
+        user_id,
+        shop_id
+    )
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(if done.rows_affected() == 1 { Saved::Added } else { Saved::NoShop })
+}
+
+/// Takes `shop_id` out of `user_id`'s favourites; false if it was not there.
+pub async fn remove_favourite(db: &PgPool, user_id: i64, shop_id: i64) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query!("DELETE FROM favourites WHERE user_id = $1 AND shop_id = $2", user_id, shop_id)
+        .execute(db)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// How many saved `shop_id`, and whether `viewer` did.
+pub async fn favourite(db: &PgPool, shop_id: i64, viewer: Option<i64>) -> Result<Favourite, sqlx::Error> {
+    sqlx::query_as!(
+        Favourite,
+        r#"SELECT count(*) AS "count!", coalesce(bool_or(user_id = $2), false) AS "saved!"
+           FROM favourites WHERE shop_id = $1"#,
+        shop_id,
+        viewer
+    )
+    .fetch_one(db)
+    .await
+}
+
+/// Which of `shop_ids` `user_id` saved.
+pub async fn saved_among(db: &PgPool, user_id: i64, shop_ids: &[i64]) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar!("SELECT shop_id FROM favourites WHERE user_id = $1 AND shop_id = ANY($2)", user_id, shop_ids)
+        .fetch_all(db)
+        .await
+}
+
+/// One page of `user_id`'s favourites, the latest saved first, and how many there are in all.
+pub async fn favourites(db: &PgPool, user_id: i64, page: u32) -> Result<(Vec<ShopSummary>, bool, i64), sqlx::Error> {
+    let (limit, offset) = page_window(page);
+    let rows = summaries!(
+        "JOIN favourites f ON f.shop_id = shops.id WHERE f.user_id = $1
+         ORDER BY f.created_at DESC, f.shop_id DESC LIMIT $2 OFFSET $3",
+        user_id,
+        limit,
+        offset
+    )
+    .fetch_all(db)
+    .await?;
+    let total = sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM favourites WHERE user_id = $1"#, user_id)
+        .fetch_one(db)
+        .await?;
+    let (rows, has_next) = into_page(rows);
+    Ok((rows, has_next, total))
 }

@@ -4,6 +4,8 @@
 pub mod api;
 #[cfg(feature = "ssr")]
 pub mod closer;
+#[cfg(feature = "testing")]
+pub mod lifecycle;
 pub mod model;
 pub mod pages;
 #[cfg(feature = "ssr")]

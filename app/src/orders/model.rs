@@ -37,7 +37,7 @@ impl PayOutcome {
 }
 
 /// Why the order writer could not turn a grab into an order (the grab was given back).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum FailReason {
     /// Postgres had no stock left for it (Redis and Postgres disagreed; Postgres wins).
     SoldOut,
@@ -82,7 +82,7 @@ impl FailReason {
 }
 
 /// Where an order stands, as the buyer sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum OrderStatus {
     /// Accepted by the grab, not yet written by the order writer.
     Queued,
@@ -132,9 +132,28 @@ impl OrderStatus {
         })
     }
 
-    /// Whether nothing more can happen to the order.
+    /// The statuses an order in this one may move to: the order's life, one edge per rule of the code
+    /// (`orders/store.rs` guards each with `WHERE status = …`). `orders/lifecycle.rs` model-checks every
+    /// interleaving of these edges, and `app/tests/order_model.rs` checks that the real services move an
+    /// order along no other edge.
+    pub fn next(self) -> &'static [Self] {
+        match self {
+            // The writer makes the order, or finds it cannot (the coupon goes back).
+            Self::Queued => &[Self::Unpaid, Self::Failed(FailReason::SoldOut)],
+            // Paid in time; closed by the closer or the sweeper when the time runs out; cancelled by the buyer.
+            Self::Unpaid => &[Self::Paid, Self::Closed, Self::Cancelled],
+            // Redeemed at the counter before its use-by; refunded on request or when the use-by passes.
+            Self::Paid => &[Self::Used, Self::Refunded],
+            // A payment made within the deadline that the closer beat by a moment is refunded at once.
+            Self::Closed => &[Self::Refunded],
+            Self::Failed(_) | Self::Used | Self::Cancelled | Self::Refunded => &[],
+        }
+    }
+
+    /// Whether nothing more can happen to the order (a closed one waits out its pay deadline first, for a
+    /// payment that lost to the closer by a moment).
     pub fn is_final(self) -> bool {
-        matches!(self, Self::Failed(_) | Self::Used | Self::Closed | Self::Cancelled | Self::Refunded)
+        self.next().is_empty()
     }
 
     /// The label shown to the buyer.

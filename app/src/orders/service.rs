@@ -8,12 +8,14 @@ use super::model::{
     RefundCause, RefundOutcome, RefundReason, ShopOrder, ShopOrdersPage, StatusCounts,
 };
 use super::store::{self, OrderKey, Unpaid};
+use crate::inbox::model::NoticeKind;
+use crate::inbox::service::{self as inbox, News};
 use crate::platform::backend::BackendError;
 use crate::platform::kafka::{self, DueCheck, ORDERS_CLOSE_DELAY, ORDERS_EXPIRE_DELAY, OrderCreated};
 use crate::sale::inventory;
 use crate::shared::clock;
 use crate::shared::error::AppError;
-use crate::shared::money::VALIDITY_DAYS;
+use crate::shared::money::{VALIDITY_DAYS, yuan_amount};
 use crate::web::state::AppState;
 
 /// What can go wrong with an order; converted to [`AppError`] at the server-function edge.
@@ -127,6 +129,9 @@ pub async fn close(state: &AppState, order_id: i64) -> Result<CloseOutcome, Orde
     }
     if changed {
         state.metrics.orders.closed.inc();
+        if let Some(o) = &order {
+            inbox::tell(state, o.user_id, order_news(NoticeKind::OrderClosed, o.id, &order_name(o.id))).await;
+        }
         Ok(CloseOutcome::Closed)
     } else {
         Ok(CloseOutcome::Unchanged)
@@ -140,6 +145,7 @@ pub async fn cancel(state: &AppState, user_id: i64, order_id: i64) -> Result<Can
     let order = order.ok_or(OrderError::NotFound)?;
     if changed {
         state.metrics.orders.cancelled.inc();
+        inbox::tell(state, user_id, order_news(NoticeKind::OrderCancelled, order_id, &order_name(order_id))).await;
         return Ok(CancelOutcome::Cancelled);
     }
     match OrderStatus::from_db(&order.status) {
@@ -164,6 +170,8 @@ async fn refund(
                 RefundCause::Expired => state.metrics.orders.refunds_expired.inc(),
                 _ => state.metrics.orders.refunds_requested.inc(),
             };
+            let detail = format!("{}, ¥{} back ({})", order_name(order.id), yuan_amount(amount_cents), cause.label());
+            inbox::tell(state, order.user_id, order_news(NoticeKind::OrderRefunded, order.id, &detail)).await;
             (order, restocked, RefundOutcome::Refunded { amount_cents })
         }
         store::Refunded::Before { order, restocked } => (order, restocked, RefundOutcome::AlreadyRefunded),
@@ -245,6 +253,7 @@ pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOut
     match outcome {
         PayOutcome::Paid => {
             state.metrics.orders.paid.inc();
+            inbox::tell(state, user_id, order_news(NoticeKind::OrderPaid, order_id, &order_name(order_id))).await;
             // Sent in the background: the buyer need not wait on a check due in weeks, and if the send fails
             // the sweeper still refunds the coupon when its time comes.
             if let Some(v) = validity {
@@ -258,6 +267,8 @@ pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOut
         }
         PayOutcome::Refunded => {
             state.metrics.orders.refunds.inc();
+            let detail = format!("{}, paid after it had closed", order_name(order_id));
+            inbox::tell(state, user_id, order_news(NoticeKind::OrderRefunded, order_id, &detail)).await;
         }
         // Past its deadline: close it now rather than wait for the closer, so the coupon goes back at once.
         PayOutcome::Expired => {
@@ -355,8 +366,36 @@ pub async fn sweep(state: &AppState) -> Result<usize, OrderError> {
             tracing::warn!(order = order.id, "refund still not told to Redis: {e}");
         }
     }
+    if let Err(e) = tell_closing_soon(state).await {
+        tracing::warn!("buyers not told of orders closing soon: {e}");
+    }
     Ok(ended)
 }
+
+/// How a notice names an order: by its short code, as "My orders" shows it.
+fn order_name(order_id: i64) -> String {
+    format!("order {}", super::model::order_code(order_id))
+}
+
+/// A notice about order `order_id`, leading to "My orders".
+fn order_news(kind: NoticeKind, order_id: i64, detail: &str) -> News<'_> {
+    News { kind, subject_id: order_id, detail, link: "/orders" }
+}
+
+/// Tells the buyers of unpaid orders that close within [`CLOSING_NOTICE`] (once each: the inbox keeps one
+/// notice per order and kind). Only when paying takes longer than that: a shorter time to pay is all
+/// countdown on "My orders".
+async fn tell_closing_soon(state: &AppState) -> Result<(), OrderError> {
+    let timeout = state.config.pay_timeout;
+    let Some(opened) = timeout.checked_sub(CLOSING_NOTICE).filter(|d| !d.is_zero()) else { return Ok(()) };
+    for (order_id, user_id) in store::unpaid_older_than(state.postgres()?, opened, timeout, 500).await? {
+        inbox::tell(state, user_id, order_news(NoticeKind::OrderClosing, order_id, &order_name(order_id))).await;
+    }
+    Ok(())
+}
+
+/// How long before its close an unpaid order's buyer is told.
+const CLOSING_NOTICE: Duration = Duration::from_secs(5 * 60);
 
 /// Sweeps every `every` for the life of the process.
 pub fn spawn_sweeper(state: AppState, every: Duration) -> tokio::task::JoinHandle<()> {
@@ -398,9 +437,11 @@ fn qr_svg(code: &str) -> Option<String> {
 /// becomes `used`, once. A second scan answers when it was used; another shop's code is unknown here.
 pub async fn redeem(state: &AppState, owner_id: i64, code: &RedeemCode) -> Result<Redemption, OrderError> {
     match store::redeem(state.postgres()?, owner_id, code.as_str()).await? {
-        store::Redeemed::Done(r) => {
+        store::Redeemed::Done(r, buyer) => {
             if !r.earlier {
                 state.metrics.orders.used.inc();
+                let detail = format!("{} at {}", r.title, r.shop_name);
+                inbox::tell(state, buyer, order_news(NoticeKind::OrderRedeemed, r.order_id, &detail)).await;
             }
             Ok(r)
         }

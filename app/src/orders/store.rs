@@ -572,15 +572,20 @@ pub async fn pay(
             // goes back, with its record, and the order stays closed as refunded — all in one statement.
             // Past the deadline no payment was taken, so nothing is refunded.
             // The charge and its refund are two money movements, written with the status in one statement.
+            // The coupon went back to its sale at the close (`restocked`); if the close's Redis give-back
+            // failed, the closer's redelivered check no longer repeats it (the order is not closed any
+            // more), so the refund carries it (`redis_pending`, once-only, for the sweeper) — found by the
+            // order's model (`orders/lifecycle.rs`).
             let refunded = sqlx::query!(
                 "WITH refunded AS (
                      UPDATE orders SET status = 'refunded', refunded_at = now(), updated_at = now()
                      WHERE id = $1 AND status = 'closed' AND created_at > now() - make_interval(secs => $2)
-                     RETURNING id, amount_cents),
+                     RETURNING id, amount_cents, kind),
                  charged AS (INSERT INTO charges (order_id, amount_cents) SELECT id, amount_cents FROM refunded
                              RETURNING order_id, amount_cents)
-                 INSERT INTO refunds (order_id, amount_cents, reason, cause)
-                 SELECT order_id, amount_cents, $3, $4 FROM charged
+                 INSERT INTO refunds (order_id, amount_cents, reason, cause, restocked, redis_pending)
+                 SELECT c.order_id, c.amount_cents, $3, $4, true, r.kind = 'flash'
+                 FROM charged c JOIN refunded r ON r.id = c.order_id
                  ON CONFLICT (order_id) DO NOTHING",
                 order_id,
                 timeout.as_secs_f64(),
@@ -592,6 +597,27 @@ pub async fn pay(
             outcome(if refunded.rows_affected() == 1 { PayOutcome::Refunded } else { PayOutcome::Expired })
         }
     }
+}
+
+/// Unpaid orders older than `age` but not yet `timeout` old (those closing soon), as (order, buyer).
+pub async fn unpaid_older_than(
+    db: &PgPool,
+    age: std::time::Duration,
+    timeout: std::time::Duration,
+    limit: i64,
+) -> Result<Vec<(i64, i64)>, sqlx::Error> {
+    let rows = sqlx::query!(
+        "SELECT id, user_id FROM orders
+         WHERE status = 'unpaid' AND created_at < now() - make_interval(secs => $1)
+           AND created_at > now() - make_interval(secs => $2)
+         ORDER BY created_at LIMIT $3",
+        age.as_secs_f64(),
+        timeout.as_secs_f64(),
+        limit,
+    )
+    .fetch_all(db)
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.id, r.user_id)).collect())
 }
 
 /// Unpaid orders older than `timeout` (the sweeper's backstop), oldest first.
@@ -640,8 +666,8 @@ pub async fn known_order_ids(db: &PgPool, ids: &[i64]) -> Result<Vec<i64>, sqlx:
 /// How a redemption code of one of `owner_id`'s shops stands after the attempt.
 #[derive(Debug)]
 pub enum Redeemed {
-    /// Marked used now, or found used before (`Redemption::earlier`).
-    Done(Redemption),
+    /// Marked used now, or found used before (`Redemption::earlier`); with the buyer's id.
+    Done(Redemption, i64),
     /// The order exists but is not paid (unpaid, closed or refunded), so there is nothing to honour.
     NotPaid(OrderStatus),
     /// Paid, but its validity ended at `use_by_ms` (it is being refunded): not honoured.
@@ -662,24 +688,27 @@ pub async fn redeem(db: &PgPool, owner_id: i64, code: &str) -> Result<Redeemed, 
          FROM vouchers v, shops s
          WHERE o.redeem_code = $1 AND o.status = 'paid' AND o.use_by > now()
            AND v.id = o.voucher_id AND s.id = o.shop_id AND s.owner_id = $2
-         RETURNING o.id, v.title, s.name, o.amount_cents, (extract(epoch FROM o.used_at) * 1000)::BIGINT AS "used_ms!""#,
+         RETURNING o.id, o.user_id, v.title, s.name, o.amount_cents,
+                   (extract(epoch FROM o.used_at) * 1000)::BIGINT AS "used_ms!""#,
         code,
         owner_id,
     )
     .fetch_optional(db)
     .await?;
     if let Some(r) = now {
-        return Ok(Redeemed::Done(Redemption {
+        let redemption = Redemption {
             order_id: r.id,
             title: r.title,
             shop_name: r.name,
             amount_cents: r.amount_cents,
             used_ms: r.used_ms,
             earlier: false,
-        }));
+        };
+        return Ok(Redeemed::Done(redemption, r.user_id));
     }
     let found = sqlx::query!(
-        r#"SELECT o.id, v.title, s.name, o.amount_cents, (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms, o.status,
+        r#"SELECT o.id, o.user_id, v.title, s.name, o.amount_cents,
+                (extract(epoch FROM o.used_at) * 1000)::BIGINT AS used_ms, o.status,
                 (extract(epoch FROM o.use_by) * 1000)::BIGINT AS use_by_ms
          FROM orders o JOIN vouchers v ON v.id = o.voucher_id JOIN shops s ON s.id = o.shop_id
          WHERE o.redeem_code = $1 AND s.owner_id = $2"#,
@@ -691,14 +720,17 @@ pub async fn redeem(db: &PgPool, owner_id: i64, code: &str) -> Result<Redeemed, 
     Ok(match found {
         None => Redeemed::Unknown,
         Some(r) => match r.used_ms {
-            Some(used_ms) if r.status == "used" => Redeemed::Done(Redemption {
-                order_id: r.id,
-                title: r.title,
-                shop_name: r.name,
-                amount_cents: r.amount_cents,
-                used_ms,
-                earlier: true,
-            }),
+            Some(used_ms) if r.status == "used" => Redeemed::Done(
+                Redemption {
+                    order_id: r.id,
+                    title: r.title,
+                    shop_name: r.name,
+                    amount_cents: r.amount_cents,
+                    used_ms,
+                    earlier: true,
+                },
+                r.user_id,
+            ),
             _ => match r.use_by_ms {
                 Some(use_by_ms) if r.status == "paid" => Redeemed::Expired { use_by_ms },
                 _ => Redeemed::NotPaid(OrderStatus::from_db(&r.status)),

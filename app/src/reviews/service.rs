@@ -12,6 +12,8 @@ use super::model::{
 use super::store;
 use crate::auth::model::{CurrentUser, Role};
 use crate::catalog::service::{self as catalog, CatalogError};
+use crate::inbox::model::NoticeKind;
+use crate::inbox::service::{self as inbox, News};
 use crate::orders::service::{self as orders, OrderError};
 use crate::platform::backend::BackendError;
 use crate::shared::error::AppError;
@@ -174,6 +176,10 @@ pub async fn reply(
     if !store::set_reply(state.postgres()?, review_id, text.as_str()).await? {
         return Err(ReviewError::NotFound);
     }
+    let shop = catalog::shop(state, review.shop_id).await?;
+    let link = format!("/shops/{}", review.shop_id);
+    let news = News { kind: NoticeKind::ReviewReply, subject_id: review_id, detail: &shop.name, link: &link };
+    inbox::tell(state, review.author_id, news).await;
     Ok(())
 }
 

@@ -287,21 +287,11 @@ mod redis_state {
         replicas: u32,
         timeout: Duration,
     ) -> Result<Replication, redis::RedisError> {
-        let (acked, recorded, buyer): (i64, Option<String>, bool) = redis::pipe()
-            .cmd("WAIT")
-            .arg(replicas)
-            .arg(timeout.as_millis() as u64)
-            .cmd("HGET")
-            .arg(keys.seckill_grabs(voucher_id))
-            .arg(user_id)
-            .cmd("SISMEMBER")
-            .arg(keys.seckill_buyers(voucher_id))
-            .arg(user_id)
-            .query_async(&mut redis.clone())
-            .await?;
-        let still_there =
-            buyer && recorded.and_then(|r| RecordedGrab::parse(user_id, &r)).is_some_and(|g| g.order_id == order_id);
-        Ok(match (still_there, acked >= i64::from(replicas)) {
+        let mut pipe = redis::pipe();
+        pipe.cmd("WAIT").arg(replicas).arg(timeout.as_millis() as u64);
+        let (acked, recorded, buyer): (i64, Option<String>, bool) =
+            read_grab(&mut pipe, keys, voucher_id, user_id).query_async(&mut redis.clone()).await?;
+        Ok(match (grab_holds(user_id, order_id, recorded, buyer), acked >= i64::from(replicas)) {
             (false, _) => Replication::Lost,
             (true, true) => Replication::Held,
             (true, false) => Replication::Unconfirmed(acked),
@@ -359,17 +349,26 @@ mod redis_state {
         user_id: i64,
         order_id: i64,
     ) -> Result<bool, redis::RedisError> {
-        // Still a buyer too: a grab given back since (by the stranded-grab sweeper) no longer counts.
-        let (recorded, buyer): (Option<String>, bool) = redis::pipe()
-            .cmd("HGET")
-            .arg(keys.seckill_grabs(voucher_id))
-            .arg(user_id)
-            .cmd("SISMEMBER")
-            .arg(keys.seckill_buyers(voucher_id))
-            .arg(user_id)
-            .query_async(&mut redis.clone())
-            .await?;
-        Ok(buyer && recorded.and_then(|r| RecordedGrab::parse(user_id, &r)).is_some_and(|g| g.order_id == order_id))
+        let (recorded, buyer): (Option<String>, bool) =
+            read_grab(&mut redis::pipe(), keys, voucher_id, user_id).query_async(&mut redis.clone()).await?;
+        Ok(grab_holds(user_id, order_id, recorded, buyer))
+    }
+
+    /// Adds to `pipe` the reads of `user_id`'s recorded grab of the sale and of whether they are a buyer.
+    fn read_grab<'p>(
+        pipe: &'p mut redis::Pipeline,
+        keys: &Keys,
+        voucher_id: i64,
+        user_id: i64,
+    ) -> &'p mut redis::Pipeline {
+        pipe.cmd("HGET").arg(keys.seckill_grabs(voucher_id)).arg(user_id);
+        pipe.cmd("SISMEMBER").arg(keys.seckill_buyers(voucher_id)).arg(user_id)
+    }
+
+    /// Whether what [`read_grab`] read is the grab of `order_id`, still standing: the buyer is still in too
+    /// (a grab given back since, by the stranded-grab sweeper, no longer counts).
+    fn grab_holds(user_id: i64, order_id: i64, recorded: Option<String>, buyer: bool) -> bool {
+        buyer && recorded.and_then(|r| RecordedGrab::parse(user_id, &r)).is_some_and(|g| g.order_id == order_id)
     }
 
     /// Every buyer of a sale with the grab that recorded them (buyers restored from Postgres after Redis

@@ -2,6 +2,8 @@
 
 use super::model::{FeedPage, NewNote, NoteSummary, NoteView, Profile, next_cursor};
 use super::store;
+use crate::inbox::model::NoticeKind;
+use crate::inbox::service::{self as inbox, News};
 use crate::platform::backend::BackendError;
 use crate::shared::error::AppError;
 use crate::web::state::AppState;
@@ -107,7 +109,13 @@ pub async fn set_follow(state: &AppState, user_id: i64, target: i64, on: bool) -
         return Err(SocialError::NotFound("User"));
     }
     if on {
-        store::follow(state.postgres()?, user_id, target).await?;
+        if store::follow(state.postgres()?, user_id, target).await?
+            && let Some(me) = store::people(state.postgres()?, &[user_id]).await?.into_iter().next()
+        {
+            let link = format!("/users/{user_id}");
+            let news = News { kind: NoticeKind::NewFollower, subject_id: user_id, detail: &me.nickname, link: &link };
+            inbox::tell(state, target, news).await;
+        }
     } else {
         store::unfollow(state.postgres()?, user_id, target).await?;
     }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::model::{Shop, VoucherView};
+use crate::catalog::model::{Favourite, Shop, VoucherView};
 
 /// The shop page's payload: the (cached) shop, its coupons and today's visitors.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -13,6 +13,8 @@ pub struct ShopPage {
     pub vouchers: Vec<VoucherView>,
     /// The coupons could not be listed (Postgres did not answer); the page says so.
     pub coupons_unavailable: bool,
+    /// How many saved the shop and whether the viewer did; none when Postgres could not say.
+    pub favourite: Option<Favourite>,
     /// Distinct visitors today (HyperLogLog estimate).
     pub visitors_today: u64,
     /// Whether the viewer owns the shop (shows the edit link and the 7-day figures).

@@ -7,7 +7,7 @@ use super::api::{OpenShop, RemoveShop, UpdateShop, get_shop_page};
 use super::model::ShopPage;
 use crate::catalog::api::{list_shop_types, shop_for_edit};
 use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
-use crate::catalog::pages::VoucherShell;
+use crate::catalog::pages::{FavouriteButton, VoucherShell};
 use crate::orders::api::buy_voucher;
 use crate::orders::model::order_code;
 use crate::reviews::pages::ShopReviews;
@@ -36,7 +36,16 @@ pub fn ShopDetailPage() -> impl IntoView {
 
 #[component]
 fn ShopDetails(page: ShopPage) -> impl IntoView {
-    let ShopPage { shop, vouchers, coupons_unavailable, visitors_today, is_owner, visitors_week, server_now_ms } = page;
+    let ShopPage {
+        shop,
+        vouchers,
+        coupons_unavailable,
+        favourite,
+        visitors_today,
+        is_owner,
+        visitors_week,
+        server_now_ms,
+    } = page;
     let id = shop.id;
     view! {
         <article class="shop">
@@ -59,6 +68,9 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
                 <dt>"Hours"</dt><dd>{shop.open_hours.clone()}</dd>
                 <dt>"Sold"</dt><dd class="shop-sold">{shop.sold}</dd>
             </dl>
+            {favourite.map(|f| view! {
+                <FavouriteButton shop_id=id name=shop.name.clone() saved=f.saved count=Some(f.count)/>
+            })}
             <p class="uv"><strong class="uv-today">{visitors_today}</strong>" visitors today"</p>
             {is_owner.then(|| view! {
                 <section class="owner-panel">

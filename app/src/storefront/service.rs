@@ -47,6 +47,10 @@ pub async fn shop_page(
             v.stock = Some((*stock).max(0) as i32);
         }
     }
+    let favourite = catalog::favourite(state, id, viewer.map(|u| u.id))
+        .await
+        .inspect_err(|e| tracing::warn!(shop = id, "favourites not counted: {e}"))
+        .ok();
     let is_owner = viewer.is_some_and(|u| shop.owner_id == Some(u.id));
     let visitors_week = if is_owner {
         catalog::visitors_last_week(state, id).await.unwrap_or_else(|e| {
@@ -60,6 +64,7 @@ pub async fn shop_page(
         shop: (*shop).clone(),
         vouchers,
         coupons_unavailable,
+        favourite,
         visitors_today,
         is_owner,
         visitors_week,

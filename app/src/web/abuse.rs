@@ -22,6 +22,8 @@ pub enum Action {
     Like,
     /// Following or unfollowing someone.
     Follow,
+    /// Saving or un-saving a shop among one's favourites.
+    Favourite,
     /// Uploading images.
     Upload,
     /// Searching shops by name.
@@ -37,12 +39,13 @@ pub enum Action {
 }
 
 impl Action {
-    const ALL: [Action; 11] = [
+    const ALL: [Action; 12] = [
         Self::Register,
         Self::Note,
         Self::Review,
         Self::Like,
         Self::Follow,
+        Self::Favourite,
         Self::Upload,
         Self::Search,
         Self::Nearby,
@@ -60,6 +63,7 @@ impl Action {
             Self::Review => (10, MINUTE),
             Self::Like => (60, MINUTE),
             Self::Follow => (30, MINUTE),
+            Self::Favourite => (60, MINUTE),
             Self::Upload => (20, MINUTE),
             Self::Search => (60, MINUTE),
             Self::Nearby => (60, MINUTE),
@@ -77,6 +81,7 @@ impl Action {
             Self::Review => "reviews",
             Self::Like => "likes",
             Self::Follow => "follows",
+            Self::Favourite => "saves",
             Self::Upload => "uploads",
             Self::Search => "searches",
             Self::Nearby => "nearby searches",

@@ -56,6 +56,8 @@ pub fn table() -> Vec<Row> {
         row("/api/catalog/search", "q=S&page=1", [OK; 4]),
         Row { path: "/api/catalog/shop-cached", get: true, args: "id=1", expect: [OK; 4] },
         row("/api/catalog/shop", "id=1", [OK; 4]),
+        // Which shops of a list the viewer saved: none for anonymous, an answer for anyone.
+        row("/api/catalog/saved-among", "shop_ids[0]=1&shop_ids[1]=2", [OK; 4]),
         Row {
             path: "/api/geo/nearby",
             get: true,
@@ -93,6 +95,12 @@ pub fn table() -> Vec<Row> {
         row("/api/seckill/grab", "voucher_id={sale}", [LOGIN, OK, OK, OK]),
         row("/api/orders/buy", "voucher_id={normal}", [LOGIN, OK, OK, OK]),
         row("/api/orders/mine", "", [LOGIN, OK, OK, OK]),
+        row("/api/catalog/favourite", "shop_id=1&on=true", [LOGIN, OK, OK, OK]),
+        row("/api/catalog/favourites", "page=1", [LOGIN, OK, OK, OK]),
+        row("/api/inbox/mine", "", [LOGIN, OK, OK, OK]),
+        row("/api/inbox/unread", "", [LOGIN, OK, OK, OK]),
+        row("/api/inbox/read", "", [LOGIN, OK, OK, OK]),
+        row("/api/inbox/switch", "kind=NewFollower&on=false", [LOGIN, OK, OK, OK]),
         row("/api/social/write-note", "shop_id=1&title=Hi&body=Nice&images=", [LOGIN, OK, OK, OK]),
         row("/api/social/like", "note_id={note}", [LOGIN, OK, OK, OK]),
         row("/api/social/feed", "offset=0", [LOGIN, OK, OK, OK]),

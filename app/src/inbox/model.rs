@@ -1,0 +1,116 @@
+//! Notices as the inbox shows them, shared by browser and server.
+
+use serde::{Deserialize, Serialize};
+
+/// What a notice is about. Each kind can be switched off by its reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum NoticeKind {
+    /// An order was paid.
+    OrderPaid,
+    /// An unpaid order closes in five minutes.
+    OrderClosing,
+    /// An unpaid order closed (its time ran out).
+    OrderClosed,
+    /// The buyer cancelled an unpaid order.
+    OrderCancelled,
+    /// Money went back: asked for, the coupon expired unused, or paid after closing.
+    OrderRefunded,
+    /// The coupon was used at the counter.
+    OrderRedeemed,
+    /// A merchant replied to the reader's review.
+    ReviewReply,
+    /// Someone followed the reader.
+    NewFollower,
+}
+
+impl NoticeKind {
+    /// Every kind, in the order the switches list them.
+    pub const ALL: [Self; 8] = [
+        Self::OrderPaid,
+        Self::OrderClosing,
+        Self::OrderClosed,
+        Self::OrderCancelled,
+        Self::OrderRefunded,
+        Self::OrderRedeemed,
+        Self::ReviewReply,
+        Self::NewFollower,
+    ];
+
+    /// The `notices.kind` column value.
+    pub fn as_db(self) -> &'static str {
+        match self {
+            Self::OrderPaid => "order_paid",
+            Self::OrderClosing => "order_closing",
+            Self::OrderClosed => "order_closed",
+            Self::OrderCancelled => "order_cancelled",
+            Self::OrderRefunded => "order_refunded",
+            Self::OrderRedeemed => "order_redeemed",
+            Self::ReviewReply => "review_reply",
+            Self::NewFollower => "new_follower",
+        }
+    }
+
+    /// Reads the column value back.
+    pub fn from_db(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_db() == s)
+    }
+
+    /// The switch's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::OrderPaid => "An order is paid",
+            Self::OrderClosing => "An unpaid order closes in 5 minutes",
+            Self::OrderClosed => "An unpaid order closed",
+            Self::OrderCancelled => "You cancelled an order",
+            Self::OrderRefunded => "Money goes back to you",
+            Self::OrderRedeemed => "A coupon is used at the counter",
+            Self::ReviewReply => "A shop replies to your review",
+            Self::NewFollower => "Someone follows you",
+        }
+    }
+
+    /// The sentence of a notice of this kind about `detail` (a coupon, a shop, a person).
+    pub fn sentence(self, detail: &str) -> String {
+        match self {
+            Self::OrderPaid => format!("Paid: {detail}. Show its code at the counter before its use-by."),
+            Self::OrderClosing => format!("Closes in 5 minutes unless you pay: {detail}."),
+            Self::OrderClosed => format!("Closed unpaid: {detail}; the coupon went back on sale."),
+            Self::OrderCancelled => format!("Cancelled: {detail}; the coupon went back on sale."),
+            Self::OrderRefunded => format!("Refunded: {detail}."),
+            Self::OrderRedeemed => format!("Used at the counter: {detail}."),
+            Self::ReviewReply => format!("{detail} replied to your review."),
+            Self::NewFollower => format!("{detail} follows you now."),
+        }
+    }
+}
+
+/// One notice in the inbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Notice {
+    /// Its id.
+    pub id: i64,
+    /// What it is about.
+    pub kind: NoticeKind,
+    /// The sentence.
+    pub text: String,
+    /// Where it leads.
+    pub link: String,
+    /// When it was written, unix ms.
+    pub at_ms: i64,
+    /// Whether the reader marked it read.
+    pub read: bool,
+}
+
+/// The inbox page: the latest notices, how many are unread, and which kinds are switched on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inbox {
+    /// The latest notices, newest first.
+    pub notices: Vec<Notice>,
+    /// Unread notices in all.
+    pub unread: i64,
+    /// Each kind with whether it is switched on.
+    pub switches: Vec<(NoticeKind, bool)>,
+}
+
+/// How many notices the inbox page lists.
+pub const INBOX_PAGE: i64 = 50;

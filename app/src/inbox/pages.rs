@@ -1,0 +1,85 @@
+//! `/me/inbox`: the notices, newest first, each marked read by a tap, "Mark all read", and the switches.
+
+use leptos::prelude::*;
+
+use super::api::{MarkRead, SetSwitch, my_inbox};
+use super::model::{Inbox, Notice};
+use crate::shared::clock::format_local;
+use crate::shared::error::AppError;
+use crate::ui::error_view;
+
+/// `/me/inbox`.
+#[island(lazy)]
+pub fn InboxPage() -> impl IntoView {
+    let read = ServerAction::<MarkRead>::new();
+    let switch = ServerAction::<SetSwitch>::new();
+    let inbox = Resource::new(move || (read.version().get(), switch.version().get()), |_| my_inbox());
+    view! {
+        <section class="inbox">
+            <h1>"Inbox 消息"</h1>
+            {move || read.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
+            <Transition fallback=|| view! { <p>"Loading your inbox…"</p> }>
+                {move || Suspend::new(async move {
+                    match inbox.await {
+                        Ok(Inbox { notices, unread, switches }) => view! {
+                            <p class="inbox-summary">
+                                <span class="unread-count">{format!("{unread} unread")}</span>
+                                {(unread > 0).then(|| view! {
+                                    " · "
+                                    <button type="button" class="link mark-all" on:click=move |_| { read.dispatch(MarkRead { id: None }); }>
+                                        "Mark all read"
+                                    </button>
+                                })}
+                            </p>
+                            {if notices.is_empty() {
+                                view! { <p class="muted">"Nothing yet. What happens to your orders, reviews and followers shows up here."</p> }.into_any()
+                            } else {
+                                view! {
+                                    <ul class="notice-list">
+                                        {notices.into_iter().map(|n| view! { <NoticeItem n read/> }).collect_view()}
+                                    </ul>
+                                }.into_any()
+                            }}
+                            <details class="notice-switches">
+                                <summary>"What to tell me"</summary>
+                                <ul>
+                                    {switches.into_iter().map(|(kind, on)| {
+                                        let id = format!("switch-{}", kind.as_db());
+                                        view! {
+                                            <li>
+                                                <input type="checkbox" id=id.clone() checked=on
+                                                    on:change=move |ev| { switch.dispatch(SetSwitch { kind, on: event_target_checked(&ev) }); }/>
+                                                <label for=id>{kind.label()}</label>
+                                            </li>
+                                        }
+                                    }).collect_view()}
+                                </ul>
+                            </details>
+                        }.into_any(),
+                        Err(AppError::LoginRequired) => view! {
+                            <p>"Log in to see your inbox. " <a href="/login?next=/me/inbox">"Log in"</a></p>
+                        }.into_any(),
+                        Err(e) => error_view(e),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+/// One notice: its sentence (a link where it leads), when, and "Mark read" while unread.
+#[component]
+fn NoticeItem(n: Notice, read: ServerAction<MarkRead>) -> impl IntoView {
+    let id = n.id;
+    view! {
+        <li class="notice" class:unread=!n.read data-kind=n.kind.as_db()>
+            <a href=n.link>{n.text}</a>
+            <span class="muted notice-time">{format_local(n.at_ms)}</span>
+            {(!n.read).then(|| view! {
+                <button type="button" class="link mark-read" on:click=move |_| { read.dispatch(MarkRead { id: Some(id) }); }>
+                    "Mark read"
+                </button>
+            })}
+        </li>
+    }
+}

@@ -1,0 +1,104 @@
+//! Inbox rules: who is told what, once, unless they switched it off; reading and marking read.
+
+use super::model::{INBOX_PAGE, Inbox, Notice, NoticeKind};
+use super::store;
+use crate::platform::backend::BackendError;
+use crate::shared::error::AppError;
+use crate::web::state::AppState;
+
+/// What can go wrong; converted to [`AppError`] at the edge.
+#[derive(Debug, thiserror::Error)]
+pub enum InboxError {
+    /// No such notice of the reader's.
+    #[error("notice not found")]
+    NotFound,
+    /// A backing service failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+}
+
+crate::backend_errors!(InboxError);
+
+impl From<InboxError> for AppError {
+    fn from(e: InboxError) -> Self {
+        match e {
+            InboxError::NotFound => AppError::NotFound("Notice".into()),
+            InboxError::Backend(e) => e.into(),
+        }
+    }
+}
+
+/// What a notice says and where it leads: its kind, what it is about (`subject_id`: the order, review or
+/// follower, so each is told once), the name the sentence uses, and the page it opens.
+#[derive(Debug, Clone)]
+pub struct News<'a> {
+    /// Its kind.
+    pub kind: NoticeKind,
+    /// The order, review or follower it is about.
+    pub subject_id: i64,
+    /// The coupon, shop or person the sentence names.
+    pub detail: &'a str,
+    /// The page it opens.
+    pub link: &'a str,
+}
+
+/// The longest name a notice keeps (the column's limit).
+const MAX_DETAIL: usize = 200;
+
+/// Tells `user_id` the news, unless they switched its kind off or were told already.
+pub async fn notify(state: &AppState, user_id: i64, news: News<'_>) -> Result<(), InboxError> {
+    let detail: String = news.detail.chars().take(MAX_DETAIL).collect();
+    store::notify(state.postgres()?, user_id, news.kind.as_db(), news.subject_id, &detail, news.link).await?;
+    Ok(())
+}
+
+/// [`notify`] for a caller whose own work is done and must stand whatever happens to the notice: a
+/// failure is logged, not returned.
+pub async fn tell(state: &AppState, user_id: i64, news: News<'_>) {
+    let kind = news.kind;
+    if let Err(e) = notify(state, user_id, news).await {
+        tracing::warn!(user = user_id, kind = kind.as_db(), "notice not written: {e}");
+    }
+}
+
+/// The reader's inbox: the latest notices, the unread count and the switches.
+pub async fn inbox(state: &AppState, user_id: i64) -> Result<Inbox, InboxError> {
+    let db = state.postgres()?;
+    let (rows, unread, off) = tokio::try_join!(
+        store::latest(db, user_id, INBOX_PAGE),
+        store::unread(db, user_id),
+        store::switched_off(db, user_id)
+    )?;
+    let notices = rows
+        .into_iter()
+        .filter_map(|r| {
+            let kind = NoticeKind::from_db(&r.kind)?;
+            Some(Notice { id: r.id, kind, text: kind.sentence(&r.detail), link: r.link, at_ms: r.at_ms, read: r.read })
+        })
+        .collect();
+    let switches = NoticeKind::ALL.into_iter().map(|k| (k, !off.iter().any(|o| o == k.as_db()))).collect();
+    Ok(Inbox { notices, unread, switches })
+}
+
+/// How many of the reader's notices are unread.
+pub async fn unread(state: &AppState, user_id: i64) -> Result<i64, InboxError> {
+    Ok(store::unread(state.postgres()?, user_id).await?)
+}
+
+/// Marks notice `id` read (or all, `None`); answers the unread count after. Marking a read notice again
+/// changes nothing; someone else's (or no) notice is not found.
+pub async fn mark_read(state: &AppState, user_id: i64, id: Option<i64>) -> Result<i64, InboxError> {
+    let db = state.postgres()?;
+    if store::mark_read(db, user_id, id).await? == 0
+        && let Some(id) = id
+        && !store::has_notice(db, user_id, id).await?
+    {
+        return Err(InboxError::NotFound);
+    }
+    Ok(store::unread(db, user_id).await?)
+}
+
+/// Switches a kind of notice on or off for the reader.
+pub async fn set_switch(state: &AppState, user_id: i64, kind: NoticeKind, on: bool) -> Result<(), InboxError> {
+    Ok(store::set_switch(state.postgres()?, user_id, kind.as_db(), on).await?)
+}
