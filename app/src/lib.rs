@@ -7,6 +7,7 @@
 
 // The capabilities, one folder each (model → store → service → api → pages). A capability may call another
 // one's service, never its store, and no cycle runs between them (`app/tests/module_graph.rs`).
+pub mod account;
 pub mod auth;
 pub mod catalog;
 pub mod checkin;
@@ -42,7 +43,8 @@ use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::components::{A, Route, Router, Routes};
 use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 
-use auth::pages::{AccountMenu, AuthContext, CodeLoginPage, DevOutboxPage, LoginPage, MePage, RegisterPage};
+use account::pages::AccountPage;
+use auth::pages::{AccountMenu, AuthContext, CodeLoginPage, DevOutboxPage, LoginPage, RegisterPage};
 use catalog::pages::{CategoryPage, FavouritesPage, HomePage, SearchPage};
 use checkin::pages::CheckinPage;
 use geo::pages::NearbyPage;
@@ -134,7 +136,7 @@ pub fn App() -> impl IntoView {
                     <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id"), StaticSegment("orders")) view=OrdersConsolePage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("merchant"), StaticSegment("shops"), ParamSegment("id"), StaticSegment("reviews")) view=ReviewsConsolePage/>
                     <Route path=(StaticSegment("merchant"), StaticSegment("sales"), ParamSegment("id")) view=SaleConsolePage ssr=SsrMode::Async/>
-                    <Route path=StaticSegment("me") view=MePage/>
+                    <Route path=StaticSegment("me") view=AccountPage/>
                     <Route path=(StaticSegment("me"), StaticSegment("favourites")) view=FavouritesPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("me"), StaticSegment("inbox")) view=InboxPage/>
                     <Route path=StaticSegment("orders") view=MyOrdersPage/>

@@ -88,8 +88,11 @@ pub async fn with_db(
     });
     let sms = Arc::new(crate::platform::sms::OutboxSms::new(redis.clone(), keys.clone()));
     let metrics = Arc::new(Metrics::new(|registry| shops.register_metrics(registry)));
+    let inbox = crate::inbox::live::InboxLive::default();
+    inbox.spawn_listener(&config.redis_url, keys.inbox_channel());
     let mut parts = Parts::default();
     parts.insert(shops);
+    parts.insert(inbox);
     Ok(AppState::new(Handles {
         db,
         redis,

@@ -224,10 +224,16 @@ async fn upload_selected(input: web_sys::HtmlInputElement) -> Result<Vec<String>
     }
 }
 
-/// A photo picker (its input's id `input_id`) for a form whose pictures are a textarea of addresses (`target`,
-/// its id): chosen files are uploaded at once (`/api/v1/uploads`) and their addresses added to it.
+/// A photo picker (its input's id `input_id`): chosen files are uploaded at once (`/api/v1/uploads`) and
+/// their addresses added to the textarea `target` (its id) of a form whose pictures are a list of
+/// addresses — or, given `on_uploaded`, handed to it instead (one picture: a face, not a gallery).
 #[component]
-pub fn PhotoUpload(input_id: &'static str, target: &'static str) -> impl IntoView {
+pub fn PhotoUpload(
+    input_id: &'static str,
+    #[prop(optional)] target: &'static str,
+    #[prop(optional)] on_uploaded: Option<Callback<Vec<String>>>,
+    #[prop(default = "Add photos (JPEG, PNG, GIF or WebP, up to 2 MB each)")] label: &'static str,
+) -> impl IntoView {
     let (status, set_status) = signal(None::<String>);
     let on_files = move |ev: leptos::ev::Event| {
         #[cfg(feature = "hydrate")]
@@ -238,35 +244,45 @@ pub fn PhotoUpload(input_id: &'static str, target: &'static str) -> impl IntoVie
             leptos::task::spawn_local(async move {
                 match upload_selected(input).await {
                     Ok(urls) => {
-                        if let Some(area) = document()
-                            .get_element_by_id(target)
-                            .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
-                        {
-                            let joined = area
-                                .value()
-                                .lines()
-                                .map(str::to_string)
-                                .chain(urls.iter().cloned())
-                                .filter(|l| !l.trim().is_empty())
-                                .collect::<Vec<_>>()
-                                .join("\n");
-                            area.set_value(&joined);
-                        }
                         set_status.set(Some(format!("{} image(s) added.", urls.len())));
+                        match on_uploaded {
+                            Some(callback) => callback.run(urls),
+                            None => append_lines(target, &urls),
+                        }
                     }
                     Err(e) => set_status.set(Some(e)),
                 }
             });
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = (ev, set_status, target);
+        let _ = (ev, set_status, target, on_uploaded);
     };
     view! {
         <div class="form-row">
-            <label for=input_id>"Add photos (JPEG, PNG, GIF or WebP, up to 2 MB each)"</label>
-            <input id=input_id type="file" accept="image/jpeg,image/png,image/gif,image/webp" multiple on:change=on_files/>
+            <label for=input_id>{label}</label>
+            <input id=input_id type="file" accept="image/jpeg,image/png,image/gif,image/webp"
+                multiple=on_uploaded.is_none() on:change=on_files/>
             {move || status.get().map(|m| view! { <p class="upload-status hint" role="status">{m}</p> })}
         </div>
+    }
+}
+
+/// Adds `lines` to the textarea whose id is `target`, one per line.
+#[cfg(feature = "hydrate")]
+fn append_lines(target: &str, lines: &[String]) {
+    use wasm_bindgen::JsCast;
+    if let Some(area) =
+        document().get_element_by_id(target).and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+    {
+        let joined = area
+            .value()
+            .lines()
+            .map(str::to_string)
+            .chain(lines.iter().cloned())
+            .filter(|l| !l.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n");
+        area.set_value(&joined);
     }
 }
 

@@ -95,3 +95,26 @@ async fn a_new_follower_is_told_once_and_an_unfollow_tells_nobody(db: PgPool) {
     assert_eq!(theirs.notices[0].link, format!("/users/{fan}"));
     assert!(inbox::inbox(&state, fan).await.unwrap().notices.is_empty());
 }
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn the_sweeper_tells_a_buyer_once_that_an_unpaid_order_closes_within_five_minutes(db: PgPool) {
+    let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "900")]).await;
+    let users = seed_users(&db, 482, 2).await.unwrap();
+    let (early, late) = (users[0], users[1]);
+    seed_flash_sale(&db, 33, 10, -60, 3600).await.unwrap();
+    app::seckill::service::restore_sales(&state).await.unwrap();
+    // One order just made, one with little time left: ten of its fifteen minutes gone, and a minute more.
+    order(&state, 33, early).await;
+    let closing = order(&state, 33, late).await;
+    sqlx::query("UPDATE orders SET created_at = now() - interval '11 minutes' WHERE id = $1")
+        .bind(closing)
+        .execute(&db)
+        .await
+        .unwrap();
+    service::sweep(&state).await.unwrap();
+    service::sweep(&state).await.unwrap();
+    let theirs = inbox::inbox(&state, late).await.unwrap();
+    assert_eq!(kinds(&theirs), [NoticeKind::OrderClosing], "told once");
+    assert!(theirs.notices[0].text.starts_with("Closes in 5 minutes unless you pay: order "), "{theirs:?}");
+    assert!(inbox::inbox(&state, early).await.unwrap().notices.is_empty(), "ten minutes left: nothing yet");
+}

@@ -60,7 +60,7 @@ test('a demo shopper can log in and sees the account page', async ({ page }) => 
   await logIn(page, 'alice@example.com', 'haodian2026');
   await expect(page.locator('.account-button')).toHaveText('Alice');
   await page.goto('/me');
-  await expect(page.locator('.me-nickname')).toHaveText('Alice');
+  await expect(page.locator('#nickname')).toHaveValue('Alice');
 });
 
 test('an unknown page answers 404', async ({ page }) => {

@@ -140,6 +140,17 @@ test('a buyer cancels an unpaid order and has a paid coupon refunded with a reas
   await page.getByRole('button', { name: 'Mark all read' }).click();
   await expect(page.locator('.unread-count')).toHaveText('0 unread');
   await expect(page.locator('.notice.unread')).toHaveCount(0);
-  await page.reload();
+  await expect(page.locator('.unread-badge')).toHaveCount(0); // pushed to the header, no reload
+
+  // A notice that comes while a page is open reaches its header at once, over the inbox's stream.
+  await page.goto('/shops/1');
+  await waitForHydration(page);
   await expect(page.locator('.unread-badge')).toHaveCount(0);
+  const voucherId = await page.locator('li.voucher:not(.flash)').first().getAttribute('data-voucher-id');
+  const bought = await page.request.post('/api/orders/buy', { form: { voucher_id: voucherId! } });
+  expect(bought.ok()).toBeTruthy();
+  const orderId = (await bought.text()).trim(); // as text: an order id is past JavaScript's exact integers
+  const cancel = await page.request.post('/api/orders/cancel', { form: { order_id: orderId } });
+  expect(cancel.ok()).toBeTruthy();
+  await expect(page.locator('.unread-badge')).toHaveText('1');
 });

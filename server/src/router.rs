@@ -30,6 +30,7 @@ pub fn build(state: AppState) -> Router {
         .route("/api/v1/shops/{id}", get(app::catalog::rest::get_shop))
         .route("/merchant/shops/{id}/orders.csv", get(app::merchant::export::orders_csv))
         .route("/api/v1/stock", get(app::seckill::live::stock_events))
+        .route("/api/v1/inbox/events", get(app::inbox::live::unread_events))
         .route(
             "/api/v1/uploads",
             axum::routing::post(app::social::upload::upload).layer(axum::extract::DefaultBodyLimit::max(

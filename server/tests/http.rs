@@ -466,3 +466,53 @@ async fn server_functions_answer_with_what_they_set_and_send_plain_forms_back(db
     let resp = router.clone().oneshot(plain("account=nope&nickname=P&password=x&password_confirm=x")).await.unwrap();
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
 }
+
+/// Reads the stream until a `data:` line comes, for at most five seconds.
+async fn next_data(body: &mut Body) -> String {
+    loop {
+        let Ok(Some(Ok(frame))) = tokio::time::timeout(std::time::Duration::from_secs(5), body.frame()).await else {
+            panic!("the stream sent nothing for 5 s")
+        };
+        let Ok(data) = frame.into_data() else { continue };
+        if let Some(line) = String::from_utf8_lossy(&data).lines().find_map(|l| l.strip_prefix("data:")) {
+            return line.trim().to_string();
+        }
+    }
+}
+
+/// The header's unread count over server-sent events: refused without a session; the count at once, then
+/// each change — a notice written, notices marked read — however it was made.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn the_inbox_stream_pushes_the_unread_count(db: PgPool) {
+    use app::inbox::model::NoticeKind;
+    use app::inbox::service::{self as inbox, News};
+    let state = test_state(db, &[]).await;
+    let router = server::router::build(state.clone());
+    let stream = |cookie: Option<&str>| {
+        let mut req = Request::get("/api/v1/inbox/events");
+        if let Some(c) = cookie {
+            req = req.header(header::COOKIE, format!("{SESSION_COOKIE}={c}"));
+        }
+        router.clone().oneshot(req.body(Body::empty()).unwrap())
+    };
+    assert_eq!(stream(None).await.unwrap().status(), StatusCode::UNAUTHORIZED);
+
+    let (sid, me) = register(&router, &state, "13900000771").await;
+    let resp = stream(Some(&sid)).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(resp.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    let mut events = resp.into_body();
+    assert_eq!(next_data(&mut events).await, "0");
+
+    for follower in [41, 42] {
+        let news = News { kind: NoticeKind::NewFollower, subject_id: follower, detail: "someone", link: "/" };
+        inbox::notify(&state, me, news).await.unwrap();
+    }
+    let mut seen = next_data(&mut events).await;
+    if seen == "1" {
+        seen = next_data(&mut events).await;
+    }
+    assert_eq!(seen, "2", "two notices, counted");
+    assert_eq!(body(post(&router, "/api/inbox/read", "", Some(&sid)).await).await, "0");
+    assert_eq!(next_data(&mut events).await, "0", "marked read elsewhere, the stream counts down");
+}

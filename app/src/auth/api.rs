@@ -74,7 +74,8 @@ pub async fn login(account: String, password: String) -> Result<CurrentUser, App
     crate::web::edge::run(|cx| async move {
         let ip = cx.client_network().await;
         let user = super::service::login(&cx.state, &account, &password, &ip).await?;
-        crate::web::session::sign_in(&cx.session().await?, user.id).await.map_err(AppError::from)?;
+        let device = crate::web::session::device_label(&cx.user_agent().await);
+        crate::web::session::sign_in(&cx.session().await?, user.id, &device).await.map_err(AppError::from)?;
         remember_device(&cx, user.id).await;
         Ok(user)
     })
@@ -115,7 +116,8 @@ pub async fn login_with_code(phone: String, code: String) -> Result<CurrentUser,
         let session = cx.session().await?;
         let pending = session.get::<super::service::PendingSignUp>(PENDING_SIGN_UP).await.map_err(session_error)?;
         let user = super::service::sign_in_with_code(&cx.state, &phone, &code, pending.as_ref()).await?;
-        crate::web::session::sign_in(&session, user.id).await.map_err(AppError::from)?;
+        let device = crate::web::session::device_label(&cx.user_agent().await);
+        crate::web::session::sign_in(&session, user.id, &device).await.map_err(AppError::from)?;
         remember_device(&cx, user.id).await;
         session.remove::<super::service::PendingSignUp>(PENDING_SIGN_UP).await.map_err(session_error)?;
         Ok(user)

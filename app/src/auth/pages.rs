@@ -213,34 +213,6 @@ fn RegisterForm(next: Option<String>) -> impl IntoView {
     }
 }
 
-/// `/me`: the account page.
-#[component]
-pub fn MePage() -> impl IntoView {
-    let auth = expect_context::<AuthContext>();
-    view! {
-        <section class="auth-card">
-            <h1>"My account"</h1>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match auth.me.await {
-                        Ok(Some(user)) => view! {
-                            <dl class="facts">
-                                <dt>"Name"</dt><dd class="me-nickname">{user.nickname}</dd>
-                                <dt>"Account"</dt><dd>{user.masked_account}</dd>
-                                <dt>"Role"</dt><dd>{format!("{:?}", user.role)}</dd>
-                            </dl>
-                        }.into_any(),
-                        Ok(None) => view! {
-                            <p>"You are not logged in. " <A href="/login?next=/me">"Log in"</A></p>
-                        }.into_any(),
-                        Err(e) => view! { <p class="form-error">{e.to_string()}</p> }.into_any(),
-                    }
-                })}
-            </Transition>
-        </section>
-    }
-}
-
 /// Header widget: "Log in / Register", or the user's name opening a menu with "Log out".
 #[component]
 pub fn AccountMenu() -> impl IntoView {
@@ -271,6 +243,10 @@ pub fn AccountMenu() -> impl IntoView {
 #[island]
 fn UserMenu(user: super::model::CurrentUser, unread: i64) -> impl IntoView {
     let open = RwSignal::new(false);
+    // The count the page was built with, then each one the inbox's stream pushes.
+    let unread = RwSignal::new(unread);
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| crate::inbox::pages::follow_unread(unread));
     let logout = ServerAction::<Logout>::new();
     Effect::new(move |_| {
         if let Some(Ok(())) = logout.value().get() {
@@ -294,15 +270,21 @@ fn UserMenu(user: super::model::CurrentUser, unread: i64) -> impl IntoView {
             >
                 {user.nickname.clone()}
             </button>
-            {(unread > 0).then(|| view! {
-                <a class="unread-badge" href="/me/inbox" aria-label=format!("Inbox: {unread} unread")>{unread.min(99)}</a>
-            })}
+            {move || {
+                let n = unread.get();
+                (n > 0).then(|| view! {
+                    <a class="unread-badge" href="/me/inbox" aria-label=format!("Inbox: {n} unread")>{n.min(99)}</a>
+                })
+            }}
             <Show when=move || open.get()>
                 <div class="account-dropdown" role="menu">
                     <p class="muted">{masked.clone()}</p>
                     <a href="/me">"My account"</a>
                     <a href="/orders">"My orders"</a>
-                    <a href="/me/inbox">{if unread > 0 { format!("Inbox ({unread})") } else { "Inbox".to_string() }}</a>
+                    <a href="/me/inbox">{move || match unread.get() {
+                        0 => "Inbox".to_string(),
+                        n => format!("Inbox ({n})"),
+                    }}</a>
                     <a href="/me/favourites">"Favourites"</a>
                     <a href="/checkin">"Check in"</a>
                     {merchant.then(|| view! { <a href="/shops/new">"Open a shop"</a> })}

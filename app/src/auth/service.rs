@@ -52,6 +52,12 @@ pub enum AuthError {
     /// Hashing failed.
     #[error("password hashing: {0}")]
     Hash(argon2::password_hash::Error),
+    /// The current password typed into `field` is wrong; `attempts_left` more may be tried from here.
+    #[error("wrong current password, {attempts_left} attempts left")]
+    WrongPassword { field: &'static str, attempts_left: u32 },
+    /// The account was closed meanwhile.
+    #[error("account closed")]
+    Closed,
     /// The hashing thread panicked or was cancelled.
     #[error("password hashing thread: {0}")]
     HashThread(#[from] tokio::task::JoinError),
@@ -80,6 +86,15 @@ impl From<AuthError> for AppError {
                 retry_after_secs,
             },
             AuthError::Throttled(app) => app,
+            AuthError::WrongPassword { field, attempts_left } => AppError::Validation {
+                field: field.into(),
+                message: match attempts_left {
+                    0 => "That is not your current password.".into(),
+                    1 => "That is not your current password. One more failure locks it for a while here.".into(),
+                    n => format!("That is not your current password. {n} attempts left."),
+                },
+            },
+            AuthError::Closed => AppError::LoginRequired,
             AuthError::CodeTooSoon { retry_after_secs, daily } => AppError::TooManyRequests {
                 message: if daily {
                     "This phone has had all its codes for today. Log in with your password, or from a browser you \
@@ -267,29 +282,126 @@ pub async fn login(state: &AppState, account: &str, password: &str, client_ip: &
     if password.is_empty() {
         return Err(AuthError::Invalid(AppError::invalid(Password::FIELD, "Enter your password.")));
     }
-    let limits = gate_limits(&state.config);
-    let (on_account, from_address) =
-        match store::pass_gate(&state.redis, &state.keys, account.as_str(), client_ip, &limits).await? {
-            store::Gate::Open { on_account, from_address } => (on_account, from_address),
-            store::Gate::LockedOut(wait) => return Err(AuthError::Locked { retry_after_secs: secs(wait) }),
-            store::Gate::Slowed(wait) => return Err(AuthError::Slowed { retry_after_secs: secs(wait) }),
-        };
-
+    let gate = Gate::pass(state, account.as_str(), client_ip).await?;
     let row = store::find_by_account(state.postgres()?, &account).await?;
     let hash = row.as_ref().map(|r| r.password_hash.clone());
     let slot = argon2_slot(state).await?;
     let matches = verify_password(password.to_string(), hash).await? && row.is_some();
     drop(slot);
-    match row {
-        Some(row) if matches => {
-            store::gate_success(&state.redis, &state.keys, account.as_str(), client_ip, &limits).await?;
-            Ok(row.to_current())
+    gate.settle(state, matches).await?;
+    row.map(|r| r.to_current()).ok_or(AuthError::WrongCredentials { attempts_left: 0 })
+}
+
+/// One password attempt let through the log-in gate, waiting to be settled by its outcome.
+struct Gate<'a> {
+    account: &'a str,
+    client_ip: &'a str,
+    limits: store::GateLimits,
+    on_account: u32,
+    from_address: u32,
+}
+
+impl<'a> Gate<'a> {
+    /// Lets one attempt on `account` from `client_ip` through, or says how long to wait.
+    async fn pass(state: &AppState, account: &'a str, client_ip: &'a str) -> Result<Self, AuthError> {
+        let limits = gate_limits(&state.config);
+        match store::pass_gate(&state.redis, &state.keys, account, client_ip, &limits).await? {
+            store::Gate::Open { on_account, from_address } => {
+                Ok(Self { account, client_ip, limits, on_account, from_address })
+            }
+            store::Gate::LockedOut(wait) => Err(AuthError::Locked { retry_after_secs: secs(wait) }),
+            store::Gate::Slowed(wait) => Err(AuthError::Slowed { retry_after_secs: secs(wait) }),
         }
-        _ if on_account >= limits.per_pair || from_address >= limits.per_address => {
-            Err(AuthError::Locked { retry_after_secs: limits.window.as_secs() })
-        }
-        _ => Err(AuthError::WrongCredentials { attempts_left: limits.per_pair - on_account }),
     }
+
+    /// A right password starts the account's counters over; a wrong one answers how many tries are left,
+    /// or that this address is now locked out.
+    async fn settle(self, state: &AppState, matched: bool) -> Result<(), AuthError> {
+        let l = &self.limits;
+        if matched {
+            store::gate_success(&state.redis, &state.keys, self.account, self.client_ip, l).await?;
+            Ok(())
+        } else if self.on_account >= l.per_pair || self.from_address >= l.per_address {
+            Err(AuthError::Locked { retry_after_secs: l.window.as_secs() })
+        } else {
+            Err(AuthError::WrongCredentials { attempts_left: l.per_pair - self.on_account })
+        }
+    }
+}
+
+/// What the settings page needs to know of an account besides its public face.
+#[derive(Debug)]
+pub struct Identity {
+    /// The account as pages see it.
+    pub user: CurrentUser,
+    /// The picture it chose.
+    pub avatar: Option<String>,
+    /// Whether a password logs it in (else only a texted code does).
+    pub has_password: bool,
+    /// Its mobile number, if it has one (what a code-only account types to confirm closing).
+    pub phone: Option<String>,
+}
+
+/// `user_id`'s account, or `None` once closed.
+pub async fn identity(state: &AppState, user_id: i64) -> Result<Option<Identity>, AuthError> {
+    let db = state.postgres()?;
+    let Some(row) = store::find_by_id(db, user_id).await? else { return Ok(None) };
+    let avatar = store::avatar(db, user_id).await?;
+    Ok(Some(Identity { user: row.to_current(), avatar, has_password: row.has_password(), phone: row.phone }))
+}
+
+/// Sets the name and picture others see (the picture already checked to be the person's own upload).
+pub async fn set_profile(
+    state: &AppState,
+    user_id: i64,
+    nickname: &Nickname,
+    avatar: Option<&str>,
+) -> Result<CurrentUser, AuthError> {
+    store::set_profile(state.postgres()?, user_id, nickname.as_str(), avatar)
+        .await?
+        .map(|row| row.to_current())
+        .ok_or(AuthError::Closed)
+}
+
+/// Checks that `password` is `user_id`'s current one, through the same gate as a log-in (a borrowed
+/// session guesses no faster than a stranger at the log-in page). A wrong one is an error on `field`.
+pub async fn confirm_password(
+    state: &AppState,
+    user_id: i64,
+    password: &str,
+    client_ip: &str,
+    field: &'static str,
+) -> Result<(), AuthError> {
+    if password.is_empty() {
+        return Err(AuthError::Invalid(AppError::invalid(field, "Enter your current password.")));
+    }
+    let row = store::find_by_id(state.postgres()?, user_id).await?.ok_or(AuthError::Closed)?;
+    let account = row.account();
+    let gate = Gate::pass(state, account.as_str(), client_ip).await?;
+    let slot = argon2_slot(state).await?;
+    let matches = verify_password(password.to_string(), Some(row.password_hash)).await?;
+    drop(slot);
+    gate.settle(state, matches).await.map_err(|e| match e {
+        AuthError::WrongCredentials { attempts_left } => AuthError::WrongPassword { field, attempts_left },
+        other => other,
+    })
+}
+
+/// Gives `user_id` a new password (hashed off the async threads).
+pub async fn set_password(state: &AppState, user_id: i64, password: Password) -> Result<(), AuthError> {
+    let slot = argon2_slot(state).await?;
+    let hash = hash_password(password).await?;
+    drop(slot);
+    if store::set_password(state.postgres()?, user_id, &hash).await? { Ok(()) } else { Err(AuthError::Closed) }
+}
+
+/// The name a closed account's notes and reviews go on showing.
+pub const CLOSED_NAME: &str = "已注销用户";
+
+/// Closes `user_id`'s account: its phone, e-mail, password and picture are gone and its name becomes
+/// [`CLOSED_NAME`]; it can no longer log in, and its number may start a new account.
+pub async fn close(state: &AppState, user_id: i64) -> Result<(), AuthError> {
+    Ok(store::close(state.postgres()?, user_id, CLOSED_NAME).await?)
 }
 
 /// Whole seconds, at least one (what a person and `Retry-After` read).

@@ -23,23 +23,32 @@ pub struct UserRow {
     pub nickname: String,
     /// PHC-format argon2id hash.
     pub password_hash: String,
-    /// `shopper` or `merchant`.
+    /// `shopper`, `merchant` or `operator`.
     pub role: String,
 }
 
 impl UserRow {
-    /// The page-facing view of this user.
-    pub fn to_current(&self) -> CurrentUser {
-        let account = match (&self.phone, &self.email) {
+    /// Whether a password logs this account in (one made with a texted code has none until it sets one).
+    pub fn has_password(&self) -> bool {
+        argon2::password_hash::PasswordHash::new(&self.password_hash).is_ok()
+    }
+
+    /// The identifier it logs in with (what the log-in gate counts attempts on).
+    pub fn account(&self) -> Account {
+        match (&self.phone, &self.email) {
             (Some(p), _) => Account::Phone(p.clone()),
             (None, Some(e)) => Account::Email(e.clone()),
             (None, None) => Account::Email(String::new()),
-        };
+        }
+    }
+
+    /// The page-facing view of this user.
+    pub fn to_current(&self) -> CurrentUser {
         CurrentUser {
             id: self.id,
             nickname: self.nickname.clone(),
             role: Role::from_db(&self.role),
-            masked_account: account.masked(),
+            masked_account: self.account().masked(),
         }
     }
 }
@@ -137,9 +146,66 @@ pub async fn find_by_account(db: &PgPool, account: &Account) -> Result<Option<Us
 
 /// Finds a user by id.
 pub async fn find_by_id(db: &PgPool, id: i64) -> Result<Option<UserRow>, sqlx::Error> {
-    sqlx::query_as!(UserRow, "SELECT id, phone, email, nickname, password_hash, role FROM users WHERE id = $1", id)
-        .fetch_optional(db)
-        .await
+    sqlx::query_as!(
+        UserRow,
+        "SELECT id, phone, email, nickname, password_hash, role FROM users WHERE id = $1 AND closed_at IS NULL",
+        id
+    )
+    .fetch_optional(db)
+    .await
+}
+
+/// The picture `user_id` chose, if any.
+pub async fn avatar(db: &PgPool, user_id: i64) -> Result<Option<String>, sqlx::Error> {
+    Ok(sqlx::query_scalar!("SELECT avatar_url FROM users WHERE id = $1", user_id).fetch_optional(db).await?.flatten())
+}
+
+/// Sets the name and picture others see; the row, or `None` for a closed or unknown account.
+pub async fn set_profile(
+    db: &PgPool,
+    user_id: i64,
+    nickname: &str,
+    avatar: Option<&str>,
+) -> Result<Option<UserRow>, sqlx::Error> {
+    sqlx::query_as!(
+        UserRow,
+        "UPDATE users SET nickname = $2, avatar_url = $3, updated_at = now() WHERE id = $1 AND closed_at IS NULL
+         RETURNING id, phone, email, nickname, password_hash, role",
+        user_id,
+        nickname,
+        avatar,
+    )
+    .fetch_optional(db)
+    .await
+}
+
+/// Replaces the password's hash; false for a closed or unknown account.
+pub async fn set_password(db: &PgPool, user_id: i64, password_hash: &str) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query!(
+        "UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1 AND closed_at IS NULL",
+        user_id,
+        password_hash
+    )
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Closes the account: nothing personal stays in its row (orders, notes and reviews still point at it),
+/// and the browsers it knew are forgotten. Closing a closed account changes nothing.
+pub async fn close(db: &PgPool, user_id: i64, stand_in: &str) -> Result<(), sqlx::Error> {
+    let mut tx = db.begin().await?;
+    sqlx::query!(
+        "UPDATE users SET phone = NULL, email = NULL, nickname = $2, avatar_url = NULL, password_hash = '!',
+                          closed_at = now(), updated_at = now()
+         WHERE id = $1 AND closed_at IS NULL",
+        user_id,
+        stand_in
+    )
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query!("DELETE FROM known_devices WHERE user_id = $1", user_id).execute(&mut *tx).await?;
+    tx.commit().await
 }
 
 /// How many log-in attempts go through, and how fast.

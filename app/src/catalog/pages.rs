@@ -12,7 +12,12 @@ use crate::ui::{NO_PICTURE, Pager, error_view, yuan};
 #[component]
 pub fn HomePage() -> impl IntoView {
     let types = Resource::new(|| (), |_| list_shop_types());
+    // Where closing an account lands: say that it happened.
+    let closed = leptos_router::hooks::use_query_map().read_untracked().get("closed").is_some();
     view! {
+        {closed.then(|| view! {
+            <p class="notice-banner" role="status">"Your account is closed and you are logged out. Thank you for using Haodian."</p>
+        })}
         <section class="hero">
             <h1>"好店 Haodian"</h1>
             <p>"Find good shops nearby, grab flash-sale coupons, and share what you liked."</p>
@@ -249,7 +254,7 @@ pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
             <div class="flash-body">
                 <p class="voucher-title">{v.title}</p>
                 <p class="muted">{v.sub_title}" · "{v.rules}</p>
-                <p class="muted validity">{format!("Valid {} days after purchase · refund any time, unused ones automatically", v.valid_days)}</p>
+                <p class="muted validity">{format!("Valid {} days after purchase · refundable any time, refunded by itself if unused", v.valid_days)}</p>
                 {children()}
             </div>
         </li>

@@ -361,6 +361,12 @@ pub async fn set_favourite(state: &AppState, user_id: i64, shop_id: i64, on: boo
     favourite(state, shop_id, Some(user_id)).await
 }
 
+/// Empties `user_id`'s favourites: their account is closing (the shops' counts drop with it).
+pub async fn forget_favourites(state: &AppState, user_id: i64) -> Result<(), CatalogError> {
+    store::forget_favourites(state.postgres()?, user_id).await?;
+    Ok(())
+}
+
 /// How many saved shop `shop_id`, and whether `viewer` did.
 pub async fn favourite(state: &AppState, shop_id: i64, viewer: Option<i64>) -> Result<Favourite, CatalogError> {
     Ok(store::favourite(state.postgres()?, shop_id, viewer).await?)

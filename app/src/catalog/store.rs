@@ -422,6 +422,11 @@ pub async fn save_favourite(db: &PgPool, user_id: i64, shop_id: i64, max: i64) -
     Ok(if done.rows_affected() == 1 { Saved::Added } else { Saved::NoShop })
 }
 
+/// Empties `user_id`'s favourites.
+pub async fn forget_favourites(db: &PgPool, user_id: i64) -> Result<u64, sqlx::Error> {
+    Ok(sqlx::query!("DELETE FROM favourites WHERE user_id = $1", user_id).execute(db).await?.rows_affected())
+}
+
 /// Takes `shop_id` out of `user_id`'s favourites; false if it was not there.
 pub async fn remove_favourite(db: &PgPool, user_id: i64, shop_id: i64) -> Result<bool, sqlx::Error> {
     let done = sqlx::query!("DELETE FROM favourites WHERE user_id = $1 AND shop_id = $2", user_id, shop_id)

@@ -2,7 +2,9 @@
 
 use leptos::prelude::*;
 
-use super::model::{Inbox, NoticeKind};
+use super::model::Inbox;
+#[cfg(feature = "ssr")]
+use super::model::NoticeKind;
 use crate::shared::error::AppError;
 
 /// The reader's inbox: latest notices, unread count, switches.
@@ -35,11 +37,12 @@ pub async fn mark_read(id: Option<i64>) -> Result<i64, AppError> {
     .await
 }
 
-/// Switches one kind of notice on or off.
+/// Switches one kind of notice (`order_paid`, `new_follower`…) on or off.
 #[server(endpoint = "inbox/switch")]
-pub async fn set_switch(kind: NoticeKind, on: bool) -> Result<(), AppError> {
+pub async fn set_switch(kind: String, on: bool) -> Result<(), AppError> {
     crate::web::edge::run(|cx| async move {
         let user = cx.require_user_id().await?;
+        let kind = NoticeKind::parse(&kind)?;
         Ok(super::service::set_switch(&cx.state, user, kind, on).await?)
     })
     .await

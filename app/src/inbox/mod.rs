@@ -2,6 +2,8 @@
 //! the capabilities where it happens, kept in Postgres, listed at `/me/inbox` with per-kind switches.
 
 pub mod api;
+#[cfg(feature = "ssr")]
+pub mod live;
 pub mod model;
 pub mod pages;
 #[cfg(feature = "ssr")]

@@ -55,6 +55,12 @@ impl NoticeKind {
         Self::ALL.into_iter().find(|k| k.as_db() == s)
     }
 
+    /// Parses a kind a form sent (its column value), or says what is wrong against the field.
+    pub fn parse(raw: &str) -> Result<Self, crate::shared::error::AppError> {
+        Self::from_db(raw)
+            .ok_or_else(|| crate::shared::error::AppError::invalid("kind", "Pick a kind of notice from the list."))
+    }
+
     /// The switch's label.
     pub fn label(self) -> &'static str {
         match self {

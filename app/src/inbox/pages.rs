@@ -48,7 +48,7 @@ pub fn InboxPage() -> impl IntoView {
                                         view! {
                                             <li>
                                                 <input type="checkbox" id=id.clone() checked=on
-                                                    on:change=move |ev| { switch.dispatch(SetSwitch { kind, on: event_target_checked(&ev) }); }/>
+                                                    on:change=move |ev| { switch.dispatch(SetSwitch { kind: kind.as_db().to_string(), on: event_target_checked(&ev) }); }/>
                                                 <label for=id>{kind.label()}</label>
                                             </li>
                                         }
@@ -82,4 +82,22 @@ fn NoticeItem(n: Notice, read: ServerAction<MarkRead>) -> impl IntoView {
             })}
         </li>
     }
+}
+
+/// Keeps `unread` at the reader's unread count for as long as the page is open, from the inbox's
+/// stream (`/api/v1/inbox/events`); the browser reconnects a dropped stream by itself.
+#[cfg(feature = "hydrate")]
+pub fn follow_unread(unread: RwSignal<i64>) {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    let Ok(source) = web_sys::EventSource::new("/api/v1/inbox/events") else { return };
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+        if let Some(n) = ev.data().as_string().and_then(|d| d.parse::<i64>().ok()) {
+            unread.set(n);
+        }
+    });
+    source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // Both live as long as the page: the island that asked is never unmounted.
+    on_message.forget();
+    std::mem::forget(source);
 }

@@ -48,7 +48,28 @@ const MAX_DETAIL: usize = 200;
 /// Tells `user_id` the news, unless they switched its kind off or were told already.
 pub async fn notify(state: &AppState, user_id: i64, news: News<'_>) -> Result<(), InboxError> {
     let detail: String = news.detail.chars().take(MAX_DETAIL).collect();
-    store::notify(state.postgres()?, user_id, news.kind.as_db(), news.subject_id, &detail, news.link).await?;
+    if store::notify(state.postgres()?, user_id, news.kind.as_db(), news.subject_id, &detail, news.link).await? {
+        super::live::announce(state, user_id).await;
+    }
+    Ok(())
+}
+
+/// Tells each `(reader, news)` its news (all of one kind), in one statement however many; those told now
+/// hear of it on their open pages.
+pub async fn notify_many(state: &AppState, kind: NoticeKind, many: &[(i64, News<'_>)]) -> Result<(), InboxError> {
+    let rows: Vec<(i64, i64, String, String)> = many
+        .iter()
+        .filter(|(_, news)| news.kind == kind)
+        .map(|(user, news)| {
+            (*user, news.subject_id, news.detail.chars().take(MAX_DETAIL).collect(), news.link.to_string())
+        })
+        .collect();
+    let mut told = store::notify_many(state.postgres()?, kind.as_db(), &rows).await?;
+    told.sort_unstable();
+    told.dedup();
+    for user in told {
+        super::live::announce(state, user).await;
+    }
     Ok(())
 }
 
@@ -89,11 +110,16 @@ pub async fn unread(state: &AppState, user_id: i64) -> Result<i64, InboxError> {
 /// changes nothing; someone else's (or no) notice is not found.
 pub async fn mark_read(state: &AppState, user_id: i64, id: Option<i64>) -> Result<i64, InboxError> {
     let db = state.postgres()?;
-    if store::mark_read(db, user_id, id).await? == 0
+    let marked = store::mark_read(db, user_id, id).await?;
+    if marked == 0
         && let Some(id) = id
         && !store::has_notice(db, user_id, id).await?
     {
         return Err(InboxError::NotFound);
+    }
+    if marked > 0 {
+        // The reader's other open pages (another tab, the phone) count down too.
+        super::live::announce(state, user_id).await;
     }
     Ok(store::unread(db, user_id).await?)
 }
@@ -101,4 +127,9 @@ pub async fn mark_read(state: &AppState, user_id: i64, id: Option<i64>) -> Resul
 /// Switches a kind of notice on or off for the reader.
 pub async fn set_switch(state: &AppState, user_id: i64, kind: NoticeKind, on: bool) -> Result<(), InboxError> {
     Ok(store::set_switch(state.postgres()?, user_id, kind.as_db(), on).await?)
+}
+
+/// Forgets `user_id`'s notices and switches: their account is closing.
+pub async fn forget(state: &AppState, user_id: i64) -> Result<(), InboxError> {
+    Ok(store::forget(state.postgres()?, user_id).await?)
 }

@@ -38,6 +38,34 @@ pub async fn notify(
     Ok(done.rows_affected() == 1)
 }
 
+/// [`notify`] for many readers at once, in one statement (`(user_id, subject_id, detail, link)` each, one
+/// kind); answers the readers told now.
+pub async fn notify_many(
+    db: &PgPool,
+    kind: &str,
+    notices: &[(i64, i64, String, String)],
+) -> Result<Vec<i64>, sqlx::Error> {
+    let users: Vec<i64> = notices.iter().map(|n| n.0).collect();
+    let subjects: Vec<i64> = notices.iter().map(|n| n.1).collect();
+    let details: Vec<String> = notices.iter().map(|n| n.2.clone()).collect();
+    let links: Vec<String> = notices.iter().map(|n| n.3.clone()).collect();
+    sqlx::query_scalar!(
+        "INSERT INTO notices (user_id, kind, subject_id, detail, link)
+         SELECT n.user_id, $1, n.subject_id, n.detail, n.link
+         FROM unnest($2::BIGINT[], $3::BIGINT[], $4::TEXT[], $5::TEXT[]) AS n (user_id, subject_id, detail, link)
+         WHERE NOT EXISTS (SELECT 1 FROM notice_switches_off s WHERE s.user_id = n.user_id AND s.kind = $1)
+         ON CONFLICT (user_id, kind, subject_id) DO NOTHING
+         RETURNING user_id",
+        kind,
+        &users,
+        &subjects,
+        &details,
+        &links,
+    )
+    .fetch_all(db)
+    .await
+}
+
 /// `user_id`'s latest `limit` notices, newest first.
 pub async fn latest(db: &PgPool, user_id: i64, limit: i64) -> Result<Vec<NoticeRow>, sqlx::Error> {
     sqlx::query_as!(
@@ -104,4 +132,12 @@ pub async fn set_switch(db: &PgPool, user_id: i64, kind: &str, on: bool) -> Resu
         .await?;
     }
     Ok(())
+}
+
+/// Deletes every notice of `user_id` and their switches (their account is closing).
+pub async fn forget(db: &PgPool, user_id: i64) -> Result<(), sqlx::Error> {
+    let mut tx = db.begin().await?;
+    sqlx::query!("DELETE FROM notices WHERE user_id = $1", user_id).execute(&mut *tx).await?;
+    sqlx::query!("DELETE FROM notice_switches_off WHERE user_id = $1", user_id).execute(&mut *tx).await?;
+    tx.commit().await
 }

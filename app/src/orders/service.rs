@@ -385,13 +385,17 @@ fn order_news(kind: NoticeKind, order_id: i64, detail: &str) -> News<'_> {
 /// Tells the buyers of unpaid orders that close within [`CLOSING_NOTICE`] (once each: the inbox keeps one
 /// notice per order and kind). Only when paying takes longer than that: a shorter time to pay is all
 /// countdown on "My orders".
-async fn tell_closing_soon(state: &AppState) -> Result<(), OrderError> {
+async fn tell_closing_soon(state: &AppState) -> Result<(), inbox::InboxError> {
     let timeout = state.config.pay_timeout;
     let Some(opened) = timeout.checked_sub(CLOSING_NOTICE).filter(|d| !d.is_zero()) else { return Ok(()) };
-    for (order_id, user_id) in store::unpaid_older_than(state.postgres()?, opened, timeout, 500).await? {
-        inbox::tell(state, user_id, order_news(NoticeKind::OrderClosing, order_id, &order_name(order_id))).await;
-    }
-    Ok(())
+    let due = store::unpaid_older_than(state.postgres()?, opened, timeout, 20_000).await?;
+    let names: Vec<String> = due.iter().map(|(order_id, _)| order_name(*order_id)).collect();
+    let news: Vec<(i64, News<'_>)> = due
+        .iter()
+        .zip(&names)
+        .map(|((order_id, user_id), name)| (*user_id, order_news(NoticeKind::OrderClosing, *order_id, name)))
+        .collect();
+    inbox::notify_many(state, NoticeKind::OrderClosing, &news).await
 }
 
 /// How long before its close an unpaid order's buyer is told.

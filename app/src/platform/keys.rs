@@ -120,6 +120,12 @@ impl Keys {
         format!("{}shop:{{{id}}}:epoch", self.prefix)
     }
 
+    /// `chan:inbox`: the channel a reader's id is announced on when their unread count may have changed, so
+    /// the instance holding their open pages' streams tells them.
+    pub fn inbox_channel(&self) -> String {
+        format!("{}chan:inbox", self.prefix)
+    }
+
     /// Pub/sub channel on which shop ids are announced after an edit, so every instance drops its L1 copy.
     pub fn shop_invalidation_channel(&self) -> String {
         format!("{}chan:shop:invalidate", self.prefix)

@@ -38,6 +38,8 @@ pub struct Person {
     pub id: i64,
     /// Nickname.
     pub nickname: String,
+    /// Their picture's address, if they chose one.
+    pub avatar: Option<String>,
 }
 
 /// A note in a list (shop page, feed).

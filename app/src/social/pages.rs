@@ -175,7 +175,10 @@ fn ProfileView(id: i64) -> impl IntoView {
                         let (uid, on) = (p.person.id, !p.followed_by_me);
                         view! {
                             <section class="profile">
-                                <h1>{p.person.nickname.clone()}</h1>
+                                <h1>
+                                    {p.person.avatar.clone().map(|src| view! { <img class="avatar small" src=src alt=""/> })}
+                                    {p.person.nickname.clone()}
+                                </h1>
                                 <p><span class="followers">{p.followers}</span>" followers · "
                                    <span class="following">{p.following}</span>" following"</p>
                                 <button class="follow-button primary" disabled=move || follow.pending().get() aria-busy=move || busy(follow.pending().get())

@@ -123,6 +123,31 @@ pub async fn set_follow(state: &AppState, user_id: i64, target: i64, on: bool) -
     Ok(())
 }
 
+/// Ends every follow from and to `user_id` (their account is closing), in Postgres and in Redis.
+pub async fn forget_follows(state: &AppState, user_id: i64) -> Result<(), SocialError> {
+    let db = state.postgres()?;
+    let pairs = store::following(db, user_id)
+        .await?
+        .into_iter()
+        .map(|target| (user_id, target))
+        .chain(store::followers(db, user_id).await?.into_iter().map(|follower| (follower, user_id)));
+    for (from, to) in pairs.collect::<Vec<_>>() {
+        store::unfollow(db, from, to).await?;
+        store::set_follow(&state.redis, &state.keys, from, to, false).await?;
+    }
+    Ok(())
+}
+
+/// Whether `address` (`/uploads/…`) is a picture `user_id` uploaded: only their own may be their face.
+pub async fn uploaded_by(state: &AppState, address: &str, user_id: i64) -> Result<bool, SocialError> {
+    match address.strip_prefix("/uploads/") {
+        Some(name) if !name.is_empty() && !name.contains('/') => {
+            Ok(store::uploaded_by(state.postgres()?, name, user_id).await?)
+        }
+        _ => Ok(false),
+    }
+}
+
 /// A profile as `viewer` sees it: counts, whether they follow, and the people both follow.
 pub async fn profile(state: &AppState, user_id: i64, viewer: Option<i64>) -> Result<Profile, SocialError> {
     let person =

@@ -270,7 +270,9 @@ pub async fn likers(
 
 /// Nicknames of `ids`, in the order given (unknown ids dropped).
 pub async fn people(db: &PgPool, ids: &[i64]) -> Result<Vec<Person>, sqlx::Error> {
-    let rows = sqlx::query_as!(Person, "SELECT id, nickname FROM users WHERE id = ANY($1)", ids).fetch_all(db).await?;
+    let rows = sqlx::query_as!(Person, "SELECT id, nickname, avatar_url AS avatar FROM users WHERE id = ANY($1)", ids)
+        .fetch_all(db)
+        .await?;
     Ok(ids.iter().filter_map(|id| rows.iter().find(|p| p.id == *id).cloned()).collect())
 }
 
@@ -291,6 +293,19 @@ pub async fn unfollow(db: &PgPool, user_id: i64, target: i64) -> Result<bool, sq
     let done =
         sqlx::query!("DELETE FROM follows WHERE user_id = $1 AND follows_id = $2", user_id, target).execute(db).await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// Whom `user_id` follows.
+pub async fn following(db: &PgPool, user_id: i64) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar!("SELECT follows_id FROM follows WHERE user_id = $1", user_id).fetch_all(db).await
+}
+
+/// Whether `name` (a stored file's name) was uploaded by `user_id`.
+pub async fn uploaded_by(db: &PgPool, name: &str, user_id: i64) -> Result<bool, sqlx::Error> {
+    Ok(sqlx::query_scalar!("SELECT EXISTS (SELECT 1 FROM uploads WHERE name = $1 AND user_id = $2)", name, user_id)
+        .fetch_one(db)
+        .await?
+        .unwrap_or(false))
 }
 
 /// Who follows `user_id`.
@@ -465,6 +480,7 @@ pub async fn forget_orphan_uploads(db: &PgPool, grace: std::time::Duration) -> R
            AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.deleted_at IS NULL AND '/uploads/' || u.name = ANY (n.images))
            AND NOT EXISTS (SELECT 1 FROM shops s WHERE '/uploads/' || u.name = ANY (s.images))
            AND NOT EXISTS (SELECT 1 FROM review_versions v WHERE '/uploads/' || u.name = ANY (v.images))
+           AND NOT EXISTS (SELECT 1 FROM users p WHERE p.avatar_url = '/uploads/' || u.name)
          RETURNING u.name",
         grace.as_secs_f64(),
     )

@@ -135,6 +135,12 @@ impl Cx {
         crate::platform::client_addr::budget_network(self.state.config.trusted_proxies.client(peer.ip(), forwarded))
     }
 
+    /// The browser's own description of itself (`User-Agent`), or "" without one.
+    pub async fn user_agent(&self) -> String {
+        let headers = leptos_axum::extract::<HeaderMap>().await.unwrap_or_default();
+        headers.get(axum::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string()
+    }
+
     /// A stable id for unique-visitor counting: `u:{id}` when logged in, else the `hd_vid` cookie (set now
     /// if the browser has none).
     pub async fn visitor_id(&self, user_id: Option<i64>) -> String {

@@ -294,13 +294,98 @@ impl SessionPolicy {
     }
 }
 
-/// Logs `user_id` in. The session id is cycled first so an id planted before login (fixation) is useless.
-pub async fn sign_in(session: &Session, user_id: i64) -> Result<(), SessionError> {
+/// What kind of browser holds the session, in words ("Chrome on Android"): how its owner tells their
+/// signed-in devices apart.
+const DEVICE: &str = "device";
+
+/// Logs `user_id` in from `device` (see [`device_label`]). The session id is cycled first so an id planted
+/// before login (fixation) is useless.
+pub async fn sign_in(session: &Session, user_id: i64, device: &str) -> Result<(), SessionError> {
     session.cycle_id().await?;
     session.insert(USER_ID, user_id).await?;
+    session.insert(DEVICE, device).await?;
     session.insert(LOGIN_AT, now_ms()).await?;
     session.insert(RENEWED_AT, now_ms()).await?;
     Ok(())
+}
+
+/// A browser's `User-Agent` in a few words a person recognises: the browser and the system it runs on.
+pub fn device_label(user_agent: &str) -> String {
+    // Order matters: Edge and Opera also say "Chrome", Chrome also says "Safari", WeChat's browser both.
+    const BROWSERS: [(&str, &str); 8] = [
+        ("MicroMessenger", "WeChat"),
+        ("Edg/", "Edge"),
+        ("OPR/", "Opera"),
+        ("HeadlessChrome", "Chrome (automated)"),
+        ("Chrome/", "Chrome"),
+        ("CriOS/", "Chrome"),
+        ("Firefox/", "Firefox"),
+        ("Safari/", "Safari"),
+    ];
+    const SYSTEMS: [(&str, &str); 7] = [
+        ("Android", "Android"),
+        ("iPhone", "iPhone"),
+        ("iPad", "iPad"),
+        ("Windows", "Windows"),
+        ("Mac OS X", "macOS"),
+        ("CrOS", "ChromeOS"),
+        ("Linux", "Linux"),
+    ];
+    let find =
+        |table: &[(&str, &'static str)]| table.iter().find(|(mark, _)| user_agent.contains(mark)).map(|(_, n)| *n);
+    match (find(&BROWSERS), find(&SYSTEMS)) {
+        (Some(browser), Some(system)) => format!("{browser} on {system}"),
+        (Some(browser), None) => browser.to_string(),
+        (None, Some(system)) => format!("A browser on {system}"),
+        (None, None) => "An unknown browser".to_string(),
+    }
+}
+
+/// One signed-in session of a person, as their device list shows it.
+#[derive(Debug, Clone)]
+pub struct SignedIn {
+    /// The session's id (a bearer secret: it never leaves the server).
+    pub id: Id,
+    /// [`device_label`] of the browser that logged in.
+    pub device: String,
+    /// When it logged in, unix ms.
+    pub login_at_ms: i64,
+    /// When it was last active (to within a quarter of the idle lifetime), unix ms.
+    pub seen_ms: i64,
+}
+
+/// `user_id`'s live sessions, the most recently active first (from the record, which holds every one).
+pub async fn sessions_of(db: &sqlx::PgPool, user_id: i64) -> Result<Vec<SignedIn>, sqlx::Error> {
+    let rows = PgSessionStore::new(db.clone()).of_user(user_id).await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(id, data)| {
+            let id = id.parse::<Id>().ok()?;
+            let read = |key: &str| data.get(key).and_then(serde_json::Value::as_i64).unwrap_or(0);
+            let device =
+                data.get(DEVICE).and_then(serde_json::Value::as_str).unwrap_or("An earlier browser").to_string();
+            Some(SignedIn { id, device, login_at_ms: read(LOGIN_AT), seen_ms: read(RENEWED_AT).max(read(LOGIN_AT)) })
+        })
+        .collect())
+}
+
+/// Ends every session of `user_id` but `keep` (the one asking, if any), everywhere at once: Redis, each
+/// instance's copy and the record. Answers how many ended.
+pub async fn end_sessions(
+    state: &crate::web::state::AppState,
+    user_id: i64,
+    keep: Option<Id>,
+) -> Result<usize, SessionError> {
+    let unreachable = |e: session_store::Error| SessionError(tower_sessions::session::Error::Store(e));
+    let live =
+        sessions_of(&state.db, user_id).await.map_err(|e| unreachable(session_store::Error::Backend(e.to_string())))?;
+    let store = durable_uncached(state);
+    let mut ended = 0;
+    for s in live.into_iter().filter(|s| Some(s.id) != keep) {
+        store.delete(&s.id).await.map_err(unreachable)?;
+        ended += 1;
+    }
+    Ok(ended)
 }
 
 /// Logs out: the whole record is deleted and the cookie cleared.
@@ -348,4 +433,37 @@ pub async fn mint(store: &impl SessionStore, user_id: i64, ttl: time::Duration) 
     };
     store.create(&mut record).await.map_err(tower_sessions::session::Error::from)?;
     Ok(record.id.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::device_label;
+
+    #[test]
+    fn devices_are_named_as_people_know_them() {
+        let cases = [
+            (
+                "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/131.0 Mobile Safari/537.36",
+                "Chrome on Android",
+            ),
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Version/17.5 Mobile/15E148 Safari/604.1",
+                "Safari on iPhone",
+            ),
+            (
+                "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/131.0 Safari/537.36 Edg/131.0",
+                "Edge on Windows",
+            ),
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 MicroMessenger/8.0.50",
+                "WeChat on iPhone",
+            ),
+            ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5; rv:128.0) Gecko/20100101 Firefox/128.0", "Firefox on macOS"),
+            ("curl/8.5.0", "An unknown browser"),
+            ("", "An unknown browser"),
+        ];
+        for (ua, label) in cases {
+            assert_eq!(device_label(ua), label, "{ua}");
+        }
+    }
 }

@@ -24,6 +24,18 @@ impl PgSessionStore {
         Ok(sqlx::query!("DELETE FROM sessions WHERE expires_at <= now()").execute(&self.db).await?.rows_affected())
     }
 
+    /// `user_id`'s live sessions (id and map), the most recently active first.
+    pub async fn of_user(&self, user_id: i64) -> Result<Vec<(String, serde_json::Value)>, sqlx::Error> {
+        let rows = sqlx::query!(
+            "SELECT id, data FROM sessions WHERE user_id = $1 AND expires_at > now()
+             ORDER BY (data ->> 'renewed_at')::BIGINT DESC NULLS LAST, id",
+            user_id
+        )
+        .fetch_all(&self.db)
+        .await?;
+        Ok(rows.into_iter().map(|r| (r.id, r.data)).collect())
+    }
+
     async fn write(&self, record: &Record, only_if_new: bool) -> session_store::Result<bool> {
         let data = serde_json::to_value(&record.data).map_err(|e| session_store::Error::Encode(e.to_string()))?;
         let id = record.id.to_string();
