@@ -81,7 +81,12 @@ impl Drop for Broker {
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_order(db: PgPool) {
+    // Each stage says when it starts: a run that hangs (once, on the cluster pass under load, it hung
+    // past nextest's 300 s) shows in its output where.
+    let stage = |what: &str| eprintln!("[{:?}] {what}", std::time::SystemTime::now());
+    stage("starting a private broker");
     let mut broker = Broker::start(&db).await;
+    stage("broker up; building the state");
     let brokers = format!("127.0.0.1:{}", broker.port);
     let state = test_state(
         db.clone(),
@@ -89,17 +94,20 @@ async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_
     )
     .await;
     app::platform::kafka::ensure_topics(&state.config).await.unwrap();
+    stage("topics made; opening the sale");
     let writer = app::orders::writer::spawn(state.clone());
     let compensation = service::spawn_compensation(state.clone());
     let users = seed_users(&db, 410, 12).await.unwrap();
     seed_flash_sale(&db, 9, 100, -60, 3600).await.unwrap();
     service::restore_sales(&state).await.unwrap();
 
+    stage("three grabs with the broker up");
     let mut acknowledged = Vec::new();
     for &u in &users[..3] {
         acknowledged.push(service::grab(&state, u, 9, "10.0.0.9").await.expect("broker up: order queued"));
     }
 
+    stage("stopping the broker; five grabs");
     broker.down();
     let mut gave_back = 0;
     for &u in &users[3..8] {
@@ -120,6 +128,7 @@ async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_
     assert_eq!(inventory::try_grab(&state.redis, &state.keys, 9, users[3], 0).await.unwrap(), GrabCode::Ok);
     inventory::release(&state.redis, &state.keys, 9, users[3], -1).await.unwrap();
 
+    stage("a grab whose answer was lost");
     // A grab whose delivery report never came (the unknown outcome) waits in the resend queue.
     let unknown =
         OrderCreated { order_id: state.ids.next_id().unwrap(), user_id: users[11], voucher_id: 9, ts: now_ms() };
@@ -129,6 +138,7 @@ async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(service::compensation_backlog(&state).await.unwrap() >= 1, "kept while the broker is down");
 
+    stage("starting the broker again; draining");
     broker.up().await;
     let started = Instant::now();
     loop {
@@ -146,6 +156,7 @@ async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    stage("drained; comparing stocks");
     let pg_stock: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = 9").fetch_one(&db).await.unwrap();
     assert_eq!(i64::from(pg_stock), 100 - acknowledged.len() as i64, "Postgres agrees with Redis once drained");
     writer.abort();

@@ -1,6 +1,8 @@
 // Order lifecycle end to end (the e2e server runs with PAY_TIMEOUT_SECS=8): grab → "My orders" counts down
 // → Pay → "paid"; an order left unpaid turns "closed" on its own and the coupon can be grabbed again; a buyer
-// cancels an unpaid order and has a paid coupon refunded with a reason.
+// cancels an unpaid order and has a paid coupon refunded with a reason; a paid coupon whose validity ends
+// is refunded by itself.
+import { execFileSync } from 'node:child_process';
 import { Locator, Page, test } from '@playwright/test';
 import { buyOne, expect, logInDemo, screens, solvePuzzle, waitForHydration } from './helpers';
 
@@ -153,4 +155,35 @@ test('a buyer cancels an unpaid order and has a paid coupon refunded with a reas
   const cancel = await page.request.post('/api/orders/cancel', { form: { order_id: orderId } });
   expect(cancel.ok()).toBeTruthy();
   await expect(page.locator('.unread-badge')).toHaveText('1');
+});
+
+/** Ends a paid coupon's validity now, as its 30 days passing would: the one step no browser can take. The
+ *  delayed check is due in 30 days, so what refunds it here is the sweeper that backs those checks up. */
+function endValidity(orderId: string) {
+  const db = process.env.DATABASE_URL;
+  if (!db) throw new Error('DATABASE_URL is not set: run the browser tests through scripts/test.sh');
+  const id = BigInt(orderId); // digits only: safe to put in the statement
+  execFileSync('psql', [db, '-qc', `UPDATE orders SET use_by = now() WHERE id = ${id} AND status = 'paid'`]);
+}
+
+test('a paid coupon whose validity ends unused is refunded by itself, and the inbox says so', async ({ page }) => {
+  test.setTimeout(60_000);
+  await logInDemo(page, 'alice@example.com');
+  const { id } = await buyNormal(page);
+  await page.goto('/orders');
+  await waitForHydration(page);
+  const row = page.locator(`.order-list tbody tr[data-order-id="${id}"]`);
+  await row.getByRole('button', { name: 'Pay' }).click();
+  await expect(row.locator('.order-status')).toHaveText('paid');
+
+  endValidity(id);
+  await expect.poll(() => serverStatus(page, id), { timeout: 20_000 }).toBe('Refunded');
+  await page.reload();
+  await expect(row.locator('.order-status')).toHaveText('refunded');
+  await expect(row.locator('.refund-cause')).toHaveText('Expired unused, refunded automatically');
+  await expect(row.locator('.redeem-code, .refund')).toHaveCount(0);
+
+  await page.goto('/me/inbox');
+  await waitForHydration(page);
+  await expect(page.locator('.notice[data-kind="order_refunded"]').first()).toContainText('Expired unused');
 });
