@@ -14,6 +14,7 @@ pub mod checkin;
 pub mod geo;
 pub mod inbox;
 pub mod merchant;
+pub mod ops;
 pub mod orders;
 #[cfg(feature = "ssr")]
 pub mod recovery;
@@ -52,6 +53,7 @@ use inbox::pages::InboxPage;
 use merchant::pages::{
     ConsolePage, CouponsConsolePage, OrdersConsolePage, RedeemPage, ReviewsConsolePage, SaleConsolePage, ShopReportPage,
 };
+use ops::pages::AuditPage;
 use orders::pages::MyOrdersPage;
 use reviews::pages::{ModerationPage, RankingsPage};
 use seckill::pages::ShopSalesPage;
@@ -150,6 +152,7 @@ pub fn App() -> impl IntoView {
                     <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("rankings") view=RankingsPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("ops"), StaticSegment("reviews")) view=ModerationPage/>
+                    <Route path=(StaticSegment("ops"), StaticSegment("audit")) view=AuditPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("shops"), StaticSegment("new")) view=NewShopPage/>
                     <Route path=(StaticSegment("shops"), ParamSegment("id")) view=ShopDetailPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("shops"), ParamSegment("id"), StaticSegment("edit")) view=EditShopPage ssr=SsrMode::Async/>

@@ -45,3 +45,8 @@ test("a merchant's pages pass an accessibility scan", async ({ page }) => {
   await logInDemo(page, '13800000001');
   await scanAll(page, PAGES.merchant);
 });
+
+test("an operator's pages pass an accessibility scan", async ({ page }) => {
+  await logInDemo(page, '13800000009');
+  await scanAll(page, PAGES.operator);
+});

@@ -35,6 +35,11 @@ test("a merchant's pages fit a phone", async ({ page }) => {
   for (const path of PAGES.merchant) await check(page, path);
 });
 
+test("an operator's pages fit a phone", async ({ page }) => {
+  await logInDemo(page, '13800000009');
+  for (const path of PAGES.operator) await check(page, path);
+});
+
 test('the slider puzzle fits a phone, its handle under the piece', async ({ page }) => {
   await logInDemo(page, '13800000001');
   for (const [label, width] of [['phone', 390], ['desktop', 1280]] as const) {

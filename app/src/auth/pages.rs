@@ -288,6 +288,7 @@ fn UserMenu(user: super::model::CurrentUser, unread: i64) -> impl IntoView {
                     <a href="/me/favourites">"Favourites"</a>
                     <a href="/checkin">"Check in"</a>
                     {merchant.then(|| view! { <a href="/shops/new">"Open a shop"</a> })}
+                    {operator.then(|| view! { <a href="/ops/audit">"Audit log"</a> })}
                     <form method="post" action={<Logout as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
                         ev.prevent_default();
                         logout.dispatch(Logout {});

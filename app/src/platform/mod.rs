@@ -1,7 +1,8 @@
 //! The infrastructure floor (server only): Redis, Kafka, notice channels, locks, circuit breakers, metrics,
-//! order ids, Redis keys, settings, the client's address, the state marker, the SMS sender, the read-through
-//! cache and the one backend error. It knows no capability and no web request; it may use `shared`.
+//! order ids, Redis keys, settings, the client's address, the state marker, the SMS sender, the operators'
+//! audit log, the read-through cache and the one backend error. It knows no capability and no web request; it may use `shared`.
 
+pub mod audit;
 pub mod backend;
 pub mod breaker;
 pub mod cache;

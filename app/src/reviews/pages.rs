@@ -475,6 +475,7 @@ fn ModerationQueue() -> impl IntoView {
     view! {
         <section class="moderation">
             <h1>"Reported reviews"</h1>
+            <p><a href="/ops/audit">"Audit log"</a>" — every operator action, with its reason"</p>
             {move || decide.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
             <Transition fallback=|| view! { <p>"Loading the queue…"</p> }>
                 {move || Suspend::new(async move {

@@ -382,6 +382,9 @@ pub async fn moderate(db: &PgPool, id: i64, operator: i64, hide: Option<&str>) -
         }
     };
     if shop.is_some() {
+        let action = if hide.is_some() { "review.hide" } else { "review.keep" };
+        let entry = crate::platform::audit::Entry { operator_id: operator, action, subject_id: id, reason: hide };
+        crate::platform::audit::record(&mut tx, entry).await?;
         sqlx::query!(
             "UPDATE review_reports SET resolved_at = now(), resolved_by = $2,
                     resolution = CASE WHEN $3 THEN 'hidden' ELSE 'kept' END

@@ -141,6 +141,8 @@ pub fn table() -> Vec<Row> {
         row("/api/reviews/reply", "review_id={review}&reply=Thanks", [LOGIN, NO, NO, OK]),
         row("/api/reviews/console", "shop_id=1&unanswered=true&after=", [LOGIN, NO, NO, OK]),
         row("/api/reviews/moderation", "", [LOGIN, NO, NO, NO]),
+        // The audit log: operators only.
+        row("/api/ops/audit", "action=", [LOGIN, NO, NO, NO]),
         row("/api/reviews/moderate", "review_id={review}&hide=true&reason=Abusive+words", [LOGIN, NO, NO, NO]),
         // Someone else's review: nobody but its author (who has no session here) may delete it.
         row("/api/reviews/delete", "review_id={review}", [LOGIN, NONE, NONE, NONE]),
