@@ -1,19 +1,12 @@
 // Account settings end to end: a new name and picture show on one's note; a code-only account sets a
 // password and logs in with it; the devices list logs the other browser out; closing an account.
 import { Browser, test } from '@playwright/test';
-import { expect, logIn, ONE_PIXEL_PNG, textedCode, uniquePhone, waitForHydration } from './helpers';
+import { expect, logIn, logInNewAccount, ONE_PIXEL_PNG, uniquePhone, waitForHydration } from './helpers';
 
 /** A new account made by a texted code (so it has no password), logged in on a page of its own. */
 async function codeOnlyAccount(browser: Browser, phone: string) {
   const page = await (await browser.newContext()).newPage();
-  await page.goto('/login/code');
-  await waitForHydration(page);
-  await page.fill('#code-phone', phone);
-  await page.getByRole('button', { name: 'Text me a code' }).click();
-  await expect(page.locator('.code-sent')).toBeVisible();
-  await page.fill('#code', await textedCode(page, phone));
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await expect(page.locator('.account-button')).toHaveText(`用户${phone.slice(-4)}`);
+  await logInNewAccount(page, phone);
   return page;
 }
 
