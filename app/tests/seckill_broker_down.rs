@@ -159,7 +159,15 @@ async fn broker_down_gives_stock_back_and_broker_back_drains_every_acknowledged_
     stage("drained; comparing stocks");
     let pg_stock: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = 9").fetch_one(&db).await.unwrap();
     assert_eq!(i64::from(pg_stock), 100 - acknowledged.len() as i64, "Postgres agrees with Redis once drained");
+    // The workers stop while the broker is still up: a consumer left to close when the runtime ends, after
+    // the broker is gone, can wait on it without end (this test once hung here past 300 s).
+    stage("stopping the workers, then the broker");
     writer.abort();
     compensation.abort();
+    let _ = writer.await;
+    let _ = compensation.await;
+    drop(state);
+    tokio::time::sleep(Duration::from_millis(500)).await; // the cancelled run is dropped on the next tick
     broker.remove(&db).await;
+    stage("done");
 }

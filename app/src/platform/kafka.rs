@@ -428,7 +428,9 @@ pub fn is_permanent_db_error(e: &sqlx::Error) -> bool {
 
 /// Runs a consumer loop for the life of the process. Each run is its own task, so a panic is caught like
 /// an error; either restarts it after a backoff (its offsets were committed only after durable work, so a
-/// restart redelivers and never skips), and a run that lasted a minute resets the backoff.
+/// restart redelivers and never skips), and a run that lasted a minute resets the backoff. Aborting the
+/// returned handle also cancels the run in progress, so its consumer closes while the broker is still
+/// there, not whenever the runtime ends (a consumer closing against a broker already gone can hang).
 pub fn keep_running<F, Fut, E>(name: &'static str, mut run: F) -> tokio::task::JoinHandle<()>
 where
     F: FnMut() -> Fut + Send + 'static,
@@ -439,7 +441,8 @@ where
         let mut backoff = Backoff::default();
         loop {
             let started = std::time::Instant::now();
-            match tokio::spawn(run()).await {
+            let mut current = CancelOnDrop(tokio::spawn(run()));
+            match (&mut current.0).await {
                 Ok(Ok(())) => tracing::warn!("{name} returned; restarting"),
                 Ok(Err(e)) => tracing::error!("{name} stopped, restarting: {e}"),
                 Err(e) if e.is_panic() => tracing::error!("{name} panicked, restarting: {e}"),
@@ -454,6 +457,15 @@ where
             backoff.wait().await;
         }
     })
+}
+
+/// Aborts the task it holds when dropped: a cancelled supervisor takes its current run with it.
+struct CancelOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for CancelOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Sends a message no consumer can process to `orders.dlq`, with the reason in a `reason` header.
@@ -479,7 +491,7 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn a_worker_that_panics_is_restarted() {
+    async fn a_worker_that_panics_is_restarted_and_cancelling_it_ends_its_run() {
         // The expected panic is not reported: printing it with a symbolised backtrace took seconds on a
         // loaded machine (8.2 s once, in the cluster pass), which this test then counted as the restart's.
         let report = std::panic::take_hook();
@@ -490,9 +502,14 @@ mod tests {
         }));
         let runs = Arc::new(AtomicU32::new(0));
         let counter = runs.clone();
+        // Set when a run is dropped: cancelling the worker must end the run it is in.
+        let ended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = ended.clone();
         let worker = keep_running("test worker", move || {
             let counter = counter.clone();
+            let on_drop = SetOnDrop(flag.clone());
             async move {
+                let _on_drop = on_drop;
                 if counter.fetch_add(1, Ordering::SeqCst) == 0 {
                     panic!("the first run dies");
                 }
@@ -504,7 +521,23 @@ mod tests {
             assert!(started.elapsed() < Duration::from_secs(5), "the worker was not restarted after its panic");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        ended.store(false, Ordering::SeqCst); // the first run's end set it
         worker.abort();
+        let _ = worker.await;
+        let cancelled = std::time::Instant::now();
+        while !ended.load(Ordering::SeqCst) {
+            assert!(cancelled.elapsed() < Duration::from_secs(5), "the run outlived its cancelled worker");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Sets its flag when dropped.
+    struct SetOnDrop(Arc<std::sync::atomic::AtomicBool>);
+
+    impl Drop for SetOnDrop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
     }
 
     #[test]
