@@ -14,6 +14,7 @@ pub mod checkin;
 pub mod geo;
 pub mod inbox;
 pub mod merchant;
+pub mod onboarding;
 pub mod ops;
 pub mod orders;
 #[cfg(feature = "ssr")]
@@ -53,6 +54,7 @@ use inbox::pages::InboxPage;
 use merchant::pages::{
     ConsolePage, CouponsConsolePage, OrdersConsolePage, RedeemPage, ReviewsConsolePage, SaleConsolePage, ShopReportPage,
 };
+use onboarding::pages::{ApplicationsPage, OpenShopPage};
 use ops::pages::AuditPage;
 use orders::pages::MyOrdersPage;
 use reviews::pages::{ModerationPage, RankingsPage};
@@ -141,6 +143,7 @@ pub fn App() -> impl IntoView {
                     <Route path=StaticSegment("me") view=AccountPage/>
                     <Route path=(StaticSegment("me"), StaticSegment("favourites")) view=FavouritesPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("me"), StaticSegment("inbox")) view=InboxPage/>
+                    <Route path=(StaticSegment("me"), StaticSegment("open-shop")) view=OpenShopPage/>
                     <Route path=StaticSegment("orders") view=MyOrdersPage/>
                     <Route path=StaticSegment("checkin") view=CheckinPage/>
                     <Route path=StaticSegment("nearby") view=NearbyPage ssr=SsrMode::Async/>
@@ -153,6 +156,7 @@ pub fn App() -> impl IntoView {
                     <Route path=StaticSegment("rankings") view=RankingsPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("ops"), StaticSegment("reviews")) view=ModerationPage/>
                     <Route path=(StaticSegment("ops"), StaticSegment("audit")) view=AuditPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("ops"), StaticSegment("applications")) view=ApplicationsPage/>
                     <Route path=(StaticSegment("shops"), StaticSegment("new")) view=NewShopPage/>
                     <Route path=(StaticSegment("shops"), ParamSegment("id")) view=ShopDetailPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("shops"), ParamSegment("id"), StaticSegment("edit")) view=EditShopPage ssr=SsrMode::Async/>

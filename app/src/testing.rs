@@ -64,6 +64,13 @@ pub async fn seed_shop(db: &PgPool) -> Result<(), sqlx::Error> {
     )
     .execute(db)
     .await?;
+    // Ids given by hand leave the sequences behind; a shop opened afterwards takes the next free id.
+    sqlx::query!(
+        "SELECT setval(pg_get_serial_sequence('shops', 'id'), (SELECT max(id) FROM shops)) AS shops,
+                setval(pg_get_serial_sequence('shop_types', 'id'), (SELECT max(id) FROM shop_types)) AS types"
+    )
+    .fetch_one(db)
+    .await?;
     Ok(())
 }
 

@@ -287,8 +287,14 @@ fn UserMenu(user: super::model::CurrentUser, unread: i64) -> impl IntoView {
                     }}</a>
                     <a href="/me/favourites">"Favourites"</a>
                     <a href="/checkin">"Check in"</a>
-                    {merchant.then(|| view! { <a href="/shops/new">"Open a shop"</a> })}
-                    {operator.then(|| view! { <a href="/ops/audit">"Audit log"</a> })}
+                    {match user.role {
+                        super::model::Role::Merchant => view! { <a href="/shops/new">"Open a shop"</a> }.into_any(),
+                        super::model::Role::Shopper => view! { <a href="/me/open-shop">"Open your shop 商家入驻"</a> }.into_any(),
+                        super::model::Role::Operator => view! {
+                            <a href="/ops/applications">"Applications"</a>
+                            <a href="/ops/audit">"Audit log"</a>
+                        }.into_any(),
+                    }}
                     <form method="post" action={<Logout as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
                         ev.prevent_default();
                         logout.dispatch(Logout {});

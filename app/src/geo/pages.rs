@@ -13,7 +13,7 @@ use crate::ui::{FieldError, NO_PICTURE, Pager, error_view, yuan};
 
 /// Asks the browser where it is; `found(lon, lat)` or `failed()` runs when it answers.
 #[cfg(feature = "hydrate")]
-fn locate(found: impl FnOnce(f64, f64) + 'static, failed: impl FnOnce() + 'static) {
+pub(crate) fn locate(found: impl FnOnce(f64, f64) + 'static, failed: impl FnOnce() + 'static) {
     use wasm_bindgen::JsCast;
     use wasm_bindgen::closure::Closure;
     let Some(geolocation) = web_sys::window().and_then(|w| w.navigator().geolocation().ok()) else {

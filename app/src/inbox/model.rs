@@ -21,11 +21,13 @@ pub enum NoticeKind {
     ReviewReply,
     /// Someone followed the reader.
     NewFollower,
+    /// An operator decided the reader's application to open a shop.
+    MerchantApplication,
 }
 
 impl NoticeKind {
     /// Every kind, in the order the switches list them.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::OrderPaid,
         Self::OrderClosing,
         Self::OrderClosed,
@@ -34,6 +36,7 @@ impl NoticeKind {
         Self::OrderRedeemed,
         Self::ReviewReply,
         Self::NewFollower,
+        Self::MerchantApplication,
     ];
 
     /// The `notices.kind` column value.
@@ -47,6 +50,7 @@ impl NoticeKind {
             Self::OrderRedeemed => "order_redeemed",
             Self::ReviewReply => "review_reply",
             Self::NewFollower => "new_follower",
+            Self::MerchantApplication => "merchant_application",
         }
     }
 
@@ -72,6 +76,7 @@ impl NoticeKind {
             Self::OrderRedeemed => "A coupon is used at the counter",
             Self::ReviewReply => "A shop replies to your review",
             Self::NewFollower => "Someone follows you",
+            Self::MerchantApplication => "Your application to open a shop is decided",
         }
     }
 
@@ -86,6 +91,7 @@ impl NoticeKind {
             Self::OrderRedeemed => format!("Used at the counter: {detail}."),
             Self::ReviewReply => format!("{detail} replied to your review."),
             Self::NewFollower => format!("{detail} follows you now."),
+            Self::MerchantApplication => format!("Your application to open a shop: {detail}"),
         }
     }
 }

@@ -3,7 +3,12 @@
 use serde::{Deserialize, Serialize};
 
 /// Every action an operator can take, as the log spells it and as a person reads it.
-pub const ACTIONS: [(&str, &str); 2] = [("review.hide", "Hid a review"), ("review.keep", "Kept a reported review")];
+pub const ACTIONS: [(&str, &str); 4] = [
+    ("review.hide", "Hid a review"),
+    ("review.keep", "Kept a reported review"),
+    ("application.approve", "Approved a shop's application"),
+    ("application.reject", "Rejected a shop's application"),
+];
 
 /// What a log's action means in words (the spelling itself when unknown to this build).
 pub fn action_label(action: &str) -> &str {

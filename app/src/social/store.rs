@@ -481,6 +481,7 @@ pub async fn forget_orphan_uploads(db: &PgPool, grace: std::time::Duration) -> R
            AND NOT EXISTS (SELECT 1 FROM shops s WHERE '/uploads/' || u.name = ANY (s.images))
            AND NOT EXISTS (SELECT 1 FROM review_versions v WHERE '/uploads/' || u.name = ANY (v.images))
            AND NOT EXISTS (SELECT 1 FROM users p WHERE p.avatar_url = '/uploads/' || u.name)
+           AND NOT EXISTS (SELECT 1 FROM merchant_applications a WHERE a.shop_front = '/uploads/' || u.name)
          RETURNING u.name",
         grace.as_secs_f64(),
     )

@@ -38,6 +38,9 @@ const COUPON_FORM: &str = "form[title]=C&form[rules]=&form[pay]=5&form[actual]=1
 const ORDER_FILTER: &str = "filter[status]=paid&filter[coupon]=&filter[from]=2026-01-01&filter[to]=";
 const REVIEW_FORM: &str = "form[stars]=4&form[aspect1]=4&form[aspect2]=4&form[aspect3]=4&form[spend]=\
                            &form[body]=Fresh+food+and+friendly+staff.&form[images]=&form[tags]=";
+const APPLICATION_FORM: &str = "form[business_name]=New+shop&form[type_id]=1&form[address]=杭州市延安路2号\
+                                &form[longitude]=120.16&form[latitude]=30.25&form[licence_no]=91350100M000100Y43\
+                                &form[shop_front]=/uploads/nobodys.jpg";
 const SALE_FORM: &str = "form[title]=T&form[rules]=&form[pay]=9.9&form[actual]=100&form[stock]=20\
                          &form[begin]=2099-01-01T10:00&form[end]=2099-01-01T12:00";
 
@@ -143,6 +146,12 @@ pub fn table() -> Vec<Row> {
         row("/api/reviews/moderation", "", [LOGIN, NO, NO, NO]),
         // The audit log: operators only.
         row("/api/ops/audit", "action=", [LOGIN, NO, NO, NO]),
+        // Onboarding: anyone logged in reads their application; a photo that is nobody's upload is a field
+        // error for a shopper, and merchants are told they open shops from their console; operators decide.
+        row("/api/onboarding/mine", "", [LOGIN, OK, OK, OK]),
+        row("/api/onboarding/apply", "{application_form}", [LOGIN, BAD, BAD, BAD]),
+        row("/api/onboarding/queue", "", [LOGIN, NO, NO, NO]),
+        row("/api/onboarding/decide", "id=1&approve=true&reason=", [LOGIN, NO, NO, NO]),
         row("/api/reviews/moderate", "review_id={review}&hide=true&reason=Abusive+words", [LOGIN, NO, NO, NO]),
         // Someone else's review: nobody but its author (who has no session here) may delete it.
         row("/api/reviews/delete", "review_id={review}", [LOGIN, NONE, NONE, NONE]),
@@ -235,6 +244,7 @@ pub async fn world(state: &app::web::state::AppState, db: &PgPool) -> World {
 
 pub fn fill(args: &str, w: &World, n: usize) -> String {
     args.replace("{sale_form}", SALE_FORM)
+        .replace("{application_form}", APPLICATION_FORM)
         .replace("{coupon_form}", COUPON_FORM)
         .replace("{order_filter}", ORDER_FILTER)
         .replace("{shop_form}", SHOP_FORM)
