@@ -55,7 +55,7 @@ use merchant::pages::{
     ConsolePage, CouponsConsolePage, OrdersConsolePage, RedeemPage, ReviewsConsolePage, SaleConsolePage, ShopReportPage,
 };
 use onboarding::pages::{ApplicationsPage, OpenShopPage};
-use ops::pages::AuditPage;
+use ops::pages::{AuditPage, DashboardPage};
 use orders::pages::MyOrdersPage;
 use reviews::pages::{ModerationPage, RankingsPage};
 use seckill::pages::ShopSalesPage;
@@ -154,6 +154,7 @@ pub fn App() -> impl IntoView {
                     <Route path=(StaticSegment("types"), ParamSegment("id")) view=CategoryPage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("rankings") view=RankingsPage ssr=SsrMode::Async/>
+                    <Route path=StaticSegment("ops") view=DashboardPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("ops"), StaticSegment("reviews")) view=ModerationPage/>
                     <Route path=(StaticSegment("ops"), StaticSegment("audit")) view=AuditPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("ops"), StaticSegment("applications")) view=ApplicationsPage/>

@@ -75,3 +75,30 @@ async fn a_shop_page_is_served_from_postgres_while_redis_is_down(db: PgPool) {
             >= 1
     );
 }
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn the_operators_dashboard_shows_postgres_figures_while_redis_is_down(db: PgPool) {
+    let mut redis = OwnRedis::start();
+    let url = format!("redis://127.0.0.1:{}/0", redis.port);
+    let state = test_state(db.clone(), &[("REDIS_URL", url.as_str())]).await;
+    seed_flash_sale(&db, 61, 10, -60, 3600).await.unwrap();
+    let ops: i64 = sqlx::query_scalar(
+        "INSERT INTO users (phone, nickname, password_hash, role) VALUES ('13900000061', 'ops', '!', 'operator')
+         RETURNING id",
+    )
+    .fetch_one(&db)
+    .await
+    .unwrap();
+    let operator = app::auth::model::CurrentUser {
+        id: ops,
+        nickname: "ops".into(),
+        role: app::auth::model::Role::Operator,
+        masked_account: String::new(),
+    };
+    redis.stop();
+    let d = app::ops::service::dashboard(&state, Some(&operator)).await.expect("shown without Redis");
+    assert_eq!(d.unavailable, ["visitors"], "the visitor counts live in Redis only");
+    assert_eq!(d.days.last().map(|t| t.new_accounts), Some(1), "Postgres' figures are all there");
+    let sale = d.sales.iter().find(|s| s.sale.id == 61).expect("the sale is listed");
+    assert_eq!(sale.sale.left, 10, "with Postgres' stock");
+}

@@ -1,7 +1,8 @@
-// The operators' side end to end: a reported review hidden from the moderation queue shows up in the audit
-// log — who, what, on what, why — which filters by action.
+// The operators' side end to end: the dashboard's figures move with what shoppers do; a reported review
+// hidden from the moderation queue shows up in the audit log — who, what, on what, why — which filters by
+// action.
 import { test } from '@playwright/test';
-import { expect, logInDemo, screens, waitForHydration } from './helpers';
+import { buyOne, expect, logInDemo, logInNewAccount, screens, uniquePhone, waitForHydration } from './helpers';
 
 test('an operator hides a reported review and finds the action in the audit log', async ({ browser }) => {
   test.setTimeout(60_000);
@@ -49,4 +50,32 @@ test('an operator hides a reported review and finds the action in the audit log'
   // Nobody else reads it.
   await author.goto('/ops/audit');
   await expect(author.locator('.form-error')).toHaveText('Only operators read the audit log.');
+});
+
+test("the operators' dashboard counts a new account and an order as they happen", async ({ browser }) => {
+  test.setTimeout(60_000);
+  const ops = await (await browser.newContext()).newPage();
+  await logInDemo(ops, '13800000009');
+  await ops.getByRole('link', { name: 'Operations' }).click();
+  await expect(ops).toHaveURL(/\/ops$/);
+  const tile = (label: string) => ops.locator('.ops-tiles li', { hasText: label }).locator('.tile-value');
+  const before = { accounts: Number(await tile('New accounts today').textContent()), orders: Number(await tile('Orders today').textContent()) };
+  await expect(ops.locator('.chart-box svg')).toHaveCount(5);
+  // The demo's flash sales on shop 1 are listed with what is left; this instance's breakers are closed.
+  await expect(ops.locator('.ops-sale').first()).toBeVisible();
+  await expect(ops.locator('.ops-health .breaker')).toHaveText(['closed', 'closed', 'closed']);
+  await expect(ops.getByTestId('writer-lag')).not.toBeEmpty();
+  await screens(ops, 'ops-dashboard');
+
+  // A new shopper buys a coupon; the next reading counts both.
+  const shopper = await (await browser.newContext()).newPage();
+  await logInNewAccount(shopper, uniquePhone());
+  await buyOne(shopper);
+  await ops.reload();
+  await expect(tile('New accounts today')).toHaveText(String(before.accounts + 1));
+  await expect(tile('Orders today')).toHaveText(String(before.orders + 1));
+
+  // Shoppers are refused the page.
+  await shopper.goto('/ops');
+  await expect(shopper.locator('.ops-dashboard')).toContainText('Only operators');
 });

@@ -260,7 +260,7 @@ fn UserMenu(user: super::model::CurrentUser, unread: i64) -> impl IntoView {
     view! {
         <div class="account-menu">
             {merchant.then(|| view! { <a href="/merchant" class="console-entry">"Merchant console"</a> })}
-            {operator.then(|| view! { <a href="/ops/reviews" class="console-entry">"Moderation"</a> })}
+            {operator.then(|| view! { <a href="/ops" class="console-entry">"Operations"</a> })}
             <button
                 type="button"
                 class="account-button"
@@ -292,6 +292,7 @@ fn UserMenu(user: super::model::CurrentUser, unread: i64) -> impl IntoView {
                         super::model::Role::Shopper => view! { <a href="/me/open-shop">"Open your shop 商家入驻"</a> }.into_any(),
                         super::model::Role::Operator => view! {
                             <a href="/ops/applications">"Applications"</a>
+                            <a href="/ops/reviews">"Reported reviews"</a>
                             <a href="/ops/audit">"Audit log"</a>
                         }.into_any(),
                     }}

@@ -414,6 +414,11 @@ pub async fn user_by_id(state: &AppState, id: i64) -> Result<Option<CurrentUser>
     Ok(store::find_by_id(state.postgres()?, id).await?.map(|r| r.to_current()))
 }
 
+/// Accounts made on each business day from `since_ms` on (days without any absent), for the operators.
+pub async fn accounts_per_day(state: &AppState, since_ms: i64) -> Result<Vec<(String, i64)>, AuthError> {
+    Ok(store::accounts_per_day(state.postgres()?, since_ms).await?)
+}
+
 /// How long a log-in code works.
 const CODE_VALID: Duration = Duration::from_secs(5 * 60);
 /// Codes one phone may receive a day.

@@ -367,3 +367,16 @@ pub async fn take_code_attempt(
 pub async fn burn_code(redis: &Redis, keys: &Keys, phone: &str) -> Result<(), redis::RedisError> {
     redis::cmd("DEL").arg(keys.login_code(phone)).query_async(&mut redis.clone()).await
 }
+
+/// Accounts made on each business day from `since_ms` on, as `(YYYY-MM-DD, count)`; days without any are
+/// absent.
+pub async fn accounts_per_day(db: &PgPool, since_ms: i64) -> Result<Vec<(String, i64)>, sqlx::Error> {
+    let rows = sqlx::query!(
+        r#"SELECT to_char(created_at AT TIME ZONE 'Asia/Shanghai', 'YYYY-MM-DD') AS "day!", count(*) AS "n!"
+           FROM users WHERE created_at >= to_timestamp($1::BIGINT / 1000.0) GROUP BY 1 ORDER BY 1"#,
+        since_ms,
+    )
+    .fetch_all(db)
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.day, r.n)).collect())
+}

@@ -172,9 +172,20 @@ pub async fn visitors_last_week(state: &AppState, shop_id: i64) -> Result<Vec<(S
 /// Unique visitors of a shop (its HyperLogLog per business day) on each of the last `days` days, oldest
 /// first, as `(YYYY-MM-DD, count)`.
 pub async fn visitors_per_day(state: &AppState, shop_id: i64, days: i64) -> Result<Vec<(String, u64)>, CatalogError> {
+    visitors_of(state, &format!("shop:{shop_id}"), days).await
+}
+
+/// Unique visitors of the whole site (anyone who opened a shop page) on each of the last `days` days,
+/// oldest first, as `(YYYY-MM-DD, count)`.
+pub async fn site_visitors_per_day(state: &AppState, days: i64) -> Result<Vec<(String, u64)>, CatalogError> {
+    visitors_of(state, "site", days).await
+}
+
+/// The daily HyperLogLogs of `scope` (`site`, `shop:{id}`) over the last `days` days.
+async fn visitors_of(state: &AppState, scope: &str, days: i64) -> Result<Vec<(String, u64)>, CatalogError> {
     let today = clock::today();
     let days: Vec<time::Date> = (0..days).rev().map(|d| today - TimeDuration::days(d)).collect();
-    let keys: Vec<String> = days.iter().map(|d| state.keys.uv_shop(shop_id, &clock::day_key(*d))).collect();
+    let keys: Vec<String> = days.iter().map(|d| state.keys.uv(scope, &clock::day_key(*d))).collect();
     let counts = store::visitor_counts(&state.redis, &keys).await?;
     Ok(days.iter().map(|d| clock::iso_day(*d)).zip(counts).collect())
 }

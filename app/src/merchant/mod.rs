@@ -3,7 +3,6 @@
 //! shop is doing. It composes the capabilities below it; it owns no table of its own.
 
 pub mod api;
-pub mod chart;
 #[cfg(feature = "ssr")]
 pub mod export;
 pub mod model;

@@ -107,8 +107,8 @@ pub struct SaleFunnel {
 
 impl SaleFunnel {
     /// The funnel's stages, top to bottom, for the chart.
-    pub fn stages(&self) -> Vec<crate::merchant::chart::Stage> {
-        use crate::merchant::chart::{Stage, StageKind::*};
+    pub fn stages(&self) -> Vec<crate::ui::chart::Stage> {
+        use crate::ui::chart::{Stage, StageKind::*};
         let stage = |label: &str, value: i64, kind| Stage { label: label.to_string(), value, kind };
         vec![
             stage("Grab attempts", self.attempts, Flow),

@@ -10,7 +10,6 @@ use super::api::{
 };
 use super::model::{CouponsPage, OrdersConsole, SaleFunnel, ShopCard, ShopReport};
 use crate::catalog::model::{Coupon, CouponForm};
-use crate::merchant::chart::{Day, daily_bars, funnel};
 use crate::orders::model::{OrderFilter, OrderStatus, ShopOrder, order_code};
 use crate::reviews::api::get_console_reviews;
 use crate::reviews::model::Viewer;
@@ -19,6 +18,7 @@ use crate::seckill::model::{ConsoleSale, SaleState};
 use crate::shared::clock::{date_of, format_local, iso_day};
 use crate::shared::error::AppError;
 use crate::shared::money::{DEFAULT_VALID_DAYS, VALIDITY_DAYS};
+use crate::ui::chart::{Chart, Day, daily_bars, funnel, short_day};
 use crate::ui::{FieldError, FormError, busy, error_notice, id_param, id_resource, yuan};
 
 /// What a console page shows when it cannot show its content; rendered on the server, the answer's status
@@ -114,22 +114,6 @@ fn ShopCardView(shop: ShopCard) -> impl IntoView {
             </p>
         </li>
     }
-}
-
-/// A chart drawn by the server; the SVG is built from escaped data only.
-#[component]
-fn Chart(svg: String, caption: &'static str) -> impl IntoView {
-    view! {
-        <figure class="chart-box">
-            <figcaption>{caption}</figcaption>
-            <div inner_html=svg></div>
-        </figure>
-    }
-}
-
-/// "11-30" from "2026-11-30".
-fn short_day(day: &str) -> String {
-    day.get(5..).unwrap_or(day).to_string()
 }
 
 /// `/merchant/shops/:id`: 30 days of visitors, orders and revenue, and the notes about the shop.

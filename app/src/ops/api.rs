@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::model::AuditLog;
+use super::model::{AuditLog, Dashboard};
 use crate::shared::error::AppError;
 
 /// A page of the audit log, filtered (operators only).
@@ -17,6 +17,16 @@ pub async fn read_audit_log(
         let user = crate::auth::api::current_user(&cx).await?;
         let q = super::service::AuditQuery { operator_id: operator, action: &action, subject_id: subject, before };
         Ok(super::service::audit_log(&cx.state, user.as_ref(), q).await?)
+    })
+    .await
+}
+
+/// The site's dashboard (operators only).
+#[server(endpoint = "ops/dashboard")]
+pub async fn read_dashboard() -> Result<Dashboard, AppError> {
+    crate::web::edge::run(|cx| async move {
+        let user = crate::auth::api::current_user(&cx).await?;
+        Ok(super::service::dashboard(&cx.state, user.as_ref()).await?)
     })
     .await
 }

@@ -1,5 +1,5 @@
-//! The operators' side: the audit log of every operator action (`/ops/audit`). Operators only; the
-//! moderation queue itself lives with what it moderates (`reviews`).
+//! The operators' side: the site's dashboard (`/ops`) and the audit log of every operator action
+//! (`/ops/audit`). Operators only; the queues live with what they decide on (`reviews`, `onboarding`).
 
 pub mod api;
 pub mod model;

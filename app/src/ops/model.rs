@@ -47,3 +47,54 @@ pub struct AuditItem {
 
 /// Entries per page of the log.
 pub const AUDIT_PAGE: i64 = 50;
+
+/// Days the dashboard's charts cover.
+pub const DASHBOARD_DAYS: i64 = 30;
+
+/// The site on one business day, every figure counted from its record.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteDay {
+    /// `YYYY-MM-DD`, business time.
+    pub day: String,
+    /// Distinct visitors (anyone who opened a shop page; the site's HyperLogLog, about 1% off).
+    pub visitors: u64,
+    /// Accounts made.
+    pub new_accounts: i64,
+    /// Orders created.
+    pub orders: i64,
+    /// Money charged, fen.
+    pub sales_cents: i64,
+    /// Refunds made.
+    pub refunds: i64,
+    /// Money refunded, fen.
+    pub refunded_cents: i64,
+}
+
+/// A flash sale running or to come, with its shop.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteSale {
+    /// The shop's id.
+    pub shop_id: i64,
+    /// The shop's name.
+    pub shop_name: String,
+    /// The sale, with what is left as Redis counts it.
+    pub sale: crate::seckill::model::ConsoleSale,
+}
+
+/// The operators' dashboard at `/ops`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dashboard {
+    /// The last [`DASHBOARD_DAYS`] days, oldest first (a figure named in `unavailable` reads 0 here and
+    /// is not drawn).
+    pub days: Vec<SiteDay>,
+    /// Figures that could not be read now ("visitors" when Redis did not answer).
+    pub unavailable: Vec<String>,
+    /// Flash sales running or to come, soonest first.
+    pub sales: Vec<SiteSale>,
+    /// Messages the order writer on this instance is behind (`None`: it reads no partition now).
+    pub writer_lag: Option<i64>,
+    /// Each dependency's circuit breaker on this instance: (service, "closed" | "half-open" | "open").
+    pub breakers: Vec<(String, String)>,
+    /// When the figures were read, unix ms.
+    pub read_at_ms: i64,
+}

@@ -1,9 +1,15 @@
-//! The operators' rules: only an operator reads the audit log; filters are checked before the query.
+//! The operators' rules: only an operator reads the audit log and the dashboard; the log's filters are
+//! checked before the query; the dashboard's figures come from each capability's own records.
 
-use super::model::{ACTIONS, AUDIT_PAGE, AuditItem, AuditLog};
+use super::model::{ACTIONS, AUDIT_PAGE, AuditItem, AuditLog, DASHBOARD_DAYS, Dashboard, SiteDay, SiteSale};
 use crate::auth::model::{CurrentUser, Role};
+use crate::auth::service::AuthError;
+use crate::orders::service::OrderError;
 use crate::platform::audit;
 use crate::platform::backend::BackendError;
+use crate::platform::breaker::BreakerState;
+use crate::seckill::service::SeckillError;
+use crate::shared::clock;
 use crate::shared::error::AppError;
 use crate::web::state::AppState;
 
@@ -19,12 +25,21 @@ pub enum OpsError {
     /// A filter that is not one of the log's.
     #[error("invalid filter: {0}")]
     Invalid(AppError),
+    /// Accounts (the new-account counts).
+    #[error(transparent)]
+    Auth(#[from] AuthError),
+    /// Orders and money.
+    #[error(transparent)]
+    Orders(#[from] OrderError),
+    /// Flash sales.
+    #[error(transparent)]
+    Seckill(#[from] SeckillError),
     /// A backing service failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
 }
 
-crate::backend_errors!(OpsError);
+crate::backend_errors!(OpsError, Auth, Orders, Seckill);
 
 impl From<OpsError> for AppError {
     fn from(e: OpsError) -> Self {
@@ -32,6 +47,9 @@ impl From<OpsError> for AppError {
             OpsError::LoginRequired => AppError::LoginRequired,
             OpsError::NotOperator => AppError::Forbidden,
             OpsError::Invalid(e) => e,
+            OpsError::Auth(e) => e.into(),
+            OpsError::Orders(e) => e.into(),
+            OpsError::Seckill(e) => e.into(),
             OpsError::Backend(e) => e.into(),
         }
     }
@@ -86,4 +104,69 @@ pub async fn audit_log(state: &AppState, user: Option<&CurrentUser>, q: AuditQue
         })
         .collect();
     Ok(AuditLog { entries, operators: audit::operators(db).await?, next_before })
+}
+
+/// The dashboard for operator `user`: the last 30 days of the site from Postgres' records and the site's
+/// visitor HyperLogLogs, the flash sales running or to come with Redis' stock, and this instance's order
+/// writer lag and breakers — read from the figures `/metrics` exports. Without Redis the visitors are
+/// marked unavailable; the rest still shows.
+pub async fn dashboard(state: &AppState, user: Option<&CurrentUser>) -> Result<Dashboard, OpsError> {
+    operator(user)?;
+    let first = clock::today() - time::Duration::days(DASHBOARD_DAYS - 1);
+    let since_ms = clock::day_start_ms(first);
+    let (visitors, accounts, trade, sales) = tokio::join!(
+        crate::catalog::service::site_visitors_per_day(state, DASHBOARD_DAYS),
+        crate::auth::service::accounts_per_day(state, since_ms),
+        crate::orders::service::site_trade(state, since_ms),
+        crate::seckill::service::current_sales(state),
+    );
+    let mut unavailable = Vec::new();
+    let visitors: std::collections::HashMap<String, u64> = visitors
+        .inspect_err(|e| {
+            tracing::warn!("dashboard without visitors: {e}");
+            unavailable.push("visitors".to_string());
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    let accounts: std::collections::HashMap<String, i64> = accounts?.into_iter().collect();
+    let mut trade: std::collections::HashMap<String, crate::orders::model::SiteTrade> =
+        trade?.into_iter().map(|t| (t.day.clone(), t)).collect();
+    let days = (0..DASHBOARD_DAYS)
+        .map(|n| {
+            let day = clock::iso_day(first + time::Duration::days(n));
+            let t = trade.remove(&day).unwrap_or_default();
+            SiteDay {
+                visitors: visitors.get(&day).copied().unwrap_or(0),
+                new_accounts: accounts.get(&day).copied().unwrap_or(0),
+                orders: t.orders,
+                sales_cents: t.charged_cents,
+                refunds: t.refunds,
+                refunded_cents: t.refunded_cents,
+                day,
+            }
+        })
+        .collect();
+    let sales = sales?.into_iter().map(|(shop_id, shop_name, sale)| SiteSale { shop_id, shop_name, sale }).collect();
+    let breakers = state
+        .breakers
+        .states()
+        .into_iter()
+        .map(|(service, s)| {
+            let word = match s {
+                BreakerState::Closed => "closed",
+                BreakerState::HalfOpen => "half-open",
+                BreakerState::Open => "open",
+            };
+            (service.name().to_string(), word.to_string())
+        })
+        .collect();
+    Ok(Dashboard {
+        days,
+        unavailable,
+        sales,
+        writer_lag: state.metrics.lag_of(&crate::orders::writer::group(&state.config)),
+        breakers,
+        read_at_ms: clock::now_ms(),
+    })
 }

@@ -564,6 +564,21 @@ pub struct DayTrade {
     pub revenue_cents: i64,
 }
 
+/// The whole site's orders and money on one business day (the operators' dashboard).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteTrade {
+    /// `YYYY-MM-DD`, business time.
+    pub day: String,
+    /// Orders created that day.
+    pub orders: i64,
+    /// Money charged that day, fen.
+    pub charged_cents: i64,
+    /// Refunds made that day.
+    pub refunds: i64,
+    /// Money refunded that day, fen.
+    pub refunded_cents: i64,
+}
+
 /// How many of a sale's orders stand in each status.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatusCounts {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::model::{
     CancelOutcome, DayTrade, OrderQuery, OrderStatus, OrderView, OrdersPage, PayOutcome, RedeemCode, Redemption,
-    RefundCause, RefundOutcome, RefundReason, ShopOrder, ShopOrdersPage, StatusCounts,
+    RefundCause, RefundOutcome, RefundReason, ShopOrder, ShopOrdersPage, SiteTrade, StatusCounts,
 };
 use super::store::{self, OrderKey, Unpaid};
 use crate::inbox::model::NoticeKind;
@@ -494,6 +494,12 @@ pub async fn daily_trade(state: &AppState, shop_id: i64, days: i64) -> Result<Ve
             by_day.remove(&day).unwrap_or(DayTrade { day, orders: 0, revenue_cents: 0 })
         })
         .collect())
+}
+
+/// The whole site's orders, charges and refunds per business day from `since_ms` on (days without any
+/// absent), for the operators.
+pub async fn site_trade(state: &AppState, since_ms: i64) -> Result<Vec<SiteTrade>, OrderError> {
+    Ok(store::site_trade(state.postgres()?, since_ms).await?)
 }
 
 /// How many orders of each of `voucher_ids` stand in each status.

@@ -4,7 +4,7 @@ use sqlx::PgPool;
 
 use super::model::{
     DayTrade, FailReason, OrderQuery, OrderStatus, OrderView, PayOutcome, Redemption, RefundCause, ShopOrder,
-    StatusCounts,
+    SiteTrade, StatusCounts,
 };
 use crate::platform::kafka::OrderCreated;
 
@@ -845,6 +845,34 @@ pub async fn daily_trade(db: &PgPool, shop_id: i64, since_ms: i64) -> Result<Vec
                 COALESCE(p.cents, 0)::BIGINT AS "revenue_cents!"
          FROM created c FULL JOIN paid p ON p.day = c.day ORDER BY 1"#,
         shop_id,
+        since_ms,
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// The whole site's orders, charges and refunds per business day from `since_ms` on, each from its own
+/// money movement's time (days without any are absent).
+pub async fn site_trade(db: &PgPool, since_ms: i64) -> Result<Vec<SiteTrade>, sqlx::Error> {
+    sqlx::query_as!(
+        SiteTrade,
+        r#"WITH since AS (SELECT to_timestamp($1::BIGINT / 1000.0) AS t),
+         created AS (
+             SELECT to_char(created_at AT TIME ZONE 'Asia/Shanghai', 'YYYY-MM-DD') AS day, count(*) AS n
+             FROM orders, since WHERE created_at >= since.t GROUP BY 1),
+         charged AS (
+             SELECT to_char(created_at AT TIME ZONE 'Asia/Shanghai', 'YYYY-MM-DD') AS day, sum(amount_cents) AS cents
+             FROM charges, since WHERE created_at >= since.t GROUP BY 1),
+         refunded AS (
+             SELECT to_char(created_at AT TIME ZONE 'Asia/Shanghai', 'YYYY-MM-DD') AS day, count(*) AS n,
+                    sum(amount_cents) AS cents
+             FROM refunds, since WHERE created_at >= since.t GROUP BY 1),
+         days AS (SELECT day FROM created UNION SELECT day FROM charged UNION SELECT day FROM refunded)
+         SELECT d.day AS "day!", COALESCE(c.n, 0)::BIGINT AS "orders!", COALESCE(g.cents, 0)::BIGINT AS "charged_cents!",
+                COALESCE(r.n, 0)::BIGINT AS "refunds!", COALESCE(r.cents, 0)::BIGINT AS "refunded_cents!"
+         FROM days d LEFT JOIN created c ON c.day = d.day LEFT JOIN charged g ON g.day = d.day
+              LEFT JOIN refunded r ON r.day = d.day
+         ORDER BY 1"#,
         since_ms,
     )
     .fetch_all(db)

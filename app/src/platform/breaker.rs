@@ -200,6 +200,11 @@ impl Breakers {
         }
     }
 
+    /// Each service with its breaker's state now, as `/metrics` reports them.
+    pub fn states(&self) -> [(Service, BreakerState); 3] {
+        [&self.postgres, &self.redis, &self.kafka].map(|b| (b.service(), b.state()))
+    }
+
     fn of(&self, service: Service) -> &Breaker {
         match service {
             Service::Postgres => &self.postgres,

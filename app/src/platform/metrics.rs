@@ -277,6 +277,21 @@ impl Metrics {
             .unwrap_or_default()
     }
 
+    /// Messages this instance's consumer of `group` is behind, summed over the partitions it reads now, as
+    /// `haodian_consumer_lag` shows them; `None` while it reads none (another instance has them all).
+    pub fn lag_of(&self, group: &str) -> Option<i64> {
+        let partitions = self.assigned_partitions(group);
+        (!partitions.is_empty()).then(|| {
+            partitions
+                .into_iter()
+                .map(|(topic, partition)| {
+                    let labels = PartitionLabels { group: group.to_string(), topic, partition };
+                    self.consumer_lag.get_or_create(&labels).get()
+                })
+                .sum()
+        })
+    }
+
     /// Every metric registered under `haodian_`; `more` registers what lives elsewhere (the caches).
     pub fn new(more: impl FnOnce(&mut Registry)) -> Self {
         let mut registry = Registry::with_prefix("haodian");

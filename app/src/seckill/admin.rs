@@ -126,17 +126,31 @@ pub async fn console_sales(
 /// [`console_sales`] for a caller that has already checked the owner (the console, once per page).
 pub async fn sales_overview(state: &AppState, shop_id: i64) -> Result<Vec<ConsoleSale>, SeckillError> {
     let rows = store::console_sales(state.postgres()?, shop_id).await?;
+    Ok(with_live_stock(state, rows).await)
+}
+
+/// The flash sales running or still to come on the whole site (the operators' dashboard), soonest first,
+/// at most 50, each with its shop's id and name and what is left.
+pub async fn current_sales(state: &AppState) -> Result<Vec<(i64, String, ConsoleSale)>, SeckillError> {
+    let rows = store::current_sales(state.postgres()?, 50).await?;
+    let (shops, rows): (Vec<(i64, String)>, Vec<store::ConsoleSaleRow>) =
+        rows.into_iter().map(|(id, name, row)| ((id, name), row)).unzip();
+    let sales = with_live_stock(state, rows).await;
+    Ok(shops.into_iter().zip(sales).map(|((id, name), sale)| (id, name, sale)).collect())
+}
+
+/// Sales as Postgres has them, with what is left as Redis counts it where it holds the sale (one round
+/// trip for all); without Redis, Postgres' count.
+async fn with_live_stock(state: &AppState, rows: Vec<store::ConsoleSaleRow>) -> Vec<ConsoleSale> {
     let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-    // Without Redis the console still lists the sales, with Postgres' count.
     let (now, live) = match inventory::live_stocks(&state.redis, &state.keys, &ids).await {
         Ok((now, stocks)) => (now, stocks.into_iter().collect::<std::collections::HashMap<_, _>>()),
         Err(e) => {
-            tracing::warn!("console shows Postgres' stock only: {e}");
+            tracing::warn!("sales listed with Postgres' stock only: {e}");
             (now_ms(), Default::default())
         }
     };
-    Ok(rows
-        .into_iter()
+    rows.into_iter()
         .map(|r| ConsoleSale {
             id: r.id,
             title: r.title,
@@ -147,7 +161,7 @@ pub async fn sales_overview(state: &AppState, shop_id: i64) -> Result<Vec<Consol
             left: live.get(&r.id).copied().flatten().unwrap_or(r.pg_stock),
             state: SaleState::of(r.active, r.begin_ms, r.end_ms, now),
         })
-        .collect())
+        .collect()
 }
 
 /// The owner cancels a sale that has not started: Postgres and Redis in one step (the row changes only

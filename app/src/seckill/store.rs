@@ -255,6 +255,41 @@ pub async fn console_sales(db: &PgPool, shop_id: i64) -> Result<Vec<ConsoleSaleR
     .await
 }
 
+/// The flash sales running or still to come on the whole site, soonest first, at most `limit`, each with
+/// its shop (id, name).
+pub async fn current_sales(db: &PgPool, limit: i64) -> Result<Vec<(i64, String, ConsoleSaleRow)>, sqlx::Error> {
+    let rows = sqlx::query!(
+        r#"SELECT v.id, v.title, v.pay_value_cents, (extract(epoch FROM v.begin_at) * 1000)::BIGINT AS "begin_ms!",
+                (extract(epoch FROM v.end_at) * 1000)::BIGINT AS "end_ms!", v.stock::BIGINT AS "pg_stock!",
+                (SELECT count(*) FROM orders o LEFT JOIN refunds r ON r.order_id = o.id
+                 WHERE o.voucher_id = v.id
+                   AND (o.status IN ('unpaid', 'paid', 'used') OR (r.cause <> 'paid_late' AND NOT r.restocked))) AS "holders!",
+                s.id AS shop_id, s.name AS shop_name
+         FROM vouchers v JOIN shops s ON s.id = v.shop_id
+         WHERE v.kind = 'flash' AND v.status = 'on' AND v.end_at > now()
+         ORDER BY v.begin_at, v.id LIMIT $1"#,
+        limit,
+    )
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let sale = ConsoleSaleRow {
+                id: r.id,
+                title: r.title,
+                pay_value_cents: r.pay_value_cents,
+                begin_ms: r.begin_ms,
+                end_ms: r.end_ms,
+                pg_stock: r.pg_stock,
+                holders: r.holders,
+                active: true,
+            };
+            (r.shop_id, r.shop_name, sale)
+        })
+        .collect())
+}
+
 /// Cancels a sale that has not started (by Postgres' clock) inside the caller's transaction; false if it
 /// has started, was cancelled already, or is no flash sale.
 pub async fn cancel_before_start(tx: &mut sqlx::PgConnection, voucher_id: i64) -> Result<bool, sqlx::Error> {

@@ -146,6 +146,7 @@ pub fn table() -> Vec<Row> {
         row("/api/reviews/moderation", "", [LOGIN, NO, NO, NO]),
         // The audit log: operators only.
         row("/api/ops/audit", "action=", [LOGIN, NO, NO, NO]),
+        row("/api/ops/dashboard", "", [LOGIN, NO, NO, NO]),
         // Onboarding: anyone logged in reads their application; a photo that is nobody's upload is a field
         // error for a shopper, and merchants are told they open shops from their console; operators decide.
         row("/api/onboarding/mine", "", [LOGIN, OK, OK, OK]),

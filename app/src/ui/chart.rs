@@ -3,6 +3,24 @@
 
 use std::fmt::Write;
 
+use leptos::prelude::*;
+
+/// A chart drawn by the server, with its caption; the SVG is built from escaped data only.
+#[component]
+pub fn Chart(svg: String, caption: &'static str) -> impl IntoView {
+    view! {
+        <figure class="chart-box">
+            <figcaption>{caption}</figcaption>
+            <div inner_html=svg></div>
+        </figure>
+    }
+}
+
+/// "11-30" from "2026-11-30": a bar's label.
+pub fn short_day(day: &str) -> String {
+    day.get(5..).unwrap_or(day).to_string()
+}
+
 /// One bar of a daily chart.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Day {

@@ -1,5 +1,7 @@
 //! View pieces more than one capability shows: form errors, money, 404s, pagers, coupon cards, clocks, and
-//! resources keyed on the URL's id.
+//! resources keyed on the URL's id — and the SVG charts (`chart`).
+
+pub mod chart;
 
 use leptos::prelude::*;
 #[cfg(feature = "hydrate")]
