@@ -1,8 +1,10 @@
-//! The authorization matrix: every server function × {anonymous, shopper, another merchant, the owner}
-//! with the status each must get, run against the real router — and a check that fails when a server
+//! The authorization matrix: every server function × {anonymous, shopper, another merchant, the owner,
+//! an operator} with the status each must get, run against the real router — and a check that fails when a server
 //! function exists that the table does not list, so a new endpoint cannot ship without its row.
 //!
-//! "The owner" owns what the row acts on: shop 1, the sale on it, the note and the order in question.
+//! "The owner" owns what the row acts on: shop 1, the sale on it, the note and the order in question. The
+//! operator runs the platform: their pages are theirs alone, and no shopper's or merchant's path lets them
+//! act (they neither buy nor grab, review, post, like, follow, check in or save).
 
 use std::collections::BTreeSet;
 
@@ -28,7 +30,7 @@ async fn every_server_function_answers_each_kind_of_caller_as_the_table_says(db:
     let mut wrong = Vec::new();
     // The order export is a plain route (it streams), held to the same rule as the orders list (checked
     // first: the table's last rows end the sessions).
-    for (i, expect) in [401u16, 403, 403, 200].into_iter().enumerate() {
+    for (i, expect) in [401u16, 403, 403, 200, 403].into_iter().enumerate() {
         let mut req = Request::get("/merchant/shops/1/orders.csv?status=paid").body(Body::empty()).unwrap();
         if let Some(sid) = &w.sessions[i] {
             req.headers_mut().insert(header::COOKIE, format!("{SESSION_COOKIE}={sid}").parse().unwrap());

@@ -21,6 +21,28 @@ pub async fn require_user(cx: &crate::web::edge::Cx) -> Result<CurrentUser, crat
     Ok(current_user(cx).await?.ok_or(AppError::LoginRequired)?)
 }
 
+/// The logged-in user if they may act as a shopper (buy, grab, review, post, like, follow, check in,
+/// save): operators run the platform and stay out of it, so nothing they moderate is theirs. 401 for
+/// nobody, 403 for an operator.
+#[cfg(feature = "ssr")]
+pub async fn require_shopper(cx: &crate::web::edge::Cx) -> Result<CurrentUser, crate::web::edge::Failure> {
+    let user = require_user(cx).await?;
+    if user.role == super::model::Role::Operator {
+        return Err(AppError::Forbidden.into());
+    }
+    Ok(user)
+}
+
+/// [`require_shopper`] for the hot paths that read no account (the grab): the session's operator mark.
+#[cfg(feature = "ssr")]
+pub async fn require_shopper_id(cx: &crate::web::edge::Cx) -> Result<i64, crate::web::edge::Failure> {
+    let id = cx.require_user_id().await?;
+    if cx.is_staff().await? {
+        return Err(AppError::Forbidden.into());
+    }
+    Ok(id)
+}
+
 /// The cookie that marks a browser as one that has logged in to the account (its token; see
 /// `service::remember_device`), sent only to the log-in functions.
 #[cfg(feature = "ssr")]
@@ -75,7 +97,8 @@ pub async fn login(account: String, password: String) -> Result<CurrentUser, App
         let ip = cx.client_network().await;
         let user = super::service::login(&cx.state, &account, &password, &ip).await?;
         let device = crate::web::session::device_label(&cx.user_agent().await);
-        crate::web::session::sign_in(&cx.session().await?, user.id, &device).await.map_err(AppError::from)?;
+        let staff = user.role == super::model::Role::Operator;
+        crate::web::session::sign_in(&cx.session().await?, user.id, &device, staff).await.map_err(AppError::from)?;
         remember_device(&cx, user.id).await;
         Ok(user)
     })
@@ -117,7 +140,8 @@ pub async fn login_with_code(phone: String, code: String) -> Result<CurrentUser,
         let pending = session.get::<super::service::PendingSignUp>(PENDING_SIGN_UP).await.map_err(session_error)?;
         let user = super::service::sign_in_with_code(&cx.state, &phone, &code, pending.as_ref()).await?;
         let device = crate::web::session::device_label(&cx.user_agent().await);
-        crate::web::session::sign_in(&session, user.id, &device).await.map_err(AppError::from)?;
+        let staff = user.role == super::model::Role::Operator;
+        crate::web::session::sign_in(&session, user.id, &device, staff).await.map_err(AppError::from)?;
         remember_device(&cx, user.id).await;
         session.remove::<super::service::PendingSignUp>(PENDING_SIGN_UP).await.map_err(session_error)?;
         Ok(user)

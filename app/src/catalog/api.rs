@@ -52,7 +52,7 @@ pub async fn shop_for_edit(id: i64) -> Result<Shop, AppError> {
 #[server(endpoint = "catalog/favourite")]
 pub async fn set_favourite(shop_id: i64, on: bool) -> Result<Favourite, AppError> {
     crate::web::edge::run(|cx| async move {
-        let user = cx.require_user_id().await?;
+        let user = crate::auth::api::require_shopper_id(&cx).await?;
         cx.spend(crate::web::abuse::Action::Favourite, &format!("u:{user}"))?;
         Ok(super::service::set_favourite(&cx.state, user, shop_id, on).await?)
     })

@@ -9,7 +9,7 @@ use crate::shared::error::AppError;
 #[server(endpoint = "checkin/today")]
 pub async fn check_in_today() -> Result<CheckinMonth, AppError> {
     crate::web::edge::run(|cx| async move {
-        let user = crate::auth::api::require_user(&cx).await?;
+        let user = crate::auth::api::require_shopper(&cx).await?;
         Ok(super::service::check_in(&cx.state, user.id, crate::shared::clock::today()).await?)
     })
     .await

@@ -51,7 +51,7 @@ pub async fn refund_order(order_id: i64, reason: String) -> Result<RefundOutcome
 #[server(endpoint = "orders/buy")]
 pub async fn buy_voucher(voucher_id: i64) -> Result<i64, AppError> {
     crate::web::edge::run(|cx| async move {
-        let user = crate::auth::api::require_user(&cx).await?;
+        let user = crate::auth::api::require_shopper(&cx).await?;
         cx.spend(crate::web::abuse::Action::Buy, &format!("u:{}", user.id))?;
         Ok(super::service::buy(&cx.state, user.id, voucher_id).await?)
     })

@@ -13,7 +13,7 @@ use crate::web::abuse::Action;
 #[server(endpoint = "reviews/write")]
 pub async fn write_review(shop_id: i64, form: ReviewForm) -> Result<i64, AppError> {
     crate::web::edge::run(|cx| async move {
-        let user = crate::auth::api::require_user(&cx).await?;
+        let user = crate::auth::api::require_shopper(&cx).await?;
         let review = super::model::NewReview::try_from(form)?;
         cx.spend(Action::Review, &format!("u:{}", user.id))?;
         cx.spend_per_address(Action::Review).await?;
@@ -64,7 +64,7 @@ pub async fn get_review_context(shop_id: i64) -> Result<ReviewContext, AppError>
 #[server(endpoint = "reviews/helpful")]
 pub async fn vote_helpful(review_id: i64, on: bool) -> Result<i32, AppError> {
     crate::web::edge::run(|cx| async move {
-        let user = cx.require_user_id().await?;
+        let user = crate::auth::api::require_shopper_id(&cx).await?;
         cx.spend(Action::Like, &format!("u:{user}"))?;
         Ok(super::service::vote(&cx.state, user, review_id, on).await?)
     })
@@ -85,7 +85,7 @@ pub async fn reply_review(review_id: i64, reply: String) -> Result<(), AppError>
 #[server(endpoint = "reviews/report")]
 pub async fn report_review(review_id: i64, reason: String) -> Result<(), AppError> {
     crate::web::edge::run(|cx| async move {
-        let user = cx.require_user_id().await?;
+        let user = crate::auth::api::require_shopper_id(&cx).await?;
         cx.spend(Action::Review, &format!("u:{user}"))?;
         Ok(super::service::report(&cx.state, user, review_id, &reason).await?)
     })

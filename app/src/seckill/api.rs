@@ -12,7 +12,7 @@ use crate::shared::human_check::Puzzle;
 #[server(endpoint = "seckill/puzzle")]
 pub async fn grab_puzzle(voucher_id: i64) -> Result<Puzzle, AppError> {
     crate::web::edge::run(|cx| async move {
-        let user_id = cx.require_user_id().await?;
+        let user_id = crate::auth::api::require_shopper_id(&cx).await?;
         Ok(super::service::puzzle(&cx.state, user_id, voucher_id))
     })
     .await
@@ -26,7 +26,7 @@ pub async fn solve_puzzle(voucher_id: i64, ticket: String, x: u16, drag_ms: u32)
     crate::web::edge::run(|cx| async move {
         // Answers come in the same burst as grabs: the same gate sheds them.
         cx.state.grab_gate.admit().map_err(|wait| AppError::Busy { retry_after_secs: wait.as_secs().max(1) })?;
-        let user_id = cx.require_user_id().await?;
+        let user_id = crate::auth::api::require_shopper_id(&cx).await?;
         Ok(super::service::solve(&cx.state, user_id, voucher_id, &ticket, x, drag_ms).await?)
     })
     .await
@@ -40,7 +40,7 @@ pub async fn grab_coupon(voucher_id: i64, pass: Option<String>) -> Result<i64, A
     crate::web::edge::run(|cx| async move {
         // The gate first, before the session is read: a shed grab costs nothing but this check.
         cx.state.grab_gate.admit().map_err(|wait| AppError::Busy { retry_after_secs: wait.as_secs().max(1) })?;
-        let user_id = cx.require_user_id().await?;
+        let user_id = crate::auth::api::require_shopper_id(&cx).await?;
         let ip = cx.client_network().await;
         Ok(super::service::grab_with_pass(&cx.state, user_id, voucher_id, &ip, pass.as_deref()).await?)
     })

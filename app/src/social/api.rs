@@ -11,7 +11,7 @@ use crate::web::abuse::Action;
 #[server(endpoint = "social/write-note")]
 pub async fn write_note(shop_id: i64, title: String, body: String, images: String) -> Result<i64, AppError> {
     crate::web::edge::run(|cx| async move {
-        let user = cx.require_user_id().await?;
+        let user = crate::auth::api::require_shopper_id(&cx).await?;
         let note = super::model::NewNote::parse(&title, &body, &images)?;
         cx.spend(Action::Note, &format!("u:{user}"))?;
         Ok(super::service::write_note(&cx.state, user, shop_id, note).await?)
@@ -43,7 +43,7 @@ pub async fn get_note(note_id: i64) -> Result<NoteView, AppError> {
 #[server(endpoint = "social/like")]
 pub async fn toggle_like(note_id: i64) -> Result<(bool, i32), AppError> {
     crate::web::edge::run(|cx| async move {
-        let user = cx.require_user_id().await?;
+        let user = crate::auth::api::require_shopper_id(&cx).await?;
         cx.spend(Action::Like, &format!("u:{user}"))?;
         Ok(super::service::toggle_like(&cx.state, user, note_id).await?)
     })
@@ -70,7 +70,7 @@ pub async fn get_profile(user_id: i64) -> Result<Profile, AppError> {
 #[server(endpoint = "social/follow")]
 pub async fn set_follow(user_id: i64, on: bool) -> Result<(), AppError> {
     crate::web::edge::run(|cx| async move {
-        let me = cx.require_user_id().await?;
+        let me = crate::auth::api::require_shopper_id(&cx).await?;
         cx.spend(Action::Follow, &format!("u:{me}"))?;
         Ok(super::service::set_follow(&cx.state, me, user_id, on).await?)
     })

@@ -108,6 +108,11 @@ impl Cx {
         self.user_id().await?.ok_or(AppError::LoginRequired)
     }
 
+    /// Whether the logged-in user is an operator, as their session says (no account read).
+    pub async fn is_staff(&self) -> Result<bool, AppError> {
+        crate::web::session::is_staff(&self.session().await?).await.map_err(AppError::from)
+    }
+
     /// Takes one token of `action` from `who`'s budget (`ip:…` or `u:…`), or answers 429 with the wait.
     pub fn spend(&self, action: crate::web::abuse::Action, who: &str) -> Result<(), AppError> {
         self.state.abuse.check(action, who).map_err(|wait| crate::web::abuse::too_many(action, wait))

@@ -298,12 +298,19 @@ impl SessionPolicy {
 /// signed-in devices apart.
 const DEVICE: &str = "device";
 
-/// Logs `user_id` in from `device` (see [`device_label`]). The session id is cycled first so an id planted
-/// before login (fixation) is useless.
-pub async fn sign_in(session: &Session, user_id: i64, device: &str) -> Result<(), SessionError> {
+/// Set on an operator's session: the hot shopper paths (the grab) keep operators out without reading
+/// the account (the role an operator has does not change while they are logged in).
+const STAFF: &str = "staff";
+
+/// Logs `user_id` in from `device` (see [`device_label`]), marked `staff` for an operator. The session id
+/// is cycled first so an id planted before login (fixation) is useless.
+pub async fn sign_in(session: &Session, user_id: i64, device: &str, staff: bool) -> Result<(), SessionError> {
     session.cycle_id().await?;
     session.insert(USER_ID, user_id).await?;
     session.insert(DEVICE, device).await?;
+    if staff {
+        session.insert(STAFF, true).await?;
+    }
     session.insert(LOGIN_AT, now_ms()).await?;
     session.insert(RENEWED_AT, now_ms()).await?;
     Ok(())
@@ -419,11 +426,29 @@ pub async fn user_id(session: &Session, policy: &SessionPolicy) -> Result<Option
     Ok(Some(user_id))
 }
 
+/// Whether the session is an operator's (see [`sign_in`]).
+pub async fn is_staff(session: &Session) -> Result<bool, SessionError> {
+    Ok(session.get::<bool>(STAFF).await?.unwrap_or(false))
+}
+
 /// Mints a logged-in session for `user_id` directly in `store` and returns the cookie value. For load
 /// generators: logging 10,000 users in over HTTP would spend minutes in argon2 before measuring anything.
 pub async fn mint(store: &impl SessionStore, user_id: i64, ttl: time::Duration) -> Result<String, SessionError> {
+    mint_as(store, user_id, false, ttl).await
+}
+
+/// [`mint`] for an operator (`staff`) or anyone else.
+pub async fn mint_as(
+    store: &impl SessionStore,
+    user_id: i64,
+    staff: bool,
+    ttl: time::Duration,
+) -> Result<String, SessionError> {
     let mut data = std::collections::HashMap::new();
     data.insert(USER_ID.to_string(), serde_json::Value::from(user_id));
+    if staff {
+        data.insert(STAFF.to_string(), serde_json::Value::from(true));
+    }
     data.insert(LOGIN_AT.to_string(), serde_json::Value::from(now_ms()));
     data.insert(RENEWED_AT.to_string(), serde_json::Value::from(now_ms()));
     let mut record = tower_sessions::session::Record {

@@ -14,21 +14,23 @@ pub enum Who {
     Shopper,
     OtherMerchant,
     Owner,
+    Operator,
 }
 
-pub const EVERYONE: [Who; 4] = [Who::Anonymous, Who::Shopper, Who::OtherMerchant, Who::Owner];
+pub const EVERYONE: [Who; 5] = [Who::Anonymous, Who::Shopper, Who::OtherMerchant, Who::Owner, Who::Operator];
 
-/// One row: the endpoint, how it is called, and the status for anonymous, shopper, other merchant, owner.
+/// One row: the endpoint, how it is called, and the status for anonymous, shopper, other merchant, owner
+/// and operator.
 pub struct Row {
     pub path: &'static str,
     pub get: bool,
     /// The arguments; `{sale}`, `{later}`, `{note}`, `{order}`, `{unpaid}`, `{normal}`, `{owner}`, `{spare}`,
     /// `{review}` and `{n}` (a counter) are filled in.
     pub args: &'static str,
-    pub expect: [u16; 4],
+    pub expect: [u16; 5],
 }
 
-pub const fn row(path: &'static str, args: &'static str, expect: [u16; 4]) -> Row {
+pub const fn row(path: &'static str, args: &'static str, expect: [u16; 5]) -> Row {
     Row { path, get: false, args, expect }
 }
 
@@ -54,127 +56,128 @@ pub fn table() -> Vec<Row> {
     const NONE: u16 = 404;
     vec![
         // Public reads.
-        row("/api/catalog/types", "", [OK; 4]),
-        row("/api/catalog/shops", "type_id=1&sort=score&page=1", [OK; 4]),
-        row("/api/catalog/search", "q=S&page=1", [OK; 4]),
-        Row { path: "/api/catalog/shop-cached", get: true, args: "id=1", expect: [OK; 4] },
-        row("/api/catalog/shop", "id=1", [OK; 4]),
+        row("/api/catalog/types", "", [OK; 5]),
+        row("/api/catalog/shops", "type_id=1&sort=score&page=1", [OK; 5]),
+        row("/api/catalog/search", "q=S&page=1", [OK; 5]),
+        Row { path: "/api/catalog/shop-cached", get: true, args: "id=1", expect: [OK; 5] },
+        row("/api/catalog/shop", "id=1", [OK; 5]),
         // Which shops of a list the viewer saved: none for anonymous, an answer for anyone.
-        row("/api/catalog/saved-among", "shop_ids[0]=1&shop_ids[1]=2", [OK; 4]),
+        row("/api/catalog/saved-among", "shop_ids[0]=1&shop_ids[1]=2", [OK; 5]),
         Row {
             path: "/api/geo/nearby",
             get: true,
             args: "type_id=1&lon=120.16&lat=30.25&radius_km=5&page=1",
-            expect: [OK; 4],
+            expect: [OK; 5],
         },
-        row("/api/social/note", "note_id={note}", [OK; 4]),
-        row("/api/social/shop-notes", "shop_id=1", [OK; 4]),
-        row("/api/social/profile", "user_id={owner}", [OK; 4]),
-        row("/api/auth/me", "", [OK; 4]),
+        row("/api/social/note", "note_id={note}", [OK; 5]),
+        row("/api/social/shop-notes", "shop_id=1", [OK; 5]),
+        row("/api/social/profile", "user_id={owner}", [OK; 5]),
+        row("/api/auth/me", "", [OK; 5]),
         // The owner's things.
-        row("/api/catalog/shop-for-edit", "id=1", [LOGIN, NO, NO, OK]),
-        row("/api/seckill/shop-sales", "shop_id=1", [LOGIN, NO, NO, OK]),
-        row("/api/seckill/create-sale", "shop_id=1&{sale_form}", [LOGIN, NO, NO, OK]),
-        row("/api/seckill/change-stock", "voucher_id={later}&stock=30", [LOGIN, NO, NO, OK]),
+        row("/api/catalog/shop-for-edit", "id=1", [LOGIN, NO, NO, OK, NO]),
+        row("/api/seckill/shop-sales", "shop_id=1", [LOGIN, NO, NO, OK, NO]),
+        row("/api/seckill/create-sale", "shop_id=1&{sale_form}", [LOGIN, NO, NO, OK, NO]),
+        row("/api/seckill/change-stock", "voucher_id={later}&stock=30", [LOGIN, NO, NO, OK, NO]),
         // The merchant console: any merchant has one (their own shops); a shop's pages are its owner's.
-        row("/api/merchant/console", "", [LOGIN, NO, OK, OK]),
-        row("/api/merchant/report", "shop_id=1", [LOGIN, NO, NO, OK]),
-        row("/api/merchant/coupons", "shop_id=1", [LOGIN, NO, NO, OK]),
-        row("/api/merchant/save-coupon", "shop_id=1&{coupon_form}", [LOGIN, NO, NO, OK]),
-        row("/api/merchant/coupon-on-sale", "shop_id=1&coupon_id={normal}&on=true", [LOGIN, NO, NO, OK]),
-        row("/api/merchant/orders", "shop_id=1&{order_filter}", [LOGIN, NO, NO, OK]),
-        row("/api/merchant/sale", "voucher_id={sale}", [LOGIN, NO, NO, OK]),
-        row("/api/merchant/clone-sale", "voucher_id={sale}&begin=2099-02-01T10:00", [LOGIN, NO, NO, OK]),
-        row("/api/merchant/cancel-sale", "voucher_id={later}", [LOGIN, NO, NO, OK]),
+        row("/api/merchant/console", "", [LOGIN, NO, OK, OK, NO]),
+        row("/api/merchant/report", "shop_id=1", [LOGIN, NO, NO, OK, NO]),
+        row("/api/merchant/coupons", "shop_id=1", [LOGIN, NO, NO, OK, NO]),
+        row("/api/merchant/save-coupon", "shop_id=1&{coupon_form}", [LOGIN, NO, NO, OK, NO]),
+        row("/api/merchant/coupon-on-sale", "shop_id=1&coupon_id={normal}&on=true", [LOGIN, NO, NO, OK, NO]),
+        row("/api/merchant/orders", "shop_id=1&{order_filter}", [LOGIN, NO, NO, OK, NO]),
+        row("/api/merchant/sale", "voucher_id={sale}", [LOGIN, NO, NO, OK, NO]),
+        row("/api/merchant/clone-sale", "voucher_id={sale}&begin=2099-02-01T10:00", [LOGIN, NO, NO, OK, NO]),
+        row("/api/merchant/cancel-sale", "voucher_id={later}", [LOGIN, NO, NO, OK, NO]),
         // Redemption: merchants only; a code of no order of theirs is a field error for every merchant.
-        row("/api/merchant/redeem", "code=000000000000", [LOGIN, NO, BAD, BAD]),
-        row("/api/catalog/update-shop", "id=1&{shop_form}", [LOGIN, NO, NO, OK]),
+        row("/api/merchant/redeem", "code=000000000000", [LOGIN, NO, BAD, BAD, NO]),
+        row("/api/catalog/update-shop", "id=1&{shop_form}", [LOGIN, NO, NO, OK, NO]),
         // Any merchant may open a shop; shoppers may not.
-        row("/api/catalog/open-shop", "type_id=1&{shop_form}", [LOGIN, NO, OK, OK]),
-        // Anyone logged in.
-        row("/api/seckill/puzzle", "voucher_id={sale}", [LOGIN, OK, OK, OK]),
+        row("/api/catalog/open-shop", "type_id=1&{shop_form}", [LOGIN, NO, OK, OK, NO]),
+        // Anyone logged in — but an operator stays out of shopping (403).
+        row("/api/seckill/puzzle", "voucher_id={sale}", [LOGIN, OK, OK, OK, NO]),
         // A ticket this site never issued is a field error for everyone logged in.
-        row("/api/seckill/solve", "voucher_id={sale}&ticket=1.ab.cd.ef&x=100&drag_ms=800", [LOGIN, BAD, BAD, BAD]),
-        row("/api/seckill/grab", "voucher_id={sale}", [LOGIN, OK, OK, OK]),
-        row("/api/orders/buy", "voucher_id={normal}", [LOGIN, OK, OK, OK]),
-        row("/api/orders/mine", "", [LOGIN, OK, OK, OK]),
-        row("/api/catalog/favourite", "shop_id=1&on=true", [LOGIN, OK, OK, OK]),
-        row("/api/catalog/favourites", "page=1", [LOGIN, OK, OK, OK]),
-        row("/api/inbox/mine", "", [LOGIN, OK, OK, OK]),
-        row("/api/inbox/unread", "", [LOGIN, OK, OK, OK]),
-        row("/api/inbox/read", "", [LOGIN, OK, OK, OK]),
-        row("/api/inbox/switch", "kind=new_follower&on=false", [LOGIN, OK, OK, OK]),
+        row("/api/seckill/solve", "voucher_id={sale}&ticket=1.ab.cd.ef&x=100&drag_ms=800", [LOGIN, BAD, BAD, BAD, NO]),
+        row("/api/seckill/grab", "voucher_id={sale}", [LOGIN, OK, OK, OK, NO]),
+        row("/api/orders/buy", "voucher_id={normal}", [LOGIN, OK, OK, OK, NO]),
+        row("/api/orders/mine", "", [LOGIN, OK, OK, OK, OK]),
+        row("/api/catalog/favourite", "shop_id=1&on=true", [LOGIN, OK, OK, OK, NO]),
+        row("/api/catalog/favourites", "page=1", [LOGIN, OK, OK, OK, OK]),
+        row("/api/inbox/mine", "", [LOGIN, OK, OK, OK, OK]),
+        row("/api/inbox/unread", "", [LOGIN, OK, OK, OK, OK]),
+        row("/api/inbox/read", "", [LOGIN, OK, OK, OK, OK]),
+        row("/api/inbox/switch", "kind=new_follower&on=false", [LOGIN, OK, OK, OK, OK]),
         // Account settings: one's own only. The seeded accounts have no password yet, so they set one;
         // closing then wants it (a wrong one is a field error), and is refused to merchants.
-        row("/api/account/settings", "", [LOGIN, OK, OK, OK]),
-        row("/api/account/profile", "nickname=Same+name&avatar=", [LOGIN, OK, OK, OK]),
+        row("/api/account/settings", "", [LOGIN, OK, OK, OK, OK]),
+        row("/api/account/profile", "nickname=Same+name&avatar=", [LOGIN, OK, OK, OK, OK]),
         row(
             "/api/account/password",
             "current_password=&password=secret2026&password_confirm=secret2026",
-            [LOGIN, OK, OK, OK],
+            [LOGIN, OK, OK, OK, OK],
         ),
-        row("/api/account/log-out-others", "", [LOGIN, OK, OK, OK]),
-        row("/api/social/write-note", "shop_id=1&title=Hi&body=Nice&images=", [LOGIN, OK, OK, OK]),
-        row("/api/social/like", "note_id={note}", [LOGIN, OK, OK, OK]),
-        row("/api/social/feed", "offset=0", [LOGIN, OK, OK, OK]),
-        row("/api/checkin/today", "", [LOGIN, OK, OK, OK]),
-        row("/api/checkin/month", "", [LOGIN, OK, OK, OK]),
-        // Following: anyone logged in, but not oneself.
-        row("/api/social/follow", "user_id={owner}&on=true", [LOGIN, OK, OK, BAD]),
+        row("/api/account/log-out-others", "", [LOGIN, OK, OK, OK, OK]),
+        row("/api/social/write-note", "shop_id=1&title=Hi&body=Nice&images=", [LOGIN, OK, OK, OK, NO]),
+        row("/api/social/like", "note_id={note}", [LOGIN, OK, OK, OK, NO]),
+        row("/api/social/feed", "offset=0", [LOGIN, OK, OK, OK, OK]),
+        row("/api/checkin/today", "", [LOGIN, OK, OK, OK, NO]),
+        row("/api/checkin/month", "", [LOGIN, OK, OK, OK, OK]),
+        // Following: anyone logged in but an operator, and not oneself.
+        row("/api/social/follow", "user_id={owner}&on=true", [LOGIN, OK, OK, BAD, NO]),
         // Someone's own order: a stranger learns nothing (not even that it exists).
-        row("/api/orders/status", "order_id={order}", [LOGIN, OK, OK, OK]),
-        row("/api/orders/pay", "order_id={order}", [LOGIN, NONE, NONE, OK]),
-        row("/api/orders/refund", "order_id={order}&reason=plans_changed", [LOGIN, NONE, NONE, OK]),
-        row("/api/orders/cancel", "order_id={unpaid}", [LOGIN, NONE, NONE, OK]),
-        row("/api/social/delete-note", "note_id={note}", [LOGIN, NONE, NONE, OK]),
-        row("/api/catalog/remove-shop", "id={spare}", [LOGIN, NO, NO, OK]),
+        row("/api/orders/status", "order_id={order}", [LOGIN, OK, OK, OK, OK]),
+        row("/api/orders/pay", "order_id={order}", [LOGIN, NONE, NONE, OK, NONE]),
+        row("/api/orders/refund", "order_id={order}&reason=plans_changed", [LOGIN, NONE, NONE, OK, NONE]),
+        row("/api/orders/cancel", "order_id={unpaid}", [LOGIN, NONE, NONE, OK, NONE]),
+        row("/api/social/delete-note", "note_id={note}", [LOGIN, NONE, NONE, OK, NONE]),
+        // The operator asks after the owner has removed it: gone (any role but its owner gets 403 before).
+        row("/api/catalog/remove-shop", "id={spare}", [LOGIN, NO, NO, OK, NONE]),
         // Reviews: anyone reads; anyone logged in writes (never the owner, about their own shop), votes
         // and reports; only the owner replies and reads the console; only operators moderate.
         Row {
             path: "/api/reviews/list",
             get: true,
             args: "shop_id=1&sort=newest&photos=false&after=",
-            expect: [OK; 4],
+            expect: [OK; 5],
         },
-        Row { path: "/api/reviews/ranking", get: true, args: "type_id=1", expect: [OK; 4] },
-        row("/api/reviews/context", "shop_id=1", [OK; 4]),
-        row("/api/reviews/write", "shop_id=1&{review_form}", [LOGIN, OK, OK, BAD]),
-        row("/api/reviews/helpful", "review_id={review}&on=true", [LOGIN, OK, OK, OK]),
-        row("/api/reviews/report", "review_id={review}&reason=Spam+and+abuse", [LOGIN, OK, OK, OK]),
-        row("/api/reviews/reply", "review_id={review}&reply=Thanks", [LOGIN, NO, NO, OK]),
-        row("/api/reviews/console", "shop_id=1&unanswered=true&after=", [LOGIN, NO, NO, OK]),
-        row("/api/reviews/moderation", "", [LOGIN, NO, NO, NO]),
-        // The audit log: operators only.
-        row("/api/ops/audit", "action=", [LOGIN, NO, NO, NO]),
-        row("/api/ops/dashboard", "", [LOGIN, NO, NO, NO]),
+        Row { path: "/api/reviews/ranking", get: true, args: "type_id=1", expect: [OK; 5] },
+        row("/api/reviews/context", "shop_id=1", [OK; 5]),
+        row("/api/reviews/write", "shop_id=1&{review_form}", [LOGIN, OK, OK, BAD, NO]),
+        row("/api/reviews/helpful", "review_id={review}&on=true", [LOGIN, OK, OK, OK, NO]),
+        row("/api/reviews/report", "review_id={review}&reason=Spam+and+abuse", [LOGIN, OK, OK, OK, NO]),
+        row("/api/reviews/reply", "review_id={review}&reply=Thanks", [LOGIN, NO, NO, OK, NO]),
+        row("/api/reviews/console", "shop_id=1&unanswered=true&after=", [LOGIN, NO, NO, OK, NO]),
+        row("/api/reviews/moderation", "", [LOGIN, NO, NO, NO, OK]),
+        // The audit log and the dashboard: operators only.
+        row("/api/ops/audit", "action=", [LOGIN, NO, NO, NO, OK]),
+        row("/api/ops/dashboard", "", [LOGIN, NO, NO, NO, OK]),
         // Onboarding: anyone logged in reads their application; a photo that is nobody's upload is a field
         // error for a shopper, and merchants are told they open shops from their console; operators decide.
-        row("/api/onboarding/mine", "", [LOGIN, OK, OK, OK]),
-        row("/api/onboarding/apply", "{application_form}", [LOGIN, BAD, BAD, BAD]),
-        row("/api/onboarding/queue", "", [LOGIN, NO, NO, NO]),
-        row("/api/onboarding/decide", "id=1&approve=true&reason=", [LOGIN, NO, NO, NO]),
-        row("/api/reviews/moderate", "review_id={review}&hide=true&reason=Abusive+words", [LOGIN, NO, NO, NO]),
+        row("/api/onboarding/mine", "", [LOGIN, OK, OK, OK, OK]),
+        row("/api/onboarding/apply", "{application_form}", [LOGIN, BAD, BAD, BAD, BAD]),
+        row("/api/onboarding/queue", "", [LOGIN, NO, NO, NO, OK]),
+        row("/api/onboarding/decide", "id=1&approve=true&reason=", [LOGIN, NO, NO, NO, BAD]),
+        row("/api/reviews/moderate", "review_id={review}&hide=true&reason=Abusive+words", [LOGIN, NO, NO, NO, OK]),
         // Someone else's review: nobody but its author (who has no session here) may delete it.
-        row("/api/reviews/delete", "review_id={review}", [LOGIN, NONE, NONE, NONE]),
+        row("/api/reviews/delete", "review_id={review}", [LOGIN, NONE, NONE, NONE, NONE]),
         // Accounts: a wrong password, a new account, then the end of each session.
-        row("/api/auth/login", "account=13800000009&password=wrong-pass", [LOGIN; 4]),
+        row("/api/auth/login", "account=13800000009&password=wrong-pass", [LOGIN; 5]),
         row(
             "/api/auth/register",
             "account=1370000{n:04}&nickname=N{n}&password=secret2026&password_confirm=secret2026",
-            [OK; 4],
+            [OK; 5],
         ),
-        row("/api/auth/send-code", "phone=1355555{n:04}", [OK; 4]),
-        row("/api/auth/login-code", "phone=13555550001&code=000000", [BAD; 4]),
+        row("/api/auth/send-code", "phone=1355555{n:04}", [OK; 5]),
+        row("/api/auth/login-code", "phone=13555550001&code=000000", [BAD; 5]),
         // The development outbox does not exist unless DEV_OUTBOX is on.
-        row("/api/dev/outbox", "", [NONE; 4]),
-        row("/api/account/close", "confirm=not-my-password1", [LOGIN, BAD, BAD, BAD]),
-        row("/api/auth/logout", "", [OK; 4]),
+        row("/api/dev/outbox", "", [NONE; 5]),
+        row("/api/account/close", "confirm=not-my-password1", [LOGIN, BAD, BAD, BAD, BAD]),
+        row("/api/auth/logout", "", [OK; 5]),
     ]
 }
 
 /// The fixtures every row refers to.
 pub struct World {
-    pub sessions: [Option<String>; 4],
+    pub sessions: [Option<String>; 5],
     pub owner: i64,
     pub sale: i64,
     pub later: i64,
@@ -189,8 +192,9 @@ pub struct World {
 pub async fn world(state: &app::web::state::AppState, db: &PgPool) -> World {
     seed_flash_sale(db, 501, 10, -60, 3600).await.unwrap();
     seed_flash_sale(db, 502, 10, 3600, 7200).await.unwrap();
-    let ids = seed_users(db, 777, 4).await.unwrap();
-    let (shopper, other, owner, author) = (ids[0], ids[1], ids[2], ids[3]);
+    let ids = seed_users(db, 777, 5).await.unwrap();
+    let (shopper, other, owner, author, operator) = (ids[0], ids[1], ids[2], ids[3], ids[4]);
+    sqlx::query("UPDATE users SET role = 'operator' WHERE id = $1").bind(operator).execute(db).await.unwrap();
     sqlx::query("UPDATE users SET role = 'merchant' WHERE id = ANY($1)")
         .bind([other, owner])
         .execute(db)
@@ -236,9 +240,11 @@ pub async fn world(state: &app::web::state::AppState, db: &PgPool) -> World {
     let draft = app::reviews::model::NewReview::try_from(form).unwrap();
     let review = app::reviews::service::write(state, &reviewer, 1, draft).await.unwrap();
     let store = app::web::session::durable_uncached(state);
-    let mut sessions = [None, None, None, None];
-    for (i, id) in [shopper, other, owner].into_iter().enumerate() {
-        sessions[i + 1] = Some(app::web::session::mint(&store, id, time::Duration::hours(1)).await.unwrap());
+    let mut sessions = [None, None, None, None, None];
+    for (i, id) in [shopper, other, owner, operator].into_iter().enumerate() {
+        let staff = id == operator;
+        let sid = app::web::session::mint_as(&store, id, staff, time::Duration::hours(1)).await.unwrap();
+        sessions[i + 1] = Some(sid);
     }
     World { sessions, owner, sale: 501, later: 502, normal, note, order, unpaid, spare: 2, review }
 }
