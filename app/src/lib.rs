@@ -55,9 +55,9 @@ use merchant::pages::{
     ConsolePage, CouponsConsolePage, OrdersConsolePage, RedeemPage, ReviewsConsolePage, SaleConsolePage, ShopReportPage,
 };
 use onboarding::pages::{ApplicationsPage, OpenShopPage};
-use ops::pages::{AuditPage, DashboardPage};
+use ops::pages::{AuditPage, DashboardPage, ModerationPage};
 use orders::pages::MyOrdersPage;
-use reviews::pages::{ModerationPage, RankingsPage};
+use reviews::pages::RankingsPage;
 use seckill::pages::ShopSalesPage;
 use social::pages::{FeedPageView, NotePage, ProfilePage};
 use storefront::pages::{EditShopPage, NewShopPage, ShopDetailPage};
@@ -155,7 +155,7 @@ pub fn App() -> impl IntoView {
                     <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("rankings") view=RankingsPage ssr=SsrMode::Async/>
                     <Route path=StaticSegment("ops") view=DashboardPage ssr=SsrMode::Async/>
-                    <Route path=(StaticSegment("ops"), StaticSegment("reviews")) view=ModerationPage/>
+                    <Route path=(StaticSegment("ops"), StaticSegment("moderation")) view=ModerationPage/>
                     <Route path=(StaticSegment("ops"), StaticSegment("audit")) view=AuditPage ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("ops"), StaticSegment("applications")) view=ApplicationsPage/>
                     <Route path=(StaticSegment("shops"), StaticSegment("new")) view=NewShopPage/>

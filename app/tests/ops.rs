@@ -1,14 +1,21 @@
 //! The operators' side on real Postgres and Redis: each moderation writes its audit entry (who, what, on
-//! what, why) with the action itself; nobody can change or delete one; only operators read the log,
+//! what, why) with the action itself; nobody can change or delete one; a hidden note leaves every list and
+//! its author reads why, and a restoring brings it back; only operators read the log,
 //! filtered; the dashboard's figures are the records' own — accounts, orders, money in and out, visitors,
 //! the sales with Redis' stock — and it still shows when Redis does not answer.
 
 use app::auth::model::{CurrentUser, Role};
+use app::inbox::model::NoticeKind;
+use app::inbox::service as inbox;
 use app::ops::service::{self as ops, AuditQuery, OpsError};
 use app::orders::model::RefundReason;
 use app::orders::service as orders;
 use app::reviews::model::{NewReview, ReviewForm};
 use app::reviews::service as reviews;
+use app::shared::error::AppError;
+use app::shared::moderation::{Decision, Subject};
+use app::social::model::NewNote;
+use app::social::service as social;
 use app::testing::{seed_flash_sale, seed_shop, seed_users, test_state};
 use sqlx::PgPool;
 
@@ -43,8 +50,9 @@ async fn every_moderation_is_in_the_log_which_nobody_can_rewrite(db: PgPool) {
     reviews::report(&state, other, hidden, "Insults the staff by name").await.unwrap();
     reviews::report(&state, author, kept, "Not about this shop at all").await.unwrap();
 
-    reviews::moderate(&state, Some(&zhou), hidden, Some("Names and insults a waiter")).await.unwrap();
-    reviews::moderate(&state, Some(&wu), kept, None).await.unwrap();
+    let hide = Decision::Hide("Names and insults a waiter".into());
+    ops::moderate(&state, Some(&zhou), Subject::Review, hidden, &hide).await.unwrap();
+    ops::moderate(&state, Some(&wu), Subject::Review, kept, &Decision::Keep).await.unwrap();
 
     let all = ops::audit_log(&state, Some(&zhou), AuditQuery::default()).await.unwrap();
     let seen: Vec<_> =
@@ -133,4 +141,85 @@ async fn the_dashboard_counts_what_the_records_hold(db: PgPool) {
     let shopper = user(u[0], Role::Shopper);
     assert!(matches!(ops::dashboard(&state, Some(&shopper)).await, Err(OpsError::NotOperator)));
     assert!(matches!(ops::dashboard(&state, None).await, Err(OpsError::LoginRequired)));
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_hidden_note_leaves_every_list_its_author_reads_why_and_a_restoring_brings_it_back(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    seed_shop(&db).await.unwrap();
+    let u = seed_users(&db, 720, 5).await.unwrap();
+    let (author, follower, reporter, other, zhou) = (u[0], u[1], u[2], u[3], u[4]);
+    sqlx::query("UPDATE users SET role = 'operator' WHERE id = $1").bind(zhou).execute(&db).await.unwrap();
+    let zhou = user(zhou, Role::Operator);
+    social::set_follow(&state, follower, author, true).await.unwrap();
+    let spam = NewNote::parse("Cheap receipts", "Call 400-123-4567 for fake receipts.", "").unwrap();
+    let note = social::write_note(&state, author, 1, spam).await.unwrap();
+    let review_id = reviews::write(&state, &user(author, Role::Shopper), 1, review()).await.unwrap();
+
+    // Reports: not of one's own note, with a reason; two people's reports are one item in the queue.
+    let own = social::report(&state, author, note, "This is spam, clearly").await.unwrap_err();
+    assert!(AppError::from(own).field_message("reason").is_some(), "one's own note");
+    let short = social::report(&state, reporter, note, "bad").await.unwrap_err();
+    assert!(AppError::from(short).field_message("reason").is_some());
+    social::report(&state, reporter, note, "Advertises fake receipts").await.unwrap();
+    social::report(&state, other, note, "Spam with a phone number").await.unwrap();
+    reviews::report(&state, reporter, review_id, "Same person, same spam").await.unwrap();
+    let queue = ops::moderation(&state, Some(&zhou)).await.unwrap();
+    assert_eq!(queue.notes.len(), 1);
+    let reasons: Vec<&str> = queue.notes[0].reports.iter().map(|r| r.reason.as_str()).collect();
+    assert_eq!(reasons, ["Advertises fake receipts", "Spam with a phone number"], "oldest first");
+    assert_eq!(queue.reviews.len(), 1);
+    assert!(queue.authors.is_empty(), "nothing hidden yet");
+    let shopper = user(reporter, Role::Shopper);
+    assert!(matches!(ops::moderation(&state, Some(&shopper)).await, Err(OpsError::NotOperator)));
+    let hide = Decision::Hide("Advertising, not a visit".into());
+    assert!(matches!(
+        ops::moderate(&state, Some(&shopper), Subject::Note, note, &hide).await,
+        Err(OpsError::NotOperator)
+    ));
+    assert!(ops::moderate(&state, Some(&zhou), Subject::Note, note + 1000, &hide).await.is_err(), "no such note");
+
+    // Hidden: out of the shop's notes, the follower's feed and reach; its author opens it and reads why.
+    ops::moderate(&state, Some(&zhou), Subject::Note, note, &hide).await.unwrap();
+    assert!(social::notes_of_shop(&state, 1).await.unwrap().is_empty());
+    assert!(social::feed(&state, follower, None, 0).await.unwrap().notes.is_empty());
+    assert!(social::note(&state, note, Some(reporter)).await.is_err());
+    assert!(social::note(&state, note, None).await.is_err());
+    assert!(social::toggle_like(&state, reporter, note).await.is_err(), "a hidden note takes no likes");
+    let seen = social::note(&state, note, Some(author)).await.unwrap();
+    assert_eq!(seen.hidden.as_deref(), Some("Advertising, not a visit"));
+    let told = inbox::inbox(&state, author).await.unwrap();
+    let notice = told.notices.iter().find(|n| n.kind == NoticeKind::Moderation).expect("the author is told");
+    assert_eq!(notice.text, "A moderator hid your note: “Advertising, not a visit”");
+    assert_eq!(notice.link, format!("/notes/{note}"));
+    let queue = ops::moderation(&state, Some(&zhou)).await.unwrap();
+    assert!(queue.notes.is_empty(), "its reports are closed");
+    assert_eq!(queue.hidden_notes.iter().map(|n| n.summary.id).collect::<Vec<_>>(), [note]);
+    assert_eq!(queue.hidden_of(author), 1);
+
+    // A second hiding makes a repeat offender, counted across reviews and notes.
+    ops::moderate(&state, Some(&zhou), Subject::Review, review_id, &hide).await.unwrap();
+    let queue = ops::moderation(&state, Some(&zhou)).await.unwrap();
+    let offender = &queue.authors[0];
+    assert_eq!((offender.user_id, offender.reviews, offender.notes), (author, 1, 1));
+    assert!(offender.hidden() >= app::ops::model::REPEAT_OFFENDER);
+    let told = inbox::inbox(&state, author).await.unwrap();
+    assert_eq!(told.notices.iter().filter(|n| n.kind == NoticeKind::Moderation).count(), 2, "once per decision");
+
+    // Restoring wants a reason and brings the note back into the shop's list and the feed at its place.
+    assert!(Decision::parse("restore", "").is_err());
+    let restore = Decision::Restore("The receipts were a joke between friends".into());
+    ops::moderate(&state, Some(&zhou), Subject::Note, note, &restore).await.unwrap();
+    assert!(ops::moderate(&state, Some(&zhou), Subject::Note, note, &restore).await.is_err(), "restored once");
+    assert_eq!(social::notes_of_shop(&state, 1).await.unwrap().len(), 1);
+    assert_eq!(social::feed(&state, follower, None, 0).await.unwrap().notes.len(), 1);
+    assert_eq!(social::note(&state, note, Some(reporter)).await.unwrap().hidden, None);
+    let queue = ops::moderation(&state, Some(&zhou)).await.unwrap();
+    assert_eq!((queue.authors[0].reviews, queue.authors[0].notes), (1, 0));
+
+    // Every decision is in the log with its reason.
+    let log = ops::audit_log(&state, Some(&zhou), AuditQuery::default()).await.unwrap();
+    let actions: Vec<(&str, i64)> = log.entries.iter().map(|e| (e.action.as_str(), e.subject_id)).collect();
+    assert_eq!(actions, [("note.restore", note), ("review.hide", review_id), ("note.hide", note)]);
+    assert_eq!(log.entries[0].reason.as_deref(), Some("The receipts were a joke between friends"));
 }

@@ -3,8 +3,10 @@
 
 use app::auth::model::{CurrentUser, Role};
 use app::catalog::service as catalog;
+use app::ops::service as ops;
 use app::reviews::model::{NewReview, ReviewFilter, ReviewForm, ReviewSort, ReviewStatus, Viewer};
 use app::reviews::service;
+use app::shared::moderation::{Decision, Subject};
 use app::testing::{seed_shop, seed_users, test_instances, test_state};
 use sqlx::PgPool;
 
@@ -124,10 +126,10 @@ async fn editing_hiding_and_deleting_move_the_figures_exactly(db: PgPool) {
     // Reported, then hidden by an operator: out of the figures and the list; its author sees why.
     service::report(&state, u[1], a, "辱骂他人，与店铺无关").await.unwrap();
     let me = user(operator, Role::Operator);
-    assert_eq!(service::moderation_queue(&state, Some(&me)).await.unwrap().len(), 1);
-    assert!(service::moderation_queue(&state, Some(&shopper(u[2]))).await.is_err(), "operators only");
-    service::moderate(&state, Some(&me), a, Some("Personal attacks")).await.unwrap();
-    assert!(service::moderation_queue(&state, Some(&me)).await.unwrap().is_empty(), "its report is closed");
+    assert_eq!(ops::moderation(&state, Some(&me)).await.unwrap().reviews.len(), 1);
+    assert!(ops::moderation(&state, Some(&shopper(u[2]))).await.is_err(), "operators only");
+    ops::moderate(&state, Some(&me), Subject::Review, a, &Decision::Hide("Personal attacks".into())).await.unwrap();
+    assert!(ops::moderation(&state, Some(&me)).await.unwrap().reviews.is_empty(), "its report is closed");
     let (n, sum, hist, _, _) = figures(&db, 1).await;
     assert_eq!((n, sum, hist), (1, 3, vec![0, 0, 1, 0, 0]));
     let listed = service::page(&state, 1, ReviewSort::Newest, ReviewFilter::default(), "", None).await.unwrap();

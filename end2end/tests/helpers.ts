@@ -106,7 +106,7 @@ export async function solvePuzzle(page: Page, scope: Locator, how: 'drag' | 'key
 export const PAGES = {
   public: ['/', '/types/1', '/search?q=%E5%BA%97', '/shops/1', '/nearby', '/nearby?type=1&area=0', '/login', '/register', '/login/code'],
   shopper: ['/orders', '/checkin', '/feed', '/me', '/me/favourites', '/me/inbox', '/me/open-shop'],
-  operator: ['/ops', '/ops/reviews', '/ops/audit', '/ops/applications'],
+  operator: ['/ops', '/ops/moderation', '/ops/audit', '/ops/applications'],
   merchant: ['/merchant', '/merchant/shops/1', '/merchant/shops/1/coupons', '/merchant/shops/1/orders', '/merchant/redeem', '/shops/1/sales', '/shops/1/edit', '/shops/new'],
 };
 

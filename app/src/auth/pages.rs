@@ -292,7 +292,7 @@ fn UserMenu(user: super::model::CurrentUser, unread: i64) -> impl IntoView {
                         super::model::Role::Shopper => view! { <a href="/me/open-shop">"Open your shop 商家入驻"</a> }.into_any(),
                         super::model::Role::Operator => view! {
                             <a href="/ops/applications">"Applications"</a>
-                            <a href="/ops/reviews">"Reported reviews"</a>
+                            <a href="/ops/moderation">"Moderation"</a>
                             <a href="/ops/audit">"Audit log"</a>
                         }.into_any(),
                     }}

@@ -23,11 +23,13 @@ pub enum NoticeKind {
     NewFollower,
     /// An operator decided the reader's application to open a shop.
     MerchantApplication,
+    /// An operator hid or restored a review or note the reader wrote.
+    Moderation,
 }
 
 impl NoticeKind {
     /// Every kind, in the order the switches list them.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::OrderPaid,
         Self::OrderClosing,
         Self::OrderClosed,
@@ -37,6 +39,7 @@ impl NoticeKind {
         Self::ReviewReply,
         Self::NewFollower,
         Self::MerchantApplication,
+        Self::Moderation,
     ];
 
     /// The `notices.kind` column value.
@@ -51,6 +54,7 @@ impl NoticeKind {
             Self::ReviewReply => "review_reply",
             Self::NewFollower => "new_follower",
             Self::MerchantApplication => "merchant_application",
+            Self::Moderation => "moderation",
         }
     }
 
@@ -77,6 +81,7 @@ impl NoticeKind {
             Self::ReviewReply => "A shop replies to your review",
             Self::NewFollower => "Someone follows you",
             Self::MerchantApplication => "Your application to open a shop is decided",
+            Self::Moderation => "A moderator hides or restores what you wrote",
         }
     }
 
@@ -92,6 +97,7 @@ impl NoticeKind {
             Self::ReviewReply => format!("{detail} replied to your review."),
             Self::NewFollower => format!("{detail} follows you now."),
             Self::MerchantApplication => format!("Your application to open a shop: {detail}"),
+            Self::Moderation => format!("A moderator {detail}"),
         }
     }
 }

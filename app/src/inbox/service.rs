@@ -28,13 +28,13 @@ impl From<InboxError> for AppError {
     }
 }
 
-/// What a notice says and where it leads: its kind, what it is about (`subject_id`: the order, review or
-/// follower, so each is told once), the name the sentence uses, and the page it opens.
+/// What a notice says and where it leads: its kind, what it is about (`subject_id`: the order, review,
+/// follower or operator action, so each is told once), the name the sentence uses, and the page it opens.
 #[derive(Debug, Clone)]
 pub struct News<'a> {
     /// Its kind.
     pub kind: NoticeKind,
-    /// The order, review or follower it is about.
+    /// The order, review, follower or operator action it is about.
     pub subject_id: i64,
     /// The coupon, shop or person the sentence names.
     pub detail: &'a str,
@@ -43,7 +43,7 @@ pub struct News<'a> {
 }
 
 /// The longest name a notice keeps (the column's limit).
-const MAX_DETAIL: usize = 200;
+const MAX_DETAIL: usize = 320;
 
 /// Tells `user_id` the news, unless they switched its kind off or were told already.
 pub async fn notify(state: &AppState, user_id: i64, news: News<'_>) -> Result<(), InboxError> {

@@ -1,11 +1,16 @@
-//! The audit log as the operators' page shows it, shared by browser and server.
+//! The operators' pages as browser and server share them: the audit log, the dashboard and the moderation
+//! queue.
 
 use serde::{Deserialize, Serialize};
 
 /// Every action an operator can take, as the log spells it and as a person reads it.
-pub const ACTIONS: [(&str, &str); 4] = [
+pub const ACTIONS: [(&str, &str); 8] = [
     ("review.hide", "Hid a review"),
     ("review.keep", "Kept a reported review"),
+    ("review.restore", "Restored a hidden review"),
+    ("note.hide", "Hid a note"),
+    ("note.keep", "Kept a reported note"),
+    ("note.restore", "Restored a hidden note"),
     ("application.approve", "Approved a shop's application"),
     ("application.reject", "Rejected a shop's application"),
 ];
@@ -97,4 +102,55 @@ pub struct Dashboard {
     pub breakers: Vec<(String, String)>,
     /// When the figures were read, unix ms.
     pub read_at_ms: i64,
+}
+
+/// Reported items of each kind the queue shows at once, longest waiting first.
+pub const QUEUE_SIZE: i64 = 50;
+
+/// Hidden items of each kind listed for restoring, last hidden first.
+pub const HIDDEN_LIST: i64 = 20;
+
+/// Hidden items that make an author a repeat offender.
+pub const REPEAT_OFFENDER: i64 = 2;
+
+/// An author with more than one item hidden.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Offender {
+    /// The author.
+    pub user_id: i64,
+    /// Their nickname.
+    pub name: String,
+    /// Their reviews hidden now.
+    pub reviews: i64,
+    /// Their notes hidden now.
+    pub notes: i64,
+}
+
+impl Offender {
+    /// Everything of theirs hidden now.
+    pub fn hidden(&self) -> i64 {
+        self.reviews + self.notes
+    }
+}
+
+/// The operators' moderation page at `/ops/moderation`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moderation {
+    /// Reviews with open reports, longest waiting first.
+    pub reviews: Vec<crate::reviews::model::ReportedReview>,
+    /// Notes with open reports, longest waiting first.
+    pub notes: Vec<crate::social::model::ReportedNote>,
+    /// Reviews hidden lately, to restore.
+    pub hidden_reviews: Vec<crate::reviews::model::HiddenReview>,
+    /// Notes hidden lately, to restore.
+    pub hidden_notes: Vec<crate::social::model::ModeratedNote>,
+    /// Every author with anything hidden, most first (repeat offenders: [`REPEAT_OFFENDER`] or more).
+    pub authors: Vec<Offender>,
+}
+
+impl Moderation {
+    /// How much of `user_id`'s writing is hidden now.
+    pub fn hidden_of(&self, user_id: i64) -> i64 {
+        self.authors.iter().find(|a| a.user_id == user_id).map_or(0, Offender::hidden)
+    }
 }

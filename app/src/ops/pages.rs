@@ -1,16 +1,23 @@
 //! `/ops`: the site's dashboard; `/ops/audit`: the audit log, filtered by operator, action and subject,
-//! newest first. Both read on the server: plain pages, a GET form and links, working without the wasm
-//! bundle.
+//! newest first — both read on the server: plain pages, a GET form and links, working without the wasm
+//! bundle; `/ops/moderation`: reported reviews and notes, what was hidden lately and who keeps being
+//! hidden, each decision a button (an island).
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use super::api::{read_audit_log, read_dashboard};
-use super::model::{ACTIONS, AuditItem, AuditLog, DASHBOARD_DAYS, Dashboard, SiteDay, SiteSale, action_label};
+use super::api::{Moderate, read_audit_log, read_dashboard, read_moderation};
+use super::model::{
+    ACTIONS, AuditItem, AuditLog, DASHBOARD_DAYS, Dashboard, Moderation, Offender, REPEAT_OFFENDER, SiteDay, SiteSale,
+    action_label,
+};
+use crate::reviews::model::{ReviewStatus, stars_text};
 use crate::seckill::model::SaleState;
 use crate::shared::clock::format_local;
+use crate::shared::error::AppError;
+use crate::shared::moderation::{Report, Subject};
 use crate::ui::chart::{Chart, Day, daily_bars, short_day};
-use crate::ui::{error_notice, yuan};
+use crate::ui::{FieldError, FormError, busy, error_notice, error_view, field_value, yuan};
 
 /// `/ops`.
 #[component]
@@ -20,7 +27,7 @@ pub fn DashboardPage() -> impl IntoView {
         <section class="console ops-dashboard">
             <h1>"The site today 平台概览"</h1>
             <p class="ops-links">
-                <a href="/ops/applications">"Applications"</a> " · " <a href="/ops/reviews">"Reported reviews"</a>
+                <a href="/ops/applications">"Applications"</a> " · " <a href="/ops/moderation">"Moderation"</a>
                 " · " <a href="/ops/audit">"Audit log"</a>
             </p>
             <Suspense fallback=|| view! { <p>"Reading the figures…"</p> }>
@@ -134,7 +141,7 @@ pub fn AuditPage() -> impl IntoView {
         <section class="audit">
             <h1>"Audit log 操作日志"</h1>
             <p class="muted">"Every operator action: who, what, on what, when and why. Nobody can change or remove an entry."</p>
-            <p><a href="/ops/reviews">"← Reported reviews"</a></p>
+            <p><a href="/ops">"← Dashboard"</a>" · "<a href="/ops/moderation">"Moderation"</a></p>
             <Suspense fallback=|| view! { <p>"Loading the log…"</p> }>
                 {move || Suspend::new(async move {
                     let (operator, action, subject) = (number("operator"), read("action"), number("subject"));
@@ -218,4 +225,241 @@ fn AuditRow(e: AuditItem) -> impl IntoView {
             <td data-label="Why">{e.reason.unwrap_or_else(|| "—".into())}</td>
         </tr>
     }
+}
+
+/// `/ops/moderation`.
+#[component]
+pub fn ModerationPage() -> impl IntoView {
+    view! { <ModerationDesk/> }
+}
+
+/// What every item's buttons share: the decision under way, and which item it was for (so its error shows
+/// beside that item's reason).
+#[derive(Clone, Copy)]
+struct Desk {
+    decide: ServerAction<Moderate>,
+    last: RwSignal<String>,
+}
+
+impl Desk {
+    /// The last decision's error, if it was about the item `key`.
+    fn error_of(self, key: String) -> Signal<Option<AppError>> {
+        Signal::derive(move || {
+            (self.last.get() == key).then(|| self.decide.value().get().and_then(Result::err)).flatten()
+        })
+    }
+}
+
+/// The queue, re-read after each decision.
+#[island(lazy)]
+fn ModerationDesk() -> impl IntoView {
+    let desk = Desk { decide: ServerAction::<Moderate>::new(), last: RwSignal::new(String::new()) };
+    let queue = Resource::new(move || desk.decide.version().get(), |_| read_moderation());
+    view! {
+        <section class="moderation">
+            <h1>"Moderation 内容审核"</h1>
+            <p class="ops-links"><a href="/ops">"Dashboard"</a>" · "<a href="/ops/audit">"Audit log"</a>
+                " — every decision, with its reason"</p>
+            <Transition fallback=|| view! { <p>"Loading the queue…"</p> }>
+                {move || Suspend::new(async move {
+                    match queue.await {
+                        Ok(m) => view! { <ModerationView m desk/> }.into_any(),
+                        Err(e @ (AppError::LoginRequired | AppError::Forbidden)) =>
+                            error_notice(e, "moderate", "/ops/moderation".into(), "This is for the platform's operators."),
+                        Err(e) => error_view(e),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+/// The three parts of the page.
+#[component]
+fn ModerationView(m: Moderation, desk: Desk) -> impl IntoView {
+    let hidden_of = |user_id: i64| m.hidden_of(user_id);
+    let reported: Vec<AnyView> = m
+        .reviews
+        .iter()
+        .map(|r| {
+            let what = format!("Review of {} · {}", r.shop_name, stars_text(r.review.stars));
+            let item = Item::of(Subject::Review, r.review.id, what, &r.review.author_name, r.review.author_id);
+            view! { <ModerationItem item body=r.review.body.clone() reports=r.reports.clone() prior=hidden_of(r.review.author_id) desk/> }
+                .into_any()
+        })
+        .chain(m.notes.iter().map(|n| {
+            let s = &n.note.summary;
+            let what = format!("Note “{}” about {}", s.title, n.note.shop_name);
+            let item = Item::of(Subject::Note, s.id, what, &s.author_name, s.author_id);
+            view! { <ModerationItem item body=n.note.body.clone() reports=n.reports.clone() prior=hidden_of(s.author_id) desk/> }
+                .into_any()
+        }))
+        .collect();
+    let hidden: Vec<AnyView> = m
+        .hidden_reviews
+        .iter()
+        .map(|h| {
+            let what = format!("Review of {} · {}", h.shop_name, stars_text(h.review.stars));
+            let reason = match &h.review.status {
+                ReviewStatus::Hidden(r) => r.clone(),
+                ReviewStatus::Visible => String::new(),
+            };
+            let item = Item::of(Subject::Review, h.review.id, what, &h.review.author_name, h.review.author_id);
+            view! { <HiddenItem item body=h.review.body.clone() reason at_ms=h.hidden_ms desk/> }.into_any()
+        })
+        .chain(m.hidden_notes.iter().map(|n| {
+            let s = &n.summary;
+            let what = format!("Note “{}” about {}", s.title, n.shop_name);
+            let item = Item::of(Subject::Note, s.id, what, &s.author_name, s.author_id);
+            let reason = n.hidden_reason.clone().unwrap_or_default();
+            view! { <HiddenItem item body=n.body.clone() reason at_ms=n.hidden_ms.unwrap_or_default() desk/> }
+                .into_any()
+        }))
+        .collect();
+    let count = reported.len();
+    view! {
+        <h2>{format!("Reported ({count})")}</h2>
+        {if reported.is_empty() {
+            view! { <p class="muted">"Nothing reported is waiting."</p> }.into_any()
+        } else {
+            view! { <ul class="report-queue">{reported}</ul> }.into_any()
+        }}
+        <h2>"Hidden lately"</h2>
+        {if hidden.is_empty() {
+            view! { <p class="muted">"Nothing is hidden."</p> }.into_any()
+        } else {
+            view! { <ul class="report-queue hidden-items">{hidden}</ul> }.into_any()
+        }}
+        <h2>"Authors with hidden writing"</h2>
+        <OffenderTable authors=m.authors/>
+    }
+}
+
+/// What an item on the page is: a review or a note, by whom.
+#[derive(Clone)]
+struct Item {
+    subject: Subject,
+    id: i64,
+    what: String,
+    author_name: String,
+    author_id: i64,
+}
+
+impl Item {
+    fn of(subject: Subject, id: i64, what: String, author_name: &str, author_id: i64) -> Self {
+        Self { subject, id, what, author_name: author_name.to_string(), author_id }
+    }
+
+    /// The page-wide name of this item (`review-12`), for its inputs and its error.
+    fn key(&self) -> String {
+        format!("{}-{}", self.subject.as_str(), self.id)
+    }
+
+    /// Sends `decision` with the reason typed into this item's field.
+    fn decide(&self, desk: Desk, decision: &str) {
+        let key = self.key();
+        let reason = field_value(&format!("reason-{key}"));
+        desk.last.set(key);
+        desk.decide.dispatch(Moderate {
+            subject: self.subject.as_str().to_string(),
+            id: self.id,
+            decision: decision.to_string(),
+            reason,
+        });
+    }
+}
+
+/// Who wrote it, marked when this is not their first hidden item.
+#[component]
+fn Byline(item: Item, prior: i64) -> impl IntoView {
+    view! {
+        <p>
+            <strong>{item.what.clone()}</strong>" by "
+            <a href=format!("/users/{}", item.author_id)>{item.author_name.clone()}</a>
+            {(prior > 0).then(|| view! {
+                " " <span class="offender-badge" class:repeat={prior >= REPEAT_OFFENDER}>
+                    {format!("{prior} hidden already")}</span>
+            })}
+        </p>
+    }
+}
+
+/// A reported review or note, its reports, and hide (with a reason for the author) or keep.
+#[component]
+fn ModerationItem(item: Item, body: String, reports: Vec<Report>, prior: i64, desk: Desk) -> impl IntoView {
+    let key = item.key();
+    let error = desk.error_of(key.clone());
+    let input = format!("reason-{key}");
+    let (hide, keep) = (item.clone(), item.clone());
+    view! {
+        <li class="open-report" data-subject=item.subject.as_str() data-id=item.id>
+            <Byline item=item.clone() prior/>
+            <p class="review-body">{body}</p>
+            <ul class="reports">
+                {reports.into_iter().map(|r| view! {
+                    <li>{format!("{} · {}: {}", format_local(r.at_ms), r.reporter_name, r.reason)}</li>
+                }).collect_view()}
+            </ul>
+            <label for=input.clone()>"Reason shown to the author"</label>
+            <input id=input.clone() name="reason"/>
+            <FieldError error field="reason"/>
+            <FormError error fields=&["reason"]/>
+            <div class="decide">
+                <button type="button" class="danger" disabled=move || desk.decide.pending().get()
+                    aria-busy=move || busy(desk.decide.pending().get()) on:click=move |_| hide.decide(desk, "hide")>"Hide"</button>
+                <button type="button" disabled=move || desk.decide.pending().get()
+                    on:click=move |_| keep.decide(desk, "keep")>"Keep"</button>
+            </div>
+        </li>
+    }
+}
+
+/// A hidden review or note with its reason, and restore (with a reason for the log).
+#[component]
+fn HiddenItem(item: Item, body: String, reason: String, at_ms: i64, desk: Desk) -> impl IntoView {
+    let key = item.key();
+    let error = desk.error_of(key.clone());
+    let input = format!("reason-{key}");
+    let restore = item.clone();
+    view! {
+        <li class="hidden-item" data-subject=item.subject.as_str() data-id=item.id>
+            <Byline item=item.clone() prior=0/>
+            <p class="review-body">{body}</p>
+            <p class="muted">{format!("Hidden {}: {reason}", format_local(at_ms))}</p>
+            <label for=input.clone()>"Why it comes back"</label>
+            <input id=input.clone() name="reason"/>
+            <FieldError error field="reason"/>
+            <FormError error fields=&["reason"]/>
+            <button type="button" disabled=move || desk.decide.pending().get()
+                on:click=move |_| restore.decide(desk, "restore")>"Restore"</button>
+        </li>
+    }
+}
+
+/// Every author with hidden writing, most first; repeat offenders marked.
+#[component]
+fn OffenderTable(authors: Vec<Offender>) -> impl IntoView {
+    if authors.is_empty() {
+        return view! { <p class="muted">"Nobody's writing is hidden."</p> }.into_any();
+    }
+    view! {
+        <table class="order-list offenders">
+            <thead><tr><th>"Author"</th><th>"Reviews hidden"</th><th>"Notes hidden"</th><th>"In all"</th></tr></thead>
+            <tbody>
+                {authors.into_iter().map(|a| {
+                    let total = a.hidden();
+                    view! {
+                        <tr class="offender" class:repeat={total >= REPEAT_OFFENDER} data-user-id=a.user_id>
+                            <td data-label="Author"><a href=format!("/users/{}", a.user_id)>{a.name.clone()}</a>
+                                {(total >= REPEAT_OFFENDER).then(|| view! { " " <span class="offender-badge repeat">"repeat offender"</span> })}</td>
+                            <td data-label="Reviews hidden">{a.reviews}</td>
+                            <td data-label="Notes hidden">{a.notes}</td>
+                            <td data-label="In all">{total}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
 }

@@ -1,16 +1,23 @@
-//! The operators' rules: only an operator reads the audit log and the dashboard; the log's filters are
-//! checked before the query; the dashboard's figures come from each capability's own records.
+//! The operators' rules: only an operator reads the audit log and the dashboard or moderates; the log's
+//! filters are checked before the query; the dashboard's figures come from each capability's own records,
+//! and moderation decisions are carried out by the capability that keeps what is decided on.
 
-use super::model::{ACTIONS, AUDIT_PAGE, AuditItem, AuditLog, DASHBOARD_DAYS, Dashboard, SiteDay, SiteSale};
+use super::model::{
+    ACTIONS, AUDIT_PAGE, AuditItem, AuditLog, DASHBOARD_DAYS, Dashboard, HIDDEN_LIST, Moderation, Offender, QUEUE_SIZE,
+    SiteDay, SiteSale,
+};
 use crate::auth::model::{CurrentUser, Role};
 use crate::auth::service::AuthError;
 use crate::orders::service::OrderError;
 use crate::platform::audit;
 use crate::platform::backend::BackendError;
 use crate::platform::breaker::BreakerState;
+use crate::reviews::service::{self as reviews, ReviewError};
 use crate::seckill::service::SeckillError;
 use crate::shared::clock;
 use crate::shared::error::AppError;
+use crate::shared::moderation::{Decision, Subject};
+use crate::social::service::{self as social, SocialError};
 use crate::web::state::AppState;
 
 /// What can go wrong on the operators' side; converted to [`AppError`] at the server-function edge.
@@ -34,12 +41,18 @@ pub enum OpsError {
     /// Flash sales.
     #[error(transparent)]
     Seckill(#[from] SeckillError),
+    /// Reviews (their moderation).
+    #[error(transparent)]
+    Reviews(#[from] ReviewError),
+    /// Notes (their moderation).
+    #[error(transparent)]
+    Social(#[from] SocialError),
     /// A backing service failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
 }
 
-crate::backend_errors!(OpsError, Auth, Orders, Seckill);
+crate::backend_errors!(OpsError, Auth, Orders, Seckill, Reviews, Social);
 
 impl From<OpsError> for AppError {
     fn from(e: OpsError) -> Self {
@@ -50,13 +63,15 @@ impl From<OpsError> for AppError {
             OpsError::Auth(e) => e.into(),
             OpsError::Orders(e) => e.into(),
             OpsError::Seckill(e) => e.into(),
+            OpsError::Reviews(e) => e.into(),
+            OpsError::Social(e) => e.into(),
             OpsError::Backend(e) => e.into(),
         }
     }
 }
 
 /// `user`, if they are an operator.
-fn operator(user: Option<&CurrentUser>) -> Result<&CurrentUser, OpsError> {
+pub fn operator(user: Option<&CurrentUser>) -> Result<&CurrentUser, OpsError> {
     match user {
         None => Err(OpsError::LoginRequired),
         Some(u) if u.role == Role::Operator => Ok(u),
@@ -169,4 +184,55 @@ pub async fn dashboard(state: &AppState, user: Option<&CurrentUser>) -> Result<D
         breakers,
         read_at_ms: clock::now_ms(),
     })
+}
+
+/// The moderation page for operator `user`: reported reviews and notes with their reports, what was hidden
+/// lately, and every author with hidden writing (repeat offenders first).
+pub async fn moderation(state: &AppState, user: Option<&CurrentUser>) -> Result<Moderation, OpsError> {
+    operator(user)?;
+    let (reported_reviews, reported_notes, hidden_reviews, hidden_notes, review_tally, note_tally) = tokio::join!(
+        reviews::moderation_queue(state, QUEUE_SIZE),
+        social::moderation_queue(state, QUEUE_SIZE),
+        reviews::hidden_lately(state, HIDDEN_LIST),
+        social::hidden_lately(state, HIDDEN_LIST),
+        reviews::hidden_per_author(state),
+        social::hidden_per_author(state),
+    );
+    let mut authors: std::collections::HashMap<i64, Offender> = std::collections::HashMap::new();
+    for t in review_tally? {
+        authors
+            .entry(t.user_id)
+            .or_insert(Offender { user_id: t.user_id, name: t.name, reviews: 0, notes: 0 })
+            .reviews = t.hidden;
+    }
+    for t in note_tally? {
+        authors.entry(t.user_id).or_insert(Offender { user_id: t.user_id, name: t.name, reviews: 0, notes: 0 }).notes =
+            t.hidden;
+    }
+    let mut authors: Vec<Offender> = authors.into_values().collect();
+    authors.sort_by(|a, b| b.hidden().cmp(&a.hidden()).then(a.user_id.cmp(&b.user_id)));
+    Ok(Moderation {
+        reviews: reported_reviews?,
+        notes: reported_notes?,
+        hidden_reviews: hidden_reviews?,
+        hidden_notes: hidden_notes?,
+        authors,
+    })
+}
+
+/// Operator `user` hides, keeps or restores a review or a note (audited, and its author told, by the
+/// capability that keeps it).
+pub async fn moderate(
+    state: &AppState,
+    user: Option<&CurrentUser>,
+    subject: Subject,
+    id: i64,
+    decision: &Decision,
+) -> Result<(), OpsError> {
+    let me = operator(user)?;
+    match subject {
+        Subject::Review => reviews::moderate(state, me.id, id, decision).await?,
+        Subject::Note => social::moderate(state, me.id, id, decision).await?,
+    }
+    Ok(())
 }

@@ -3,6 +3,8 @@
 
 use sqlx::{PgConnection, PgPool};
 
+use crate::shared::moderation::{Decision, Subject};
+
 /// One operator action to record.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry<'a> {
@@ -16,18 +18,25 @@ pub struct Entry<'a> {
     pub reason: Option<&'a str>,
 }
 
-/// Records `entry` on `conn` — the action's own transaction.
-pub async fn record(conn: &mut PgConnection, entry: Entry<'_>) -> Result<(), sqlx::Error> {
-    sqlx::query!(
-        "INSERT INTO operator_actions (operator_id, action, subject_id, reason) VALUES ($1, $2, $3, $4)",
+impl<'a> Entry<'a> {
+    /// The entry of `operator`'s moderation `decision` on item `id` of kind `subject`.
+    pub fn moderation(operator_id: i64, subject: Subject, id: i64, decision: &'a Decision) -> Self {
+        Self { operator_id, action: decision.action(subject), subject_id: id, reason: decision.reason() }
+    }
+}
+
+/// Records `entry` on `conn` — the action's own transaction; answers its place in the log (a notice about
+/// the action is keyed by it, so each action tells its subject once).
+pub async fn record(conn: &mut PgConnection, entry: Entry<'_>) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar!(
+        "INSERT INTO operator_actions (operator_id, action, subject_id, reason) VALUES ($1, $2, $3, $4) RETURNING id",
         entry.operator_id,
         entry.action,
         entry.subject_id,
         entry.reason,
     )
-    .execute(conn)
-    .await?;
-    Ok(())
+    .fetch_one(conn)
+    .await
 }
 
 /// One recorded action, with its operator's name.

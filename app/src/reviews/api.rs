@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::model::{ConsoleReviews, OpenReport, Ranking, ReviewContext, ReviewForm, ReviewPage};
+use super::model::{ConsoleReviews, Ranking, ReviewContext, ReviewForm, ReviewPage};
 #[cfg(feature = "ssr")]
 use super::model::{ReviewFilter, ReviewSort};
 use crate::shared::error::AppError;
@@ -88,27 +88,6 @@ pub async fn report_review(review_id: i64, reason: String) -> Result<(), AppErro
         let user = crate::auth::api::require_shopper_id(&cx).await?;
         cx.spend(Action::Review, &format!("u:{user}"))?;
         Ok(super::service::report(&cx.state, user, review_id, &reason).await?)
-    })
-    .await
-}
-
-/// The operators' queue of open reports.
-#[server(endpoint = "reviews/moderation")]
-pub async fn moderation_queue() -> Result<Vec<OpenReport>, AppError> {
-    crate::web::edge::run(|cx| async move {
-        let user = crate::auth::api::current_user(&cx).await?;
-        Ok(super::service::moderation_queue(&cx.state, user.as_ref()).await?)
-    })
-    .await
-}
-
-/// An operator hides a review with a reason (`hide`) or keeps it.
-#[server(endpoint = "reviews/moderate")]
-pub async fn moderate_review(review_id: i64, hide: bool, reason: String) -> Result<(), AppError> {
-    crate::web::edge::run(|cx| async move {
-        let user = crate::auth::api::current_user(&cx).await?;
-        let hide = hide.then_some(reason.as_str());
-        Ok(super::service::moderate(&cx.state, user.as_ref(), review_id, hide).await?)
     })
     .await
 }

@@ -298,21 +298,26 @@ pub struct Ranking {
     pub areas: Vec<String>,
 }
 
-/// One open report in the moderation queue.
+/// A review with open reports, as the moderation queue shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OpenReport {
-    /// Report id.
-    pub id: i64,
-    /// Why it was reported.
-    pub reason: String,
-    /// Who reported it.
-    pub reporter_name: String,
-    /// Reported, unix ms.
-    pub created_ms: i64,
-    /// The shop's name.
-    pub shop_name: String,
+pub struct ReportedReview {
     /// The review.
     pub review: Review,
+    /// Its shop's name.
+    pub shop_name: String,
+    /// Its open reports, oldest first.
+    pub reports: Vec<crate::shared::moderation::Report>,
+}
+
+/// A review an operator hid, as the list of recent hidings shows it (to restore it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HiddenReview {
+    /// The review (its status carries the reason).
+    pub review: Review,
+    /// Its shop's name.
+    pub shop_name: String,
+    /// When it was hidden, unix ms.
+    pub hidden_ms: i64,
 }
 
 /// One shop's reviews as its merchant's console lists them.

@@ -1,19 +1,18 @@
 //! The shop page's reviews (its figures, the list with its sort and filters, votes, replies, reports and
-//! the review form), the rankings page and the operators' moderation queue.
+//! the review form) and the rankings page.
 
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
 use super::api::{
-    ModerateReview, ReplyReview, ReportReview, WriteReview, delete_review, get_ranking, get_review_context,
-    moderation_queue, shop_reviews, vote_helpful,
+    ReplyReview, ReportReview, WriteReview, delete_review, get_ranking, get_review_context, shop_reviews, vote_helpful,
 };
 use super::model::{Review, ReviewContext, ReviewForm, ReviewPage, ReviewSort, ReviewStatus, Viewer, stars_text};
 use crate::catalog::model::{Shop, score_text};
 use crate::shared::clock::{date_of, iso_day};
 use crate::shared::error::AppError;
-use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_notice, error_view, field_value, yuan};
+use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_view, field_value, yuan};
 
 /// A shop's figures — its score, how many reviews, the stars' spread and the sub-scores — and below them
 /// its reviews, read on the server and then kept by [`ReviewsBlock`].
@@ -459,59 +458,4 @@ fn urlencoding(area: &str) -> String {
     area.bytes()
         .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
         .collect()
-}
-
-/// `/ops/reviews`: the operators' queue of reported reviews, each hidden with a reason or kept.
-#[component]
-pub fn ModerationPage() -> impl IntoView {
-    view! { <ModerationQueue/> }
-}
-
-/// The open reports, re-read after each decision.
-#[island(lazy)]
-fn ModerationQueue() -> impl IntoView {
-    let decide = ServerAction::<ModerateReview>::new();
-    let queue = Resource::new(move || decide.version().get(), |_| moderation_queue());
-    view! {
-        <section class="moderation">
-            <h1>"Reported reviews"</h1>
-            <p><a href="/ops/audit">"Audit log"</a>" — every operator action, with its reason"</p>
-            {move || decide.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
-            <Transition fallback=|| view! { <p>"Loading the queue…"</p> }>
-                {move || Suspend::new(async move {
-                    match queue.await {
-                        Ok(list) if list.is_empty() => view! { <p class="muted">"Nothing to look at."</p> }.into_any(),
-                        Ok(list) => view! {
-                            <ul class="report-queue">
-                                {list.into_iter().map(|r| {
-                                    let id = r.review.id;
-                                    let reason_id = format!("hide-reason-{}", r.id);
-                                    let rid = reason_id.clone();
-                                    view! {
-                                        <li class="open-report" data-review-id=id>
-                                            <p><strong>{r.shop_name}</strong>" · " {stars_text(r.review.stars)} " by " {r.review.author_name}</p>
-                                            <p class="review-body">{r.review.body}</p>
-                                            <p class="muted">{format!("Reported by {}: {}", r.reporter_name, r.reason)}</p>
-                                            <label for=reason_id.clone()>"Reason shown to the author"</label>
-                                            <input id=reason_id.clone()/>
-                                            <button type="button" class="danger" on:click=move |_| {
-                                                decide.dispatch(ModerateReview { review_id: id, hide: true, reason: field_value(&rid) });
-                                            }>"Hide"</button>
-                                            " "
-                                            <button type="button" on:click=move |_| {
-                                                decide.dispatch(ModerateReview { review_id: id, hide: false, reason: String::new() });
-                                            }>"Keep"</button>
-                                        </li>
-                                    }
-                                }).collect_view()}
-                            </ul>
-                        }.into_any(),
-                        Err(e @ (AppError::LoginRequired | AppError::Forbidden)) =>
-                            error_notice(e, "moderate reviews", "/ops/reviews".into(), "This is for the platform's operators."),
-                        Err(e) => error_view(e),
-                    }
-                })}
-            </Transition>
-        </section>
-    }
 }

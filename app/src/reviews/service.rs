@@ -6,17 +6,18 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::model::{
-    ConsoleReviews, Cursor, MIN_REVIEWS_TO_RANK, NewReview, OpenReport, RANK_SIZE, REVIEW_PAGE, RankedShop, Ranking,
-    Review, ReviewContext, ReviewFilter, ReviewPage, ReviewSort, Viewer,
+    ConsoleReviews, Cursor, HiddenReview, MIN_REVIEWS_TO_RANK, NewReview, RANK_SIZE, REVIEW_PAGE, RankedShop, Ranking,
+    ReportedReview, Review, ReviewContext, ReviewFilter, ReviewPage, ReviewSort, Viewer,
 };
 use super::store;
-use crate::auth::model::{CurrentUser, Role};
+use crate::auth::model::CurrentUser;
 use crate::catalog::service::{self as catalog, CatalogError};
 use crate::inbox::model::NoticeKind;
 use crate::inbox::service::{self as inbox, News};
 use crate::orders::service::{self as orders, OrderError};
 use crate::platform::backend::BackendError;
 use crate::shared::error::AppError;
+use crate::shared::moderation::{Decision, Report, Tally};
 use crate::shared::text::{FreeText, TextRule};
 use crate::web::state::AppState;
 
@@ -32,9 +33,6 @@ pub enum ReviewError {
     /// An author tried to vote for their own review.
     #[error("authors cannot vote for their own review")]
     OwnReview,
-    /// Needs an operator.
-    #[error("operators only")]
-    NotOperator,
     /// Input failed validation.
     #[error("invalid input: {0}")]
     Invalid(AppError),
@@ -57,7 +55,6 @@ impl From<ReviewError> for AppError {
             ReviewError::NotFound => AppError::NotFound("Review".into()),
             ReviewError::OwnShop => AppError::invalid("review", "You run this shop, so you cannot review it."),
             ReviewError::OwnReview => AppError::invalid("helpful", "You cannot vote for your own review."),
-            ReviewError::NotOperator => AppError::Forbidden,
             ReviewError::Invalid(e) => e,
             ReviewError::Catalog(e) => e.into(),
             ReviewError::Orders(e) => e.into(),
@@ -196,58 +193,64 @@ pub async fn report(state: &AppState, user_id: i64, review_id: i64, reason: &str
     Ok(store::report(db, review_id, user_id, reason.as_str()).await?)
 }
 
-/// The user if they are an operator.
-fn operator(user: Option<&CurrentUser>) -> Result<&CurrentUser, ReviewError> {
-    match user {
-        None => Err(ReviewError::Catalog(CatalogError::LoginRequired)),
-        Some(u) if u.role == Role::Operator => Ok(u),
-        Some(_) => Err(ReviewError::NotOperator),
+/// The `limit` reviews reported longest ago, each with its open reports (the operators' queue; the
+/// caller checked that an operator asks).
+pub async fn moderation_queue(state: &AppState, limit: i64) -> Result<Vec<ReportedReview>, ReviewError> {
+    let db = state.postgres()?;
+    let rows = store::open_reports(db, limit).await?;
+    let mut ids: Vec<i64> = rows.iter().map(|r| r.review_id).collect();
+    ids.dedup();
+    let mut reviews: HashMap<i64, Review> = store::by_ids(db, &ids).await?.into_iter().map(|r| (r.id, r)).collect();
+    let mut queue: Vec<ReportedReview> = Vec::with_capacity(ids.len());
+    for row in rows {
+        let report = Report { reporter_name: row.reporter_name, reason: row.reason, at_ms: row.created_ms };
+        match queue.last_mut() {
+            Some(last) if last.review.id == row.review_id => last.reports.push(report),
+            _ => {
+                if let Some(review) = reviews.remove(&row.review_id) {
+                    queue.push(ReportedReview { review, shop_name: row.shop_name, reports: vec![report] });
+                }
+            }
+        }
     }
+    Ok(queue)
 }
 
-/// The oldest open reports, each with its review.
-pub async fn moderation_queue(state: &AppState, user: Option<&CurrentUser>) -> Result<Vec<OpenReport>, ReviewError> {
-    operator(user)?;
+/// The `limit` reviews hidden last, newest first (for restoring; the caller checked the operator).
+pub async fn hidden_lately(state: &AppState, limit: i64) -> Result<Vec<HiddenReview>, ReviewError> {
     let db = state.postgres()?;
-    let reports = store::open_reports(db, 50).await?;
-    let ids: Vec<i64> = reports.iter().map(|r| r.review_id).collect();
-    let reviews: HashMap<i64, Review> = store::by_ids(db, &ids).await?.into_iter().map(|r| (r.id, r)).collect();
-    Ok(reports
+    let rows = store::hidden_lately(db, limit).await?;
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut reviews: HashMap<i64, Review> = store::by_ids(db, &ids).await?.into_iter().map(|r| (r.id, r)).collect();
+    Ok(rows
         .into_iter()
         .filter_map(|r| {
-            Some(OpenReport {
-                id: r.id,
-                reason: r.reason,
-                reporter_name: r.reporter_name,
-                created_ms: r.created_ms,
-                shop_name: r.shop_name,
-                review: reviews.get(&r.review_id)?.clone(),
-            })
+            Some(HiddenReview { review: reviews.remove(&r.id)?, shop_name: r.shop_name, hidden_ms: r.hidden_ms })
         })
         .collect())
 }
 
-/// An operator hides a review with a reason shown to its author (`hide`), or keeps it; either closes its
-/// open reports. A hidden review leaves the shop's figures.
-pub async fn moderate(
-    state: &AppState,
-    user: Option<&CurrentUser>,
-    review_id: i64,
-    hide: Option<&str>,
-) -> Result<(), ReviewError> {
-    let me = operator(user)?;
-    let reason = match hide {
-        Some(raw) => {
-            let rule = TextRule { min: 5, max: 200, multiline: false };
-            let reason = FreeText::parse("reason", raw, rule, "Give the author a reason of 5 to 200 characters.")
-                .map_err(ReviewError::Invalid)?;
-            Some(reason.into_string())
-        }
-        None => None,
+/// Every author with hidden reviews, and how many.
+pub async fn hidden_per_author(state: &AppState) -> Result<Vec<Tally>, ReviewError> {
+    Ok(store::hidden_per_author(state.postgres()?).await?)
+}
+
+/// `operator` hides a review (its author reads the reason beside it and in their inbox), keeps it (its
+/// reports close) or restores a hidden one; each is in the audit log. A hidden review leaves the shop's
+/// figures and a restored one comes back into them. The caller checked that `operator` is one.
+pub async fn moderate(state: &AppState, operator: i64, review_id: i64, decision: &Decision) -> Result<(), ReviewError> {
+    let done = store::moderate(state.postgres()?, review_id, operator, decision).await?.ok_or(ReviewError::NotFound)?;
+    figures_changed(state, done.shop_id).await;
+    let verb = match decision {
+        Decision::Hide(_) => "hid",
+        Decision::Restore(_) => "restored",
+        Decision::Keep => return Ok(()),
     };
-    let shop_id =
-        store::moderate(state.postgres()?, review_id, me.id, reason.as_deref()).await?.ok_or(ReviewError::NotFound)?;
-    figures_changed(state, shop_id).await;
+    let shop = catalog::shop(state, done.shop_id).await?;
+    let detail = format!("{verb} your review of {}: “{}”", shop.name, decision.reason().unwrap_or_default());
+    let link = format!("/shops/{}", done.shop_id);
+    let news = News { kind: NoticeKind::Moderation, subject_id: done.action_id, detail: &detail, link: &link };
+    inbox::tell(state, done.author_id, news).await;
     Ok(())
 }
 

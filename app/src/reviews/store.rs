@@ -9,6 +9,7 @@ use sqlx::PgPool;
 use super::model::{Cursor, NewReview, Reply, Review, ReviewFilter, ReviewStatus};
 use crate::platform::keys::Keys;
 use crate::platform::redis_conn::Redis;
+use crate::shared::moderation::{Decision, Subject, Tally};
 
 /// A review row as stored, with its author's name and whether the viewer voted it helpful.
 struct ReviewRow {
@@ -331,8 +332,6 @@ pub async fn report(db: &PgPool, id: i64, reporter: i64, reason: &str) -> Result
 
 /// An open report, without its review.
 pub struct ReportRow {
-    /// Report id.
-    pub id: i64,
     /// The review reported.
     pub review_id: i64,
     /// Why.
@@ -345,59 +344,136 @@ pub struct ReportRow {
     pub shop_name: String,
 }
 
-/// The oldest `limit` open reports.
+/// The open reports of the `limit` reviews reported longest ago, oldest report first.
 pub async fn open_reports(db: &PgPool, limit: i64) -> Result<Vec<ReportRow>, sqlx::Error> {
     sqlx::query_as!(
         ReportRow,
-        r#"SELECT p.id, p.review_id, p.reason, u.nickname AS reporter_name,
-                (extract(epoch FROM p.created_at) * 1000)::BIGINT AS "created_ms!", s.name AS shop_name
-         FROM review_reports p JOIN users u ON u.id = p.reporter_id JOIN reviews r ON r.id = p.review_id
-         JOIN shops s ON s.id = r.shop_id
-         WHERE p.resolved_at IS NULL ORDER BY p.created_at, p.id LIMIT $1"#,
+        r#"WITH queue AS (
+               SELECT review_id, min(created_at) AS since FROM review_reports WHERE resolved_at IS NULL
+               GROUP BY review_id ORDER BY since, review_id LIMIT $1)
+           SELECT p.review_id, p.reason, u.nickname AS reporter_name,
+                  (extract(epoch FROM p.created_at) * 1000)::BIGINT AS "created_ms!", s.name AS shop_name
+           FROM queue q JOIN review_reports p ON p.review_id = q.review_id AND p.resolved_at IS NULL
+           JOIN users u ON u.id = p.reporter_id JOIN reviews r ON r.id = p.review_id JOIN shops s ON s.id = r.shop_id
+           WHERE r.status <> 'deleted'
+           ORDER BY q.since, q.review_id, p.created_at, p.id"#,
         limit,
     )
     .fetch_all(db)
     .await
 }
 
-/// An operator hides a review (`reason` set) or keeps it (`None`), closing its open reports; answers the
-/// review's shop, `None` if it does not exist or is deleted.
-pub async fn moderate(db: &PgPool, id: i64, operator: i64, hide: Option<&str>) -> Result<Option<i64>, sqlx::Error> {
+/// A hidden review's place in the list of recent hidings.
+pub struct HiddenRow {
+    /// The review.
+    pub id: i64,
+    /// Its shop's name.
+    pub shop_name: String,
+    /// When it was hidden, unix ms.
+    pub hidden_ms: i64,
+}
+
+/// The `limit` reviews hidden last, newest first.
+pub async fn hidden_lately(db: &PgPool, limit: i64) -> Result<Vec<HiddenRow>, sqlx::Error> {
+    sqlx::query_as!(
+        HiddenRow,
+        r#"SELECT r.id, s.name AS shop_name, (extract(epoch FROM r.hidden_at) * 1000)::BIGINT AS "hidden_ms!"
+           FROM reviews r JOIN shops s ON s.id = r.shop_id
+           WHERE r.status = 'hidden' ORDER BY r.hidden_at DESC, r.id DESC LIMIT $1"#,
+        limit,
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// Every author with hidden reviews, and how many.
+pub async fn hidden_per_author(db: &PgPool) -> Result<Vec<Tally>, sqlx::Error> {
+    sqlx::query_as!(
+        Tally,
+        r#"SELECT r.user_id, u.nickname AS name, count(*) AS "hidden!"
+           FROM reviews r JOIN users u ON u.id = r.user_id WHERE r.status = 'hidden' GROUP BY r.user_id, u.nickname"#,
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// A review's shop and author.
+struct Target {
+    shop_id: i64,
+    author_id: i64,
+}
+
+/// What a moderation decision touched.
+#[derive(Debug, Clone, Copy)]
+pub struct Moderated {
+    /// The review's shop (whose figures may have moved).
+    pub shop_id: i64,
+    /// Its author (who hears of a hiding or a restoring).
+    pub author_id: i64,
+    /// The decision's place in the audit log.
+    pub action_id: i64,
+}
+
+/// An operator's decision on a review, with its audit entry, in one transaction: hiding (a visible or
+/// hidden one; a second hiding rewrites the reason) or keeping closes its open reports; restoring shows a
+/// hidden one again. `None` if there is no such review in a state the decision applies to.
+pub async fn moderate(
+    db: &PgPool,
+    id: i64,
+    operator: i64,
+    decision: &Decision,
+) -> Result<Option<Moderated>, sqlx::Error> {
     let mut tx = db.begin().await?;
-    let shop = match hide {
-        Some(reason) => {
-            sqlx::query_scalar!(
-                "UPDATE reviews SET status = 'hidden', hidden_reason = $2, updated_at = now()
-                 WHERE id = $1 AND status <> 'deleted' RETURNING shop_id",
+    let target = match decision {
+        Decision::Hide(reason) => {
+            sqlx::query_as!(
+                Target,
+                "UPDATE reviews SET status = 'hidden', hidden_reason = $2, hidden_at = now(), updated_at = now()
+                 WHERE id = $1 AND status <> 'deleted' RETURNING shop_id, user_id AS author_id",
                 id,
                 reason,
             )
             .fetch_optional(&mut *tx)
             .await?
         }
-        None => {
-            sqlx::query_scalar!("SELECT shop_id FROM reviews WHERE id = $1 AND status <> 'deleted'", id)
-                .fetch_optional(&mut *tx)
-                .await?
+        Decision::Keep => {
+            sqlx::query_as!(
+                Target,
+                "SELECT shop_id, user_id AS author_id FROM reviews WHERE id = $1 AND status <> 'deleted'",
+                id
+            )
+            .fetch_optional(&mut *tx)
+            .await?
+        }
+        Decision::Restore(_) => {
+            sqlx::query_as!(
+                Target,
+                "UPDATE reviews SET status = 'visible', hidden_reason = NULL, hidden_at = NULL, updated_at = now()
+                 WHERE id = $1 AND status = 'hidden' RETURNING shop_id, user_id AS author_id",
+                id,
+            )
+            .fetch_optional(&mut *tx)
+            .await?
         }
     };
-    if shop.is_some() {
-        let action = if hide.is_some() { "review.hide" } else { "review.keep" };
-        let entry = crate::platform::audit::Entry { operator_id: operator, action, subject_id: id, reason: hide };
-        crate::platform::audit::record(&mut tx, entry).await?;
+    let Some(Target { shop_id, author_id }) = target else {
+        return Ok(None);
+    };
+    let entry = crate::platform::audit::Entry::moderation(operator, Subject::Review, id, decision);
+    let action_id = crate::platform::audit::record(&mut tx, entry).await?;
+    if let Some(resolution) = decision.resolution() {
         sqlx::query!(
-            "UPDATE review_reports SET resolved_at = now(), resolved_by = $2,
-                    resolution = CASE WHEN $3 THEN 'hidden' ELSE 'kept' END
+            "UPDATE review_reports SET resolved_at = now(), resolved_by = $2, resolution = $3
              WHERE review_id = $1 AND resolved_at IS NULL",
             id,
             operator,
-            hide.is_some(),
+            resolution,
         )
         .execute(&mut *tx)
         .await?;
     }
     tx.commit().await?;
-    Ok(shop)
+    Ok(Some(Moderated { shop_id, author_id, action_id }))
 }
 
 /// A shop's place in the rankings as Postgres has it.

@@ -50,6 +50,17 @@ pub async fn toggle_like(note_id: i64) -> Result<(bool, i32), AppError> {
     .await
 }
 
+/// Reports someone else's note as abusive, for the operators' queue.
+#[server(endpoint = "social/report-note")]
+pub async fn report_note(note_id: i64, reason: String) -> Result<(), AppError> {
+    crate::web::edge::run(|cx| async move {
+        let user = crate::auth::api::require_shopper_id(&cx).await?;
+        cx.spend(Action::Note, &format!("u:{user}"))?;
+        Ok(super::service::report(&cx.state, user, note_id, &reason).await?)
+    })
+    .await
+}
+
 /// The latest notes about a shop.
 #[server(endpoint = "social/shop-notes")]
 pub async fn shop_notes(shop_id: i64) -> Result<Vec<NoteSummary>, AppError> {

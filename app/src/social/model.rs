@@ -74,8 +74,34 @@ pub struct NoteView {
     pub liked_by_me: bool,
     /// Whether the viewer wrote it (and may delete it).
     pub mine: bool,
+    /// Why a moderator hid it, if they did (then only its author sees it).
+    pub hidden: Option<String>,
     /// The first five people who liked it, in the order they did.
     pub first_likers: Vec<Person>,
+}
+
+/// A note as moderation shows it: what lists show, its text and its shop's name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModeratedNote {
+    /// What lists show of it.
+    pub summary: NoteSummary,
+    /// Its text.
+    pub body: String,
+    /// Its shop's name.
+    pub shop_name: String,
+    /// Why it was hidden, if it is.
+    pub hidden_reason: Option<String>,
+    /// When it was hidden, unix ms.
+    pub hidden_ms: Option<i64>,
+}
+
+/// A note with open reports, as the moderation queue shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportedNote {
+    /// The note.
+    pub note: ModeratedNote,
+    /// Its open reports, oldest first.
+    pub reports: Vec<crate::shared::moderation::Report>,
 }
 
 /// A profile with its follow figures.

@@ -3,7 +3,9 @@
 use leptos::either::Either;
 use leptos::prelude::*;
 
-use super::api::{WriteNote, delete_note, get_note, get_profile, my_feed, set_follow, shop_notes, toggle_like};
+use super::api::{
+    ReportNote, WriteNote, delete_note, get_note, get_profile, my_feed, set_follow, shop_notes, toggle_like,
+};
 use super::model::{FeedPage, NoteSummary};
 use crate::shared::error::AppError;
 use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_notice, error_view, field_value};
@@ -124,6 +126,9 @@ fn NoteView(id: i64) -> impl IntoView {
                         let nid = n.summary.id;
                         view! {
                             <article class="note">
+                                {n.hidden.clone().map(|reason| view! {
+                                    <p class="notice review-hidden" role="status">{format!("Hidden by a moderator: {reason}. Only you can see it; it is out of the shop's notes and your followers' feeds.")}</p>
+                                })}
                                 <h1>{n.summary.title.clone()}</h1>
                                 <p class="muted">"by " <a class="note-author" href=format!("/users/{}", n.summary.author_id)>{n.summary.author_name.clone()}</a>
                                     " about " <a href=format!("/shops/{}", n.summary.shop_id)>"this shop"</a></p>
@@ -141,6 +146,7 @@ fn NoteView(id: i64) -> impl IntoView {
                                     <button class="delete-note" disabled=move || delete.pending().get() aria-busy=move || busy(delete.pending().get())
                                         on:click=move |_| { delete.dispatch(nid); }>"Delete my note"</button>
                                 })}
+                                {(!n.mine).then(|| view! { <ReportNoteForm id=nid/> })}
                                 {move || like.value().get().and_then(Result::err).map(|e| match e {
                                     AppError::LoginRequired => view! { <p>"Log in first. " <a href=format!("/login?next=/notes/{nid}")>"Log in"</a></p> }.into_any(),
                                     other => view! { <p class="form-error">{other.to_string()}</p> }.into_any(),
@@ -152,6 +158,38 @@ fn NoteView(id: i64) -> impl IntoView {
                 }
             })}
         </Transition>
+    }
+}
+
+/// "Report": a reason, sent to the operators' queue.
+#[component]
+fn ReportNoteForm(id: i64) -> impl IntoView {
+    let action = ServerAction::<ReportNote>::new();
+    let error = Signal::derive(move || action.value().get().and_then(Result::err));
+    view! {
+        <details class="report-form">
+            <summary>"Report"</summary>
+            <form method="post" action={<ReportNote as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
+                ev.prevent_default();
+                action.dispatch(ReportNote { note_id: id, reason: field_value("report-note") });
+            }>
+                <input type="hidden" name="note_id" value=id/>
+                <label for="report-note">"What is wrong with it?"</label>
+                <input id="report-note" name="reason"/>
+                <FieldError error field="reason"/>
+                {move || match error.get() {
+                    Some(AppError::LoginRequired) => Some(view! {
+                        <p class="form-error" role="alert">"Log in to report. " <a href=format!("/login?next=/notes/{id}")>"Log in"</a></p>
+                    }.into_any()),
+                    _ => None,
+                }}
+                <FormError error=Signal::derive(move || error.get().filter(|e| *e != AppError::LoginRequired)) fields=&["reason"]/>
+                <button type="submit" disabled=move || action.pending().get()>"Send the report"</button>
+            </form>
+            {move || matches!(action.value().get(), Some(Ok(()))).then(|| view! {
+                <p class="saved" role="status">"Reported. An operator will look at it."</p>
+            })}
+        </details>
     }
 }
 

@@ -1,11 +1,16 @@
-//! Social rules: writing and deleting notes (with the followers' inboxes), likes, follows, the feed.
+//! Social rules: writing and deleting notes (with the followers' inboxes), likes, follows, the feed, and
+//! reporting and moderating notes.
 
-use super::model::{FeedPage, NewNote, NoteSummary, NoteView, Profile, next_cursor};
+use std::collections::HashMap;
+
+use super::model::{FeedPage, ModeratedNote, NewNote, NoteSummary, NoteView, Profile, ReportedNote, next_cursor};
 use super::store;
 use crate::inbox::model::NoticeKind;
 use crate::inbox::service::{self as inbox, News};
 use crate::platform::backend::BackendError;
 use crate::shared::error::AppError;
+use crate::shared::moderation::{Decision, Report, Tally};
+use crate::shared::text::{FreeText, TextRule};
 use crate::web::state::AppState;
 
 /// Notes per feed page.
@@ -23,6 +28,9 @@ pub enum SocialError {
     /// Following oneself.
     #[error("cannot follow oneself")]
     SelfFollow,
+    /// Input failed validation (a report's reason, one's own note).
+    #[error("invalid input: {0}")]
+    Invalid(AppError),
     /// The user's uploads would pass their quota.
     #[error("upload quota reached")]
     QuotaReached,
@@ -42,6 +50,7 @@ impl From<SocialError> for AppError {
             SocialError::NoteNotFound => AppError::NotFound("Note".into()),
             SocialError::NotFound(what) => AppError::NotFound(what.into()),
             SocialError::SelfFollow => AppError::invalid("follow", "You cannot follow yourself."),
+            SocialError::Invalid(e) => e,
             SocialError::QuotaReached => AppError::invalid(
                 "images",
                 "You have stored as many pictures as we keep per person. Pictures no note shows are removed after a day.",
@@ -76,20 +85,108 @@ pub async fn notes_of_shop(state: &AppState, shop_id: i64) -> Result<Vec<NoteSum
     Ok(store::notes_of_shop(state.postgres()?, shop_id, 50).await?)
 }
 
-/// One note with its first five likers and whether `viewer` likes it.
+/// One note with its first five likers and whether `viewer` likes it; a hidden note only for its author,
+/// with the moderator's reason.
 pub async fn note(state: &AppState, id: i64, viewer: Option<i64>) -> Result<NoteView, SocialError> {
-    let store::NoteDetail { summary, body, images } =
+    let store::NoteDetail { summary, body, images, hidden_reason } =
         store::note(state.postgres()?, id).await?.ok_or(SocialError::NoteNotFound)?;
-    let (first, liked_by_me) = store::likers(&state.redis, &state.keys, id, 5, viewer).await?;
     let mine = viewer == Some(summary.author_id);
+    if hidden_reason.is_some() && !mine {
+        return Err(SocialError::NoteNotFound);
+    }
+    let (first, liked_by_me) = store::likers(&state.redis, &state.keys, id, 5, viewer).await?;
     Ok(NoteView {
         summary,
         body,
         images,
         liked_by_me,
         mine,
+        hidden: hidden_reason,
         first_likers: store::people(state.postgres()?, &first).await?,
     })
+}
+
+/// Reports someone else's live note as abusive, for the operators' queue.
+pub async fn report(state: &AppState, user_id: i64, note_id: i64, reason: &str) -> Result<(), SocialError> {
+    let rule = TextRule { min: 5, max: 500, multiline: true };
+    let reason = FreeText::parse("reason", reason, rule, "Say what is wrong in 5 to 500 characters.")
+        .map_err(SocialError::Invalid)?;
+    let db = state.postgres()?;
+    let note =
+        store::note(db, note_id).await?.filter(|n| n.hidden_reason.is_none()).ok_or(SocialError::NoteNotFound)?;
+    if note.summary.author_id == user_id {
+        return Err(SocialError::Invalid(AppError::invalid(
+            "reason",
+            "This is your own note: delete it if it is wrong.",
+        )));
+    }
+    Ok(store::report(db, note_id, user_id, reason.as_str()).await?)
+}
+
+/// The `limit` notes reported longest ago, each with its open reports (the operators' queue; the caller
+/// checked that an operator asks).
+pub async fn moderation_queue(state: &AppState, limit: i64) -> Result<Vec<ReportedNote>, SocialError> {
+    let db = state.postgres()?;
+    let rows = store::open_reports(db, limit).await?;
+    let mut ids: Vec<i64> = rows.iter().map(|r| r.note_id).collect();
+    ids.dedup();
+    let mut notes: HashMap<i64, ModeratedNote> =
+        store::for_moderation(db, &ids).await?.into_iter().map(|n| (n.summary.id, n)).collect();
+    let mut queue: Vec<ReportedNote> = Vec::with_capacity(ids.len());
+    for row in rows {
+        let report = Report { reporter_name: row.reporter_name, reason: row.reason, at_ms: row.created_ms };
+        match queue.last_mut() {
+            Some(last) if last.note.summary.id == row.note_id => last.reports.push(report),
+            _ => {
+                if let Some(note) = notes.remove(&row.note_id) {
+                    queue.push(ReportedNote { note, reports: vec![report] });
+                }
+            }
+        }
+    }
+    Ok(queue)
+}
+
+/// The `limit` notes hidden last, newest first (for restoring; the caller checked the operator).
+pub async fn hidden_lately(state: &AppState, limit: i64) -> Result<Vec<ModeratedNote>, SocialError> {
+    let db = state.postgres()?;
+    let ids = store::hidden_lately(db, limit).await?;
+    let mut notes: HashMap<i64, ModeratedNote> =
+        store::for_moderation(db, &ids).await?.into_iter().map(|n| (n.summary.id, n)).collect();
+    Ok(ids.iter().filter_map(|id| notes.remove(id)).collect())
+}
+
+/// Every author with hidden notes, and how many.
+pub async fn hidden_per_author(state: &AppState) -> Result<Vec<Tally>, SocialError> {
+    Ok(store::hidden_per_author(state.postgres()?).await?)
+}
+
+/// `operator` hides a note (it leaves the shop's list, the feeds and its likers' reach; its author still
+/// opens it and reads why, also in their inbox), keeps it (its reports close) or restores a hidden one
+/// (back in the feeds at its first place); each is in the audit log. The caller checked the operator.
+pub async fn moderate(state: &AppState, operator: i64, note_id: i64, decision: &Decision) -> Result<(), SocialError> {
+    let done =
+        store::moderate(state.postgres()?, note_id, operator, decision).await?.ok_or(SocialError::NoteNotFound)?;
+    let verb = match decision {
+        Decision::Keep => return Ok(()),
+        Decision::Hide(_) => "hid",
+        Decision::Restore(_) => "restored",
+    };
+    let followers = store::followers(state.postgres()?, done.author_id).await?;
+    // Postgres holds the decision; the feeds also skip hidden notes as they read, so a feed left behind
+    // here shows no hidden note (and `load_inboxes` rebuilds them after a Redis restart).
+    let feeds = match decision {
+        Decision::Hide(_) => store::remove_from_feeds(&state.redis, &state.keys, &followers, note_id).await,
+        _ => store::push_to_feeds(&state.redis, &state.keys, &followers, note_id, done.created_ms).await,
+    };
+    if let Err(e) = feeds {
+        tracing::warn!(note = note_id, "followers' feeds not updated after moderation: {e}");
+    }
+    let detail = format!("{verb} your note: “{}”", decision.reason().unwrap_or_default());
+    let link = format!("/notes/{note_id}");
+    let news = News { kind: NoticeKind::Moderation, subject_id: done.action_id, detail: &detail, link: &link };
+    inbox::tell(state, done.author_id, news).await;
+    Ok(())
 }
 
 /// Likes or un-likes: Postgres records it (the row and the count in one transaction), then Redis' copy of

@@ -3,10 +3,11 @@
 use crate::platform::redis_conn::Redis;
 use sqlx::PgPool;
 
-use super::model::{NewNote, NoteSummary, Person};
+use super::model::{ModeratedNote, NewNote, NoteSummary, Person};
 use crate::platform::keys::Keys;
+use crate::shared::moderation::{Decision, Subject, Tally};
 
-/// A [`NoteSummary`] query over live notes with their authors, `$rest` (from `AND` on) after the shared
+/// A [`NoteSummary`] query over live (neither deleted nor hidden) notes with their authors, `$rest` (from `AND` on) after the shared
 /// part, pasted together as literals because the query macros read the SQL at compile time.
 macro_rules! live_notes {
     ($rest:literal $(, $arg:expr)* $(,)?) => {
@@ -14,7 +15,7 @@ macro_rules! live_notes {
             NoteSummary,
             r#"SELECT n.id, n.title, n.user_id AS author_id, u.nickname AS author_name, n.shop_id, n.liked,
                       (extract(epoch FROM n.created_at) * 1000)::BIGINT AS "created_ms!"
-               FROM notes n JOIN users u ON u.id = n.user_id WHERE n.deleted_at IS NULL "#
+               FROM notes n JOIN users u ON u.id = n.user_id WHERE n.deleted_at IS NULL AND n.hidden_at IS NULL "#
                 + $rest,
             $($arg),*
         )
@@ -51,7 +52,7 @@ pub async fn insert_note(
     .await
 }
 
-/// A live note with what only its own page shows.
+/// A note that is not deleted, with what only its own page shows.
 #[derive(Debug, Clone)]
 pub struct NoteDetail {
     /// What lists show of it.
@@ -60,13 +61,16 @@ pub struct NoteDetail {
     pub body: String,
     /// Image addresses.
     pub images: Vec<String>,
+    /// Why a moderator hid it, if they did.
+    pub hidden_reason: Option<String>,
 }
 
-/// One live note with its body and images, in one query.
+/// One note that is not deleted (hidden ones too: their author still sees them) with its body and images,
+/// in one query.
 pub async fn note(db: &PgPool, id: i64) -> Result<Option<NoteDetail>, sqlx::Error> {
     let row = sqlx::query!(
         r#"SELECT n.id, n.title, n.user_id AS author_id, u.nickname AS author_name, n.shop_id, n.liked,
-                  (extract(epoch FROM n.created_at) * 1000)::BIGINT AS "created_ms!", n.body, n.images
+                  (extract(epoch FROM n.created_at) * 1000)::BIGINT AS "created_ms!", n.body, n.images, n.hidden_reason
            FROM notes n JOIN users u ON u.id = n.user_id WHERE n.deleted_at IS NULL AND n.id = $1"#,
         id,
     )
@@ -84,6 +88,7 @@ pub async fn note(db: &PgPool, id: i64) -> Result<Option<NoteDetail>, sqlx::Erro
         },
         body: r.body,
         images: r.images,
+        hidden_reason: r.hidden_reason,
     }))
 }
 
@@ -122,10 +127,13 @@ pub struct LikeChange {
 /// follows by trigger. `None` if the note is gone.
 pub async fn toggle_like(db: &PgPool, note_id: i64, user_id: i64) -> Result<Option<LikeChange>, sqlx::Error> {
     let mut tx = db.begin().await?;
-    // The note's row lock orders two toggles of one note; a deleted note takes no likes.
-    let Some(_) = sqlx::query_scalar!("SELECT id FROM notes WHERE id = $1 AND deleted_at IS NULL FOR UPDATE", note_id)
-        .fetch_optional(&mut *tx)
-        .await?
+    // The note's row lock orders two toggles of one note; a deleted or hidden note takes no likes.
+    let Some(_) = sqlx::query_scalar!(
+        "SELECT id FROM notes WHERE id = $1 AND deleted_at IS NULL AND hidden_at IS NULL FOR UPDATE",
+        note_id
+    )
+    .fetch_optional(&mut *tx)
+    .await?
     else {
         return Ok(None);
     };
@@ -231,7 +239,7 @@ pub struct InboxEntry {
     pub created_ms: i64,
 }
 
-/// What every inbox holds by the rules of the push (each live note of someone a user follows, written
+/// What every inbox holds by the rules of the push (each live note — neither deleted nor hidden — of someone a user follows, written
 /// after they followed), at most `per_user` newest per user, grouped by user.
 pub async fn all_inboxes(db: &PgPool, per_user: i64) -> Result<Vec<InboxEntry>, sqlx::Error> {
     sqlx::query_as!(
@@ -240,7 +248,7 @@ pub async fn all_inboxes(db: &PgPool, per_user: i64) -> Result<Vec<InboxEntry>, 
                SELECT f.user_id, n.id AS note_id, (extract(epoch FROM n.created_at) * 1000)::BIGINT AS created_ms,
                       row_number() OVER (PARTITION BY f.user_id ORDER BY n.created_at DESC, n.id DESC) AS nth
                FROM follows f JOIN notes n ON n.user_id = f.follows_id
-               WHERE n.deleted_at IS NULL AND n.created_at >= f.created_at
+               WHERE n.deleted_at IS NULL AND n.hidden_at IS NULL AND n.created_at >= f.created_at
            ) e WHERE nth <= $1 ORDER BY user_id"#,
         per_user
     )
@@ -487,4 +495,186 @@ pub async fn forget_orphan_uploads(db: &PgPool, grace: std::time::Duration) -> R
     )
     .fetch_all(db)
     .await
+}
+
+/// Files `reporter`'s report of a note for the operators (reporting again while the first is open replaces
+/// its reason).
+pub async fn report(db: &PgPool, id: i64, reporter: i64, reason: &str) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO note_reports AS p (note_id, reporter_id, reason) VALUES ($1, $2, $3)
+         ON CONFLICT (note_id, reporter_id) DO UPDATE SET reason = EXCLUDED.reason, created_at = now(),
+             resolved_at = NULL, resolved_by = NULL, resolution = NULL",
+        id,
+        reporter,
+        reason,
+    )
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// An open report of a note.
+pub struct ReportRow {
+    /// The note reported.
+    pub note_id: i64,
+    /// Why.
+    pub reason: String,
+    /// Who reported it.
+    pub reporter_name: String,
+    /// When, unix ms.
+    pub created_ms: i64,
+}
+
+/// The open reports of the `limit` notes reported longest ago, oldest report first.
+pub async fn open_reports(db: &PgPool, limit: i64) -> Result<Vec<ReportRow>, sqlx::Error> {
+    sqlx::query_as!(
+        ReportRow,
+        r#"WITH queue AS (
+               SELECT note_id, min(created_at) AS since FROM note_reports WHERE resolved_at IS NULL
+               GROUP BY note_id ORDER BY since, note_id LIMIT $1)
+           SELECT p.note_id, p.reason, u.nickname AS reporter_name,
+                  (extract(epoch FROM p.created_at) * 1000)::BIGINT AS "created_ms!"
+           FROM queue q JOIN note_reports p ON p.note_id = q.note_id AND p.resolved_at IS NULL
+           JOIN users u ON u.id = p.reporter_id JOIN notes n ON n.id = p.note_id
+           WHERE n.deleted_at IS NULL
+           ORDER BY q.since, q.note_id, p.created_at, p.id"#,
+        limit,
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// Notes among `ids` that are not deleted, hidden ones too, as moderation shows them (any order).
+pub async fn for_moderation(db: &PgPool, ids: &[i64]) -> Result<Vec<ModeratedNote>, sqlx::Error> {
+    let rows = sqlx::query!(
+        r#"SELECT n.id, n.title, n.user_id AS author_id, u.nickname AS author_name, n.shop_id, n.liked,
+                  (extract(epoch FROM n.created_at) * 1000)::BIGINT AS "created_ms!", n.body, s.name AS shop_name,
+                  n.hidden_reason, (extract(epoch FROM n.hidden_at) * 1000)::BIGINT AS hidden_ms
+           FROM notes n JOIN users u ON u.id = n.user_id JOIN shops s ON s.id = n.shop_id
+           WHERE n.deleted_at IS NULL AND n.id = ANY($1)"#,
+        ids,
+    )
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| ModeratedNote {
+            summary: NoteSummary {
+                id: r.id,
+                title: r.title,
+                author_id: r.author_id,
+                author_name: r.author_name,
+                shop_id: r.shop_id,
+                liked: r.liked,
+                created_ms: r.created_ms,
+            },
+            body: r.body,
+            shop_name: r.shop_name,
+            hidden_reason: r.hidden_reason,
+            hidden_ms: r.hidden_ms,
+        })
+        .collect())
+}
+
+/// The `limit` notes hidden last (not deleted since), newest first.
+pub async fn hidden_lately(db: &PgPool, limit: i64) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar!(
+        "SELECT id FROM notes WHERE hidden_at IS NOT NULL AND deleted_at IS NULL
+         ORDER BY hidden_at DESC, id DESC LIMIT $1",
+        limit,
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// Every author with hidden notes, and how many.
+pub async fn hidden_per_author(db: &PgPool) -> Result<Vec<Tally>, sqlx::Error> {
+    sqlx::query_as!(
+        Tally,
+        r#"SELECT n.user_id, u.nickname AS name, count(*) AS "hidden!" FROM notes n JOIN users u ON u.id = n.user_id
+           WHERE n.hidden_at IS NOT NULL AND n.deleted_at IS NULL GROUP BY n.user_id, u.nickname"#,
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// A note's author and when it was written.
+struct Target {
+    author_id: i64,
+    created_ms: i64,
+}
+
+/// What a moderation decision touched.
+#[derive(Debug, Clone, Copy)]
+pub struct Moderated {
+    /// The note's author (whose followers' feeds follow, and who hears of it).
+    pub author_id: i64,
+    /// When the note was written (its score in the feeds), unix ms.
+    pub created_ms: i64,
+    /// The decision's place in the audit log.
+    pub action_id: i64,
+}
+
+/// An operator's decision on a note, with its audit entry, in one transaction: hiding (a second one
+/// rewrites the reason) or keeping closes its open reports; restoring shows a hidden one again. `None` if
+/// there is no such note in a state the decision applies to.
+pub async fn moderate(
+    db: &PgPool,
+    id: i64,
+    operator: i64,
+    decision: &Decision,
+) -> Result<Option<Moderated>, sqlx::Error> {
+    let mut tx = db.begin().await?;
+    let target = match decision {
+        Decision::Hide(reason) => {
+            sqlx::query_as!(
+                Target,
+                r#"UPDATE notes SET hidden_at = now(), hidden_reason = $2 WHERE id = $1 AND deleted_at IS NULL
+                   RETURNING user_id AS author_id, (extract(epoch FROM created_at) * 1000)::BIGINT AS "created_ms!""#,
+                id,
+                reason,
+            )
+            .fetch_optional(&mut *tx)
+            .await?
+        }
+        Decision::Keep => {
+            sqlx::query_as!(
+                Target,
+                r#"SELECT user_id AS author_id, (extract(epoch FROM created_at) * 1000)::BIGINT AS "created_ms!"
+                   FROM notes WHERE id = $1 AND deleted_at IS NULL"#,
+                id,
+            )
+            .fetch_optional(&mut *tx)
+            .await?
+        }
+        Decision::Restore(_) => {
+            sqlx::query_as!(
+                Target,
+                r#"UPDATE notes SET hidden_at = NULL, hidden_reason = NULL
+                   WHERE id = $1 AND deleted_at IS NULL AND hidden_at IS NOT NULL
+                   RETURNING user_id AS author_id, (extract(epoch FROM created_at) * 1000)::BIGINT AS "created_ms!""#,
+                id,
+            )
+            .fetch_optional(&mut *tx)
+            .await?
+        }
+    };
+    let Some(Target { author_id, created_ms }) = target else {
+        return Ok(None);
+    };
+    let entry = crate::platform::audit::Entry::moderation(operator, Subject::Note, id, decision);
+    let action_id = crate::platform::audit::record(&mut tx, entry).await?;
+    if let Some(resolution) = decision.resolution() {
+        sqlx::query!(
+            "UPDATE note_reports SET resolved_at = now(), resolved_by = $2, resolution = $3
+             WHERE note_id = $1 AND resolved_at IS NULL",
+            id,
+            operator,
+            resolution,
+        )
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(Some(Moderated { author_id, created_ms, action_id }))
 }

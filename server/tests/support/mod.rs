@@ -118,6 +118,8 @@ pub fn table() -> Vec<Row> {
         row("/api/account/log-out-others", "", [LOGIN, OK, OK, OK, OK]),
         row("/api/social/write-note", "shop_id=1&title=Hi&body=Nice&images=", [LOGIN, OK, OK, OK, NO]),
         row("/api/social/like", "note_id={note}", [LOGIN, OK, OK, OK, NO]),
+        // Anyone logged in but an operator reports someone else's note; its author is told to delete it.
+        row("/api/social/report-note", "note_id={note}&reason=Spam+and+abuse", [LOGIN, OK, OK, BAD, NO]),
         row("/api/social/feed", "offset=0", [LOGIN, OK, OK, OK, OK]),
         row("/api/checkin/today", "", [LOGIN, OK, OK, OK, NO]),
         row("/api/checkin/month", "", [LOGIN, OK, OK, OK, OK]),
@@ -146,8 +148,8 @@ pub fn table() -> Vec<Row> {
         row("/api/reviews/report", "review_id={review}&reason=Spam+and+abuse", [LOGIN, OK, OK, OK, NO]),
         row("/api/reviews/reply", "review_id={review}&reply=Thanks", [LOGIN, NO, NO, OK, NO]),
         row("/api/reviews/console", "shop_id=1&unanswered=true&after=", [LOGIN, NO, NO, OK, NO]),
-        row("/api/reviews/moderation", "", [LOGIN, NO, NO, NO, OK]),
-        // The audit log and the dashboard: operators only.
+        // Moderation, the audit log and the dashboard: operators only.
+        row("/api/ops/moderation", "", [LOGIN, NO, NO, NO, OK]),
         row("/api/ops/audit", "action=", [LOGIN, NO, NO, NO, OK]),
         row("/api/ops/dashboard", "", [LOGIN, NO, NO, NO, OK]),
         // Onboarding: anyone logged in reads their application; a photo that is nobody's upload is a field
@@ -156,7 +158,16 @@ pub fn table() -> Vec<Row> {
         row("/api/onboarding/apply", "{application_form}", [LOGIN, BAD, BAD, BAD, BAD]),
         row("/api/onboarding/queue", "", [LOGIN, NO, NO, NO, OK]),
         row("/api/onboarding/decide", "id=1&approve=true&reason=", [LOGIN, NO, NO, NO, BAD]),
-        row("/api/reviews/moderate", "review_id={review}&hide=true&reason=Abusive+words", [LOGIN, NO, NO, NO, OK]),
+        row(
+            "/api/ops/moderate",
+            "subject=review&id={review}&decision=hide&reason=Abusive+words",
+            [LOGIN, NO, NO, NO, OK],
+        ),
+        row(
+            "/api/ops/moderate",
+            "subject=review&id={review}&decision=restore&reason=Fair+criticism+after+all",
+            [LOGIN, NO, NO, NO, OK],
+        ),
         // Someone else's review: nobody but its author (who has no session here) may delete it.
         row("/api/reviews/delete", "review_id={review}", [LOGIN, NONE, NONE, NONE, NONE]),
         // Accounts: a wrong password, a new account, then the end of each session.
