@@ -1,5 +1,6 @@
-// Accessibility: axe-core scans every main page (WCAG 2.1 A and AA rules) as a shopper or merchant sees
-// it, at phone and desktop width; no serious or critical violation may remain.
+// Accessibility: axe-core scans every main page (WCAG 2.1 A and AA rules) as a shopper, merchant or operator
+// sees it, at phone and desktop width and in the dark scheme at phone width; no serious or critical
+// violation may remain.
 import AxeBuilder from '@axe-core/playwright';
 import { Page, test } from '@playwright/test';
 import { buyOne, expect, logInDemo, PAGES, waitForHydration } from './helpers';
@@ -13,7 +14,9 @@ async function scanAll(page: Page, paths: string[]) {
 
 async function scan(page: Page, path: string): Promise<string[]> {
   const found: string[] = [];
-  for (const width of [390, 1280]) {
+  // Both widths in the light scheme; the phone width again in the dark one (prefers-color-scheme).
+  for (const [width, scheme] of [[390, 'light'], [1280, 'light'], [390, 'dark']] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
     await page.setViewportSize({ width, height: 900 });
     await page.goto(path);
     await waitForHydration(page);
@@ -23,30 +26,31 @@ async function scan(page: Page, path: string): Promise<string[]> {
     const bad = violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.impact} ${v.id}: ${v.help}\n    ${v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')} — ${n.failureSummary?.split('\n')[1]?.trim() ?? ''}`).join('\n    ')}`);
-    found.push(...bad.map((b) => `${path} at ${width} px: ${b}`));
+    found.push(...bad.map((b) => `${path} at ${width} px, ${scheme}: ${b}`));
   }
   return found;
 }
 
 test('public pages pass an accessibility scan', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000);
   await scanAll(page, PAGES.public);
 });
 
 test("a shopper's pages pass an accessibility scan", async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000);
   await logInDemo(page, '13800000002');
   await buyOne(page);
   await scanAll(page, PAGES.shopper);
 });
 
 test("a merchant's pages pass an accessibility scan", async ({ page }) => {
-  test.setTimeout(150_000);
+  test.setTimeout(225_000);
   await logInDemo(page, '13800000001');
   await scanAll(page, PAGES.merchant);
 });
 
 test("an operator's pages pass an accessibility scan", async ({ page }) => {
+  test.setTimeout(60_000);
   await logInDemo(page, '13800000009');
   await scanAll(page, PAGES.operator);
 });
