@@ -246,7 +246,14 @@ pub async fn moderate(state: &AppState, operator: i64, review_id: i64, decision:
         Decision::Restore(_) => "restored",
         Decision::Keep => return Ok(()),
     };
-    let shop = catalog::shop(state, done.shop_id).await?;
+    // The decision is made: telling its author is best-effort, never an error for the operator.
+    let shop = match catalog::shop(state, done.shop_id).await {
+        Ok(shop) => shop,
+        Err(e) => {
+            tracing::warn!(review = review_id, "author not told of a moderation: {e}");
+            return Ok(());
+        }
+    };
     let detail = format!("{verb} your review of {}: “{}”", shop.name, decision.reason().unwrap_or_default());
     let link = format!("/shops/{}", done.shop_id);
     let news = News { kind: NoticeKind::Moderation, subject_id: done.action_id, detail: &detail, link: &link };
