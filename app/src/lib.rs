@@ -47,7 +47,7 @@ use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 
 use account::pages::AccountPage;
 use auth::pages::{AccountMenu, AuthContext, CodeLoginPage, DevOutboxPage, LoginPage, RegisterPage};
-use catalog::pages::{CategoryPage, FavouritesPage, HomePage, SearchPage};
+use catalog::pages::{CategoryPage, FavouritesPage, SearchPage};
 use checkin::pages::CheckinPage;
 use geo::pages::NearbyPage;
 use inbox::pages::InboxPage;
@@ -60,7 +60,7 @@ use orders::pages::MyOrdersPage;
 use reviews::pages::RankingsPage;
 use seckill::pages::ShopSalesPage;
 use social::pages::{FeedPageView, NotePage, ProfilePage};
-use storefront::pages::{EditShopPage, NewShopPage, ShopDetailPage};
+use storefront::pages::{EditShopPage, HomePage, NewShopPage, ShopDetailPage};
 use ui::NotFound;
 
 /// The HTML document around the app (server rendering only).

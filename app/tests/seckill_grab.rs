@@ -330,3 +330,29 @@ async fn a_grab_no_replica_confirms_is_given_back_and_the_buyer_asked_to_retry(d
         sqlx::query_scalar("SELECT count(*) FROM order_resends WHERE voucher_id = 79").fetch_one(&db).await.unwrap();
     assert_eq!(orders, 0, "no order queued for it");
 }
+
+/// The home page's row of sales: those on now with stock left first (what is left as Redis counts it, so
+/// a sale grabbed empty drops out before Postgres has caught up), then those to come, soonest first; over
+/// and sold-out ones left out; no more than asked for.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn the_home_page_shows_sales_on_now_then_the_soonest_to_come(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    open_sale(&state, 101, 5, -600, 3_600).await; // on since 10 minutes
+    open_sale(&state, 102, 1, -900, 3_600).await; // on, and grabbed empty below
+    open_sale(&state, 103, 5, 3_600, 7_200).await; // in an hour
+    open_sale(&state, 104, 5, 600, 7_200).await; // in 10 minutes
+    open_sale(&state, 106, 5, -300, 3_600).await; // on since 5 minutes
+    seed_flash_sale(&db, 105, 5, -7_200, -600).await.unwrap(); // over
+    let user = seed_users(&db, 77, 1).await.unwrap()[0];
+    service::grab(&state, user, 101, "10.0.0.7").await.unwrap();
+    service::grab(&state, user, 102, "10.0.0.7").await.unwrap();
+
+    let before = now_ms();
+    let now = service::sales_now(&state, 10).await.unwrap();
+    assert!((before..=now_ms()).contains(&now.server_now_ms), "the clock the countdowns start from");
+    let shown: Vec<(i64, i64)> = now.sales.iter().map(|s| (s.voucher_id, s.left)).collect();
+    assert_eq!(shown, [(101, 4), (106, 5), (104, 5), (103, 5)]);
+    assert!(now.sales.iter().all(|s| s.shop_id == 1 && s.shop_name == "S" && s.pay_value_cents == 990));
+    let first = service::sales_now(&state, 3).await.unwrap().sales;
+    assert_eq!(first.iter().map(|s| s.voucher_id).collect::<Vec<_>>(), [101, 106, 104]);
+}

@@ -29,6 +29,35 @@ test('browse from home through a category to a shop', async ({ page }) => {
   await expect(page.locator('.voucher').first()).toBeVisible();
 });
 
+test('the home page shows the flash sales on now and coming, live first, each leading to its shop', async ({ page }) => {
+  await page.goto('/');
+  await waitForHydration(page);
+  const strip = page.locator('.sales-now');
+  await expect(strip.getByRole('heading', { name: 'Flash sales' })).toBeVisible();
+  // The demo's running sale, with what is left as Redis counts it (shop 1 sells 100).
+  const live = strip.locator('.sale-teaser', { hasText: '限时秒杀 ¥100 代金券' });
+  await expect(live.locator('.sale-shop')).not.toBeEmpty();
+  await expect(live.locator('.sale-price')).toHaveText('¥19.90');
+  await expect(live.locator('.sale-state')).toHaveAttribute('data-state', 'live');
+  expect(Number(await live.locator('.stock-left').textContent())).toBeGreaterThan(0);
+  // The demo's next sale starts 5 minutes after the seed: counting down, or on by now on a slow run.
+  const next = strip.locator('.sale-teaser', { hasText: '整点秒杀 ¥200 代金券' });
+  const state = await next.locator('.sale-state').getAttribute('data-state');
+  expect(['upcoming', 'live']).toContain(state);
+  if (state === 'upcoming') {
+    const first = await next.locator('.countdown').textContent();
+    await expect(next.locator('.countdown')).not.toHaveText(first!, { timeout: 3_000 }); // it ticks
+  }
+  // Yesterday's sale is over: not shown. Live ones come before those still to come.
+  await expect(strip.locator('.sale-teaser', { hasText: '昨日秒杀' })).toHaveCount(0);
+  const states = await strip.locator('.sale-state').evaluateAll((ps) => ps.map((p) => p.getAttribute('data-state')));
+  expect(states.indexOf('live')).toBe(0);
+  expect(states.lastIndexOf('live')).toBeLessThan(states.includes('upcoming') ? states.indexOf('upcoming') : states.length);
+  await live.getByRole('link').click();
+  await expect(page).toHaveURL(/\/shops\/1$/);
+  await expect(page.locator('li.voucher.flash', { hasText: '限时秒杀 ¥100 代金券' })).toBeVisible();
+});
+
 test('an unknown shop id shows the 404 page', async ({ page }) => {
   const response = await page.goto('/shops/987654321');
   expect(response?.status()).toBe(404);

@@ -1,55 +1,16 @@
-//! Home, category and search pages.
+//! Category and search pages, and the parts of them the home page shows.
 
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::api::{list_shop_types, list_shops, my_favourites, saved_among, search_shops, set_favourite};
+use super::api::{list_shops, my_favourites, saved_among, search_shops, set_favourite};
 use super::model::{Favourites, Page, ShopSort, ShopSummary, VoucherView, page_from_query};
 use crate::shared::error::AppError;
 use crate::ui::{NO_PICTURE, Pager, error_view, yuan};
 
-/// `/`: greeting, search box and the shop-type tiles.
+/// The search form of the home, category and search pages.
 #[component]
-pub fn HomePage() -> impl IntoView {
-    let types = Resource::new(|| (), |_| list_shop_types());
-    // Where closing an account lands: say that it happened.
-    let closed = leptos_router::hooks::use_query_map().read_untracked().get("closed").is_some();
-    view! {
-        {closed.then(|| view! {
-            <p class="notice-banner" role="status">"Your account is closed and you are logged out. Thank you for using Haodian."</p>
-        })}
-        <section class="hero">
-            <h1>"好店 Haodian"</h1>
-            <p>"Find good shops nearby, grab flash-sale coupons, and share what you liked."</p>
-            <SearchBox value=String::new()/>
-            <p><a class="nearby-link" href="/nearby">"Shops near me →"</a> " · " <a href="/checkin">"Daily check-in"</a>
-                " · " <a class="rankings-link" href="/rankings">"Rankings 榜单"</a></p>
-        </section>
-        <Suspense fallback=|| view! { <p>"Loading categories…"</p> }>
-            {move || Suspend::new(async move {
-                match types.await {
-                    Ok(types) => view! {
-                        <ul class="type-grid">
-                            {types.into_iter().map(|t| view! {
-                                <li>
-                                    <a class="type-tile" href=format!("/types/{}", t.id) data-type-id=t.id>
-                                        <span class="icon">{t.icon}</span>
-                                        <span class="name">{t.name}</span>
-                                        <span class="count">{format!("{} shops", t.shop_count)}</span>
-                                    </a>
-                                </li>
-                            }).collect_view()}
-                        </ul>
-                    }.into_any(),
-                    Err(e) => view! { <p class="form-error">{e.to_string()}</p> }.into_any(),
-                }
-            })}
-        </Suspense>
-    }
-}
-
-#[component]
-fn SearchBox(value: String) -> impl IntoView {
+pub fn SearchBox(value: String) -> impl IntoView {
     view! {
         <form class="search-box" action="/search" method="get" role="search">
             <label for="q" class="visually-hidden">"Search shops"</label>

@@ -1,8 +1,9 @@
 //! Sale administration: a merchant opens, restocks, cancels and clones sales — Postgres and Redis changed
-//! in one step (the row commits only once Redis agrees) — and the console's overview of a shop's sales.
+//! in one step (the row commits only once Redis agrees) — the console's overview of a shop's sales, and
+//! the sales on now across the city that the home page shows.
 
 use super::audit::audit;
-use super::model::{ConsoleSale, GrabCode, NewFlashSale, SaleAudit, SaleState};
+use super::model::{ConsoleSale, GrabCode, NewFlashSale, SaleAudit, SaleState, SaleTeaser, SalesNow};
 use super::service::SeckillError;
 use super::store;
 use crate::auth::model::CurrentUser;
@@ -137,6 +138,37 @@ pub async fn current_sales(state: &AppState) -> Result<Vec<(i64, String, Console
         rows.into_iter().map(|(id, name, row)| ((id, name), row)).unzip();
     let sales = with_live_stock(state, rows).await;
     Ok(shops.into_iter().zip(sales).map(|((id, name), sale)| (id, name, sale)).collect())
+}
+
+/// The sales worth a shopper's look now (the home page): those live with stock left, then those
+/// starting soonest, at most `limit`. Sold out and cancelled ones are left out.
+pub async fn sales_now(state: &AppState, limit: usize) -> Result<SalesNow, SeckillError> {
+    let server_now_ms = now_ms();
+    let (mut live, upcoming): (Vec<_>, Vec<_>) = current_sales(state)
+        .await?
+        .into_iter()
+        .filter(|(_, _, s)| match s.state {
+            SaleState::Live => s.left > 0,
+            SaleState::Upcoming => true,
+            SaleState::Ended | SaleState::Cancelled => false,
+        })
+        .partition(|(_, _, s)| s.state == SaleState::Live);
+    live.extend(upcoming);
+    let sales = live
+        .into_iter()
+        .take(limit)
+        .map(|(shop_id, shop_name, s)| SaleTeaser {
+            voucher_id: s.id,
+            shop_id,
+            shop_name,
+            title: s.title,
+            pay_value_cents: s.pay_value_cents,
+            begin_ms: s.begin_ms,
+            end_ms: s.end_ms,
+            left: s.left,
+        })
+        .collect();
+    Ok(SalesNow { server_now_ms, sales })
 }
 
 /// Sales as Postgres has them, with what is left as Redis counts it where it holds the sale (one round

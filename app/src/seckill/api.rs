@@ -2,10 +2,18 @@
 
 use leptos::prelude::*;
 
-use super::model::{SaleAudit, SaleForm};
+use super::model::{SaleAudit, SaleForm, SalesNow};
 use crate::orders::model::OrderStatus;
 use crate::shared::error::AppError;
 use crate::shared::human_check::Puzzle;
+
+/// The flash sales on now and starting soonest across the city (the home page; no log-in needed).
+#[server(endpoint = "seckill/sales-now", input = leptos::server_fn::codec::GetUrl)]
+pub async fn get_sales_now() -> Result<SalesNow, AppError> {
+    /// How many the home page shows: a row of cards on a desktop, a short scroll on a phone.
+    const HOME_SALES: usize = 6;
+    crate::web::edge::run(|cx| async move { Ok(super::service::sales_now(&cx.state, HOME_SALES).await?) }).await
+}
 
 /// A slider puzzle for the logged-in user on flash sale `voucher_id` (sales with the human check ask for
 /// one before each grab).

@@ -137,6 +137,37 @@ impl SaleAudit {
     }
 }
 
+/// A flash sale as the home page shows it: its shop, what it sells and when, and what is left.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaleTeaser {
+    /// Voucher id.
+    pub voucher_id: i64,
+    /// Its shop.
+    pub shop_id: i64,
+    /// The shop's name.
+    pub shop_name: String,
+    /// Title.
+    pub title: String,
+    /// Price, fen.
+    pub pay_value_cents: i64,
+    /// Start, unix ms.
+    pub begin_ms: i64,
+    /// End, unix ms.
+    pub end_ms: i64,
+    /// Left as Redis counts it (Postgres' count without Redis).
+    pub left: i64,
+}
+
+/// The flash sales on now and starting soonest, read at `server_now_ms` (the page's countdowns run on
+/// the server's clock, as the shop page's do).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SalesNow {
+    /// When the server read them, unix ms.
+    pub server_now_ms: i64,
+    /// Live ones with stock left first, then those starting soonest.
+    pub sales: Vec<SaleTeaser>,
+}
+
 /// Where a flash sale stands, as its merchant sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SaleState {

@@ -1,5 +1,6 @@
 //! The flash-sale card of a shop page: state from the sale clock, countdown, throttled grab button,
-//! and the order it produced, followed until the order writer has stored it.
+//! and the order it produced, followed until the order writer has stored it; and the home page's row of
+//! sales on now.
 
 use std::time::Duration;
 
@@ -7,16 +8,17 @@ use leptos::either::{Either, EitherOf4, EitherOf5};
 use leptos::prelude::*;
 
 use super::api::{
-    ChangeSaleStock, CreateFlashSale, get_order_status, grab_coupon, grab_puzzle, shop_sales, solve_puzzle,
+    ChangeSaleStock, CreateFlashSale, get_order_status, get_sales_now, grab_coupon, grab_puzzle, shop_sales,
+    solve_puzzle,
 };
-use super::model::SaleForm;
+use super::model::{SaleForm, SaleTeaser};
 use crate::catalog::model::VoucherView;
 use crate::catalog::pages::VoucherShell;
 use crate::orders::model::{OrderStatus, order_code};
 use crate::shared::clock::format_local;
 use crate::shared::error::AppError;
 use crate::shared::human_check::{HEIGHT, PIECE, Puzzle, STEP, WIDTH, piece_path};
-use crate::ui::{FieldError, FormError, busy, countdown_text, error_notice, server_clock};
+use crate::ui::{FieldError, FormError, busy, countdown_text, error_notice, server_clock, yuan};
 
 /// Where a sale stands at one instant of the sale clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,9 +78,20 @@ fn SaleState(
     }
     let now = server_clock(server_now_ms);
     let phase = Memo::new(move |_| SalePhase::at(now.get(), begin_ms, end_ms, left.get()));
-    // Either types rather than `.into_any()`: the islands on the shop page are the bundle's main module, and
-    // type-erased views carry code for every way a view can be rendered.
-    move || match phase.get() {
+    move || {
+        let phase = phase.get();
+        view! {
+            {sale_line(phase, left, "Flash sale · ")}
+            {(phase == SalePhase::Live).then(|| view! { <GrabButton voucher_id shop_id human_check/> })}
+        }
+    }
+}
+
+/// The line that says where a sale stands at `phase`, `live` leading the stock left while it is on.
+// Either types rather than `.into_any()`: the islands on the shop page are the bundle's main module, and
+// type-erased views carry code for every way a view can be rendered.
+fn sale_line(phase: SalePhase, left: RwSignal<i64>, live: &'static str) -> impl IntoView {
+    match phase {
         SalePhase::Upcoming(ms) => EitherOf4::A(view! {
             <p class="sale-state upcoming" data-state="upcoming">
                 "Starts in " <span class="countdown">{countdown_text(ms)}</span>
@@ -86,9 +99,8 @@ fn SaleState(
         }),
         SalePhase::Live => EitherOf4::B(view! {
             <p class="sale-state live" data-state="live">
-                "Flash sale · " <span class="stock-left">{move || left.get()}</span> " left"
+                {live} <span class="stock-left">{move || left.get()}</span> " left"
             </p>
-            <GrabButton voucher_id shop_id human_check/>
         }),
         SalePhase::SoldOut => {
             EitherOf4::C(view! { <p class="sale-state sold-out" data-state="sold-out">"Sold out"</p> })
@@ -97,6 +109,62 @@ fn SaleState(
             EitherOf4::D(view! { <p class="sale-state ended" data-state="ended">"This sale has ended"</p> })
         }
     }
+}
+
+/// The home page's row of flash sales: those on now with stock left, then those starting soonest across
+/// the city, each leading to its shop (where the grab is). Nothing is shown when no sale is on or coming.
+#[component]
+pub fn SalesNowStrip() -> impl IntoView {
+    let sales = Resource::new(|| (), |_| get_sales_now());
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                match sales.await {
+                    Ok(now) if !now.sales.is_empty() => Some(view! {
+                        <section class="sales-now" aria-labelledby="sales-now-title">
+                            <h2 id="sales-now-title">"Flash sales"</h2>
+                            <ul class="sale-strip">
+                                {now.sales.into_iter().map(|s| view! { <SaleTeaserCard s server_now_ms=now.server_now_ms/> }).collect_view()}
+                            </ul>
+                        </section>
+                    }.into_any()),
+                    Ok(_) => None,
+                    // The rest of the home page still serves: say that this part is missing.
+                    Err(e) => Some(view! {
+                        <p class="muted sales-now-error">{format!("Flash sales cannot be shown just now: {e}")}</p>
+                    }.into_any()),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// One sale of [`SalesNowStrip`]: its shop, title and price on the server, its state live in the browser.
+#[component]
+fn SaleTeaserCard(s: SaleTeaser, server_now_ms: i64) -> impl IntoView {
+    let SaleTeaser { voucher_id, shop_id, shop_name, title, pay_value_cents, begin_ms, end_ms, left } = s;
+    view! {
+        <li class="sale-teaser" data-sale-id=voucher_id>
+            <a href=format!("/shops/{shop_id}")>
+                <span class="sale-shop">{shop_name}</span>
+                <span class="sale-title">{title}</span>
+                <span class="sale-price">{yuan(pay_value_cents)}</span>
+            </a>
+            <SaleTicker voucher_id begin_ms end_ms stock=left server_now_ms/>
+        </li>
+    }
+}
+
+/// A teaser's state on the sale clock — counting down, on with the stock left, sold out, over — kept
+/// current like the shop page's [`SaleState`], without the grab itself (that needs the shop page's puzzle
+/// and order follower).
+#[island]
+fn SaleTicker(voucher_id: i64, begin_ms: i64, end_ms: i64, stock: i64, server_now_ms: i64) -> impl IntoView {
+    let left = RwSignal::new(stock);
+    follow_stock(voucher_id, left);
+    let now = server_clock(server_now_ms);
+    let phase = Memo::new(move |_| SalePhase::at(now.get(), begin_ms, end_ms, left.get()));
+    move || sale_line(phase.get(), left, "On now · ")
 }
 
 /// Keeps `left` current while the page is open. Every sale card on the page registers here as it hydrates,

@@ -133,7 +133,7 @@ impl SeckillError {
 
 pub use super::admin::{
     cancel_sale, change_stock, clone_sale, console_sales, create_sale, current_sales, forget_at_ms, forget_sales,
-    open_sale, sales_of_shop, sales_overview, seed_sale, shop_of_sale, shop_sales,
+    open_sale, sales_now, sales_of_shop, sales_overview, seed_sale, shop_of_sale, shop_sales,
 };
 pub use super::audit::{audit, flush_grab_tally, grab_outcomes, spawn_reconciliation, spawn_tally_flusher};
 #[cfg(feature = "testing")]

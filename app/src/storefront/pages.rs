@@ -1,4 +1,4 @@
-//! The shop page (coupons, flash sales, notes, visitors) and the merchant's shop forms.
+//! The home page, the shop page (coupons, flash sales, notes, visitors) and the merchant's shop forms.
 
 use leptos::either::EitherOf3;
 use leptos::prelude::*;
@@ -7,16 +7,57 @@ use super::api::{OpenShop, RemoveShop, UpdateShop, get_shop_page};
 use super::model::ShopPage;
 use crate::catalog::api::{list_shop_types, shop_for_edit};
 use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
-use crate::catalog::pages::{FavouriteButton, VoucherShell};
+use crate::catalog::pages::{FavouriteButton, SearchBox, VoucherShell};
 use crate::orders::api::buy_voucher;
 use crate::orders::model::order_code;
 use crate::reviews::pages::ShopReviews;
-use crate::seckill::pages::FlashSaleCard;
+use crate::seckill::pages::{FlashSaleCard, SalesNowStrip};
 use crate::shared::error::AppError;
 use crate::social::pages::ShopNotes;
 use crate::ui::{
     FieldError, FormError, NO_PICTURE, PhotoUpload, busy, error_notice, error_view, id_param, id_resource, yuan,
 };
+
+/// `/`: greeting and search box, the flash sales on now and soon, and the shop-type tiles.
+#[component]
+pub fn HomePage() -> impl IntoView {
+    let types = Resource::new(|| (), |_| list_shop_types());
+    // Where closing an account lands: say that it happened.
+    let closed = leptos_router::hooks::use_query_map().read_untracked().get("closed").is_some();
+    view! {
+        {closed.then(|| view! {
+            <p class="notice-banner" role="status">"Your account is closed and you are logged out. Thank you for using Haodian."</p>
+        })}
+        <section class="hero">
+            <h1>"好店 Haodian"</h1>
+            <p>"Find good shops nearby, grab flash-sale coupons, and share what you liked."</p>
+            <SearchBox value=String::new()/>
+            <p><a class="nearby-link" href="/nearby">"Shops near me →"</a> " · " <a href="/checkin">"Daily check-in"</a>
+                " · " <a class="rankings-link" href="/rankings">"Rankings 榜单"</a></p>
+        </section>
+        <SalesNowStrip/>
+        <Suspense fallback=|| view! { <p>"Loading categories…"</p> }>
+            {move || Suspend::new(async move {
+                match types.await {
+                    Ok(types) => view! {
+                        <ul class="type-grid">
+                            {types.into_iter().map(|t| view! {
+                                <li>
+                                    <a class="type-tile" href=format!("/types/{}", t.id) data-type-id=t.id>
+                                        <span class="icon">{t.icon}</span>
+                                        <span class="name">{t.name}</span>
+                                        <span class="count">{format!("{} shops", t.shop_count)}</span>
+                                    </a>
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                    }.into_any(),
+                    Err(e) => view! { <p class="form-error">{e.to_string()}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
 
 /// `/shops/:id`.
 #[component]

@@ -94,6 +94,7 @@ pub fn table() -> Vec<Row> {
         // Any merchant may open a shop; shoppers may not.
         row("/api/catalog/open-shop", "type_id=1&{shop_form}", [LOGIN, NO, OK, OK, NO]),
         // Anyone logged in — but an operator stays out of shopping (403).
+        Row { path: "/api/seckill/sales-now", get: true, args: "", expect: [OK; 5] },
         row("/api/seckill/puzzle", "voucher_id={sale}", [LOGIN, OK, OK, OK, NO]),
         // A ticket this site never issued is a field error for everyone logged in.
         row("/api/seckill/solve", "voucher_id={sale}&ticket=1.ab.cd.ef&x=100&drag_ms=800", [LOGIN, BAD, BAD, BAD, NO]),
