@@ -211,12 +211,19 @@ async fn thousand_readers(options: sqlx::postgres::PgConnectOptions) -> (i64, u6
     let stale = Shop { id: ID, name: "旧名字".into(), type_id: 1, ..Shop::default() };
     cache(&states[0]).put_l2(ID, &L2Entry { data: Some(stale), expires_at: now_ms() - 1_000 }).await.unwrap();
     let before = shop_scans(&db).await;
+    // The rebuild's read of the row waits behind this lock until every reader has answered, so each answer
+    // came from the stale entry at once, not after the load — and however slowly a busy machine runs the
+    // thousand readers, none of them arrives after the rebuild has already written.
+    let mut hold = db.begin().await.unwrap();
+    sqlx::query("LOCK TABLE shops IN ACCESS EXCLUSIVE MODE").execute(&mut *hold).await.unwrap();
 
     let reads = (0..1_000).map(|i| {
         let state = states[i % 3].clone();
         tokio::spawn(async move { service::shop(&state, ID).await.map(|s| s.name.clone()) })
     });
     let names = join_all(reads).await;
+    assert_eq!(l2_name(&states[0], ID).await, Some(Some("旧名字".into())), "the rebuild waits for the lock");
+    hold.rollback().await.unwrap();
     assert!(
         names.iter().all(|n| n.as_ref().is_ok_and(|n| n.as_deref().is_ok_and(|n| n == "旧名字"))),
         "every reader got the stale value at once"
