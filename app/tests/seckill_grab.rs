@@ -337,6 +337,7 @@ async fn a_grab_no_replica_confirms_is_given_back_and_the_buyer_asked_to_retry(d
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn the_home_page_shows_sales_on_now_then_the_soonest_to_come(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
     open_sale(&state, 101, 5, -600, 3_600).await; // on since 10 minutes
     open_sale(&state, 102, 1, -900, 3_600).await; // on, and grabbed empty below
     open_sale(&state, 103, 5, 3_600, 7_200).await; // in an hour
