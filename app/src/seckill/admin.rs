@@ -144,7 +144,8 @@ pub async fn current_sales(state: &AppState) -> Result<Vec<(i64, String, Console
 /// starting soonest, at most `limit`. Sold out and cancelled ones are left out.
 pub async fn sales_now(state: &AppState, limit: usize) -> Result<SalesNow, SeckillError> {
     let server_now_ms = now_ms();
-    let (mut live, upcoming): (Vec<_>, Vec<_>) = current_sales(state)
+    // `current_sales` comes soonest start first, so the sales on now (started already) lead those to come.
+    let sales = current_sales(state)
         .await?
         .into_iter()
         .filter(|(_, _, s)| match s.state {
@@ -152,10 +153,6 @@ pub async fn sales_now(state: &AppState, limit: usize) -> Result<SalesNow, Secki
             SaleState::Upcoming => true,
             SaleState::Ended | SaleState::Cancelled => false,
         })
-        .partition(|(_, _, s)| s.state == SaleState::Live);
-    live.extend(upcoming);
-    let sales = live
-        .into_iter()
         .take(limit)
         .map(|(shop_id, shop_name, s)| SaleTeaser {
             voucher_id: s.id,
