@@ -105,6 +105,7 @@ async fn closing_an_account_keeps_its_orders_and_nothing_personal(db: PgPool) {
     let batch = [app::platform::kafka::OrderCreated { order_id, user_id: me, voucher_id: 63, ts: 0 }];
     app::orders::writer::write_batch(&state.db, &batch).await.unwrap();
     app::catalog::service::set_favourite(&state, me, 1, true).await.unwrap();
+    app::catalog::service::record_view(&state, me, 1).await.unwrap();
     app::social::service::set_follow(&state, me, friend, true).await.unwrap();
     app::social::service::set_follow(&state, friend, me, true).await.unwrap();
     let note = NewNote::parse("Queue", "Worth it.", "").unwrap();
@@ -128,6 +129,7 @@ async fn closing_an_account_keeps_its_orders_and_nothing_personal(db: PgPool) {
     assert_eq!(row, (None, auth::CLOSED_NAME.to_string(), None, true));
     assert_eq!(sessions(&state, me).await, 0, "every browser logged out");
     assert_eq!(app::catalog::service::favourite(&state, 1, None).await.unwrap().count, 0);
+    assert!(app::catalog::service::recently_viewed(&state, me, 20).await.unwrap().is_empty(), "what it viewed is gone");
     let friend_profile = app::social::service::profile(&state, friend, None).await.unwrap();
     assert_eq!((friend_profile.followers, friend_profile.following), (0, 0));
     assert!(app::inbox::service::inbox(&state, me).await.unwrap().notices.is_empty());

@@ -313,6 +313,44 @@ async fn favourites_are_counted_once_and_listed_newest_first(db: PgPool) {
     assert_eq!(service::favourites(&state, me, 1).await.expect("list").total, 1);
 }
 
+/// "Recently viewed": the shop pages a logged-in shopper opened, the latest first, one entry per shop,
+/// the latest 20 kept; a visitor who is not logged in leaves none; "Clear" forgets them.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn recently_viewed_lists_the_latest_shop_pages_first_and_keeps_twenty(db: PgPool) {
+    let people = fixture(&db).await;
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, address, longitude, latitude)
+         SELECT g, 'S' || g, 1, '杭州市某路', 120.16, 30.25 FROM generate_series(2, 25) g",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let state = test_instances(db.clone(), 1, &[]).await.remove(0);
+    let me = &people.shopper;
+    let ids = |list: Vec<app::catalog::model::ShopSummary>| list.iter().map(|s| s.id).collect::<Vec<i64>>();
+
+    for id in 1..=25 {
+        shop_page(&state, id, Some(me), "a:me").await.expect("page");
+    }
+    shop_page(&state, 7, Some(me), "a:me").await.expect("page");
+    shop_page(&state, 3, None, "a:stranger").await.expect("an anonymous page");
+    shop_page(&state, 4, Some(&people.owner), "a:owner").await.expect("someone else's page");
+    assert_eq!(ids(service::recently_viewed(&state, me.id, 8).await.unwrap()), [7, 25, 24, 23, 22, 21, 20, 19]);
+    let kept = ids(service::recently_viewed(&state, me.id, 100).await.unwrap());
+    assert_eq!(kept.iter().copied().min(), Some(6), "the latest 20 kept: {kept:?}");
+    assert_eq!(kept.len(), 20, "{kept:?}");
+    // Shop 1 comes back; the oldest now is 6 (7 was opened again), which makes room.
+    shop_page(&state, 1, Some(me), "a:me").await.expect("page");
+    let kept = ids(service::recently_viewed(&state, me.id, 100).await.unwrap());
+    assert_eq!((kept.len(), kept[0], kept[1]), (20, 1, 7), "{kept:?}");
+    assert!(!kept.contains(&6), "{kept:?}");
+    assert_eq!(ids(service::recently_viewed(&state, people.owner.id, 8).await.unwrap()), [4], "each their own");
+
+    service::forget_views(&state, me.id).await.unwrap();
+    assert!(service::recently_viewed(&state, me.id, 8).await.unwrap().is_empty(), "cleared");
+    assert_eq!(ids(service::recently_viewed(&state, people.owner.id, 8).await.unwrap()), [4], "only one's own");
+}
+
 /// An account keeps at most `MAX_FAVOURITES` shops, even when the saves arrive all at once.
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn favourites_stop_at_the_limit_under_concurrent_saves(db: PgPool) {

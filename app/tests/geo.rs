@@ -185,3 +185,42 @@ async fn opened_and_removed_shops_come_and_go_in_nearby_search(db: PgPool) {
         Err(app::seckill::service::SeckillError::Refused(app::sale::inventory::GrabCode::NoSuchSale))
     ));
 }
+
+/// The home page's "Best rated near you": shops of every type within the radius, the best score first
+/// (more reviews first on a tie), unrated shops and shops past the radius left out.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn best_rated_near_is_the_best_scores_of_any_type_within_the_radius(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    // Shops 1…6 of type 1 at these distances, then the decoy (type 2) at the centre.
+    shops_at(&state, &[500.0, 1_000.0, 2_900.0, 3_100.0, 200.0, 100.0]).await;
+    for (id, type_id, score, reviews) in [
+        (1, 1, 4.5, 10),
+        (2, 2, 4.8, 3),
+        (3, 1, 4.9, 7),
+        (4, 1, 5.0, 20),
+        (5, 1, 3.5, 0),
+        (6, 1, 4.5, 12),
+        (9999, 2, 4.0, 1),
+    ] {
+        sqlx::query("UPDATE shops SET type_id = $2, score = $3, review_count = $4 WHERE id = $1")
+            .bind(id as i64)
+            .bind(type_id as i64)
+            .bind(score)
+            .bind(reviews)
+            .execute(&state.db)
+            .await
+            .unwrap();
+    }
+    let best = service::best_rated_near(&state, CENTRE, 3_000.0, 10).await.unwrap();
+    let ids: Vec<i64> = best.iter().map(|n| n.shop.id).collect();
+    assert_eq!(ids, vec![3, 2, 6, 1, 9999], "best first; 3,100 m is outside 3 km; the unrated shop is left out");
+    for n in &best {
+        let ours = distance_m(CENTRE, n.position);
+        assert!((n.distance_m - ours).abs() < 1.0 && n.distance_m <= 3_000.0, "shop {}: {}", n.shop.id, n.distance_m);
+    }
+    assert_eq!(best[0].shop.reviews, 7);
+    let ids: Vec<i64> =
+        service::best_rated_near(&state, CENTRE, 3_000.0, 2).await.unwrap().iter().map(|n| n.shop.id).collect();
+    assert_eq!(ids, vec![3, 2], "the limit keeps the best");
+    assert!(service::best_rated_near(&state, north(20_000.0), 3_000.0, 10).await.unwrap().is_empty());
+}

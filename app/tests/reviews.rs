@@ -312,3 +312,46 @@ async fn a_ranking_equals_the_reference_query_and_survives_redis_forgetting(db: 
     service::refresh_priors(&state).await.unwrap();
     assert_eq!(ranked(None).await, reference(None).await, "after the priors moved");
 }
+
+/// The home page's rankings: the first three places of each type that has a ranking, in the types' order,
+/// equal to the reference query; a type with no shop reviewed enough is left out.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn the_home_pages_rankings_are_each_ranked_types_first_places(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    seed_shop(&db).await.unwrap();
+    sqlx::query("INSERT INTO shop_types (id, name, icon) VALUES (2, 'Two', '2'), (3, 'Three', '3')")
+        .execute(&db)
+        .await
+        .unwrap();
+    // Type 1: shops 2–6, ranked; type 2: shop 7 with too few reviews; type 3: shop 8, ranked alone.
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, address, longitude, latitude)
+         SELECT g, 'S' || g, CASE WHEN g <= 6 THEN 1 WHEN g = 7 THEN 2 ELSE 3 END, '杭州市某路', 120.1, 30.2
+         FROM generate_series(2, 8) g",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let u = seed_users(&db, 508, 5).await.unwrap();
+    for shop in 2..=8_i64 {
+        let n = if shop == 7 { 2 } else { 5 };
+        for (i, who) in u.iter().take(n).enumerate() {
+            let stars = ((shop * 3 + i as i64) % 5 + 1) as i16;
+            service::write(&state, &shopper(*who), shop, review(stars, [stars, 3, 3], "")).await.unwrap();
+        }
+    }
+    let reference: Vec<i64> = sqlx::query_scalar(
+        "SELECT id FROM shops WHERE type_id = 1 AND review_count >= $1 ORDER BY score DESC, id LIMIT 3",
+    )
+    .bind(app::reviews::model::MIN_REVIEWS_TO_RANK)
+    .fetch_all(&db)
+    .await
+    .unwrap();
+    let podiums = service::podiums(&state, 4, 3).await.unwrap();
+    let shown: Vec<(i64, Vec<(u32, i64)>)> =
+        podiums.iter().map(|p| (p.type_id, p.shops.iter().map(|s| (s.place, s.shop.id)).collect())).collect();
+    let want_one: Vec<(u32, i64)> = reference.iter().enumerate().map(|(i, id)| (i as u32 + 1, *id)).collect();
+    assert_eq!(shown, vec![(1, want_one), (3, vec![(1, 8)])]);
+    assert_eq!((podiums[1].type_name.as_str(), podiums[1].icon.as_str()), ("Three", "3"));
+    assert_eq!(service::podiums(&state, 1, 3).await.unwrap().len(), 1, "as many types as asked");
+}

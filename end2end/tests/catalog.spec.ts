@@ -1,6 +1,6 @@
 // Catalog end to end: home → category → page 2 → shop; unknown id → 404; the merchant edits his shop.
-import { test } from '@playwright/test';
-import { expect, logInDemo, ONE_PIXEL_PNG, waitForHydration } from './helpers';
+import { Locator, test } from '@playwright/test';
+import { expect, logInDemo, logInNewAccount, ONE_PIXEL_PNG, uniquePhone, waitForHydration } from './helpers';
 
 test('browse from home through a category to a shop', async ({ page }) => {
   await page.goto('/');
@@ -56,6 +56,84 @@ test('the home page shows the flash sales on now and coming, live first, each le
   await live.getByRole('link').click();
   await expect(page).toHaveURL(/\/shops\/1$/);
   await expect(page.locator('li.voucher.flash', { hasText: '限时秒杀 ¥100 代金券' })).toBeVisible();
+});
+
+/** A tile's distance ("850 m", "2.3 km") in metres and its score ("★ 4.6 · 12 reviews"). */
+async function tiles(row: Locator): Promise<{ m: number; score: number }[]> {
+  return row.locator('.shop-tile').evaluateAll((ts) =>
+    ts.map((t) => {
+      const [, n, unit] = /([\d.]+) (m|km)/.exec(t.querySelector('.tile-note')!.textContent!)!;
+      const score = Number(/★ ([\d.]+)/.exec(t.querySelector('.tile-score')!.textContent!)![1]);
+      return { m: Number(n) * (unit === 'km' ? 1000 : 1), score };
+    }),
+  );
+}
+
+test('the home page shows the best rated shops around an area, or near the browser when it shares where it is', async ({ browser }) => {
+  const context = await browser.newContext({
+    geolocation: { latitude: 30.2785, longitude: 120.1625 }, // Wulin
+    permissions: ['geolocation'],
+  });
+  const page = await context.newPage();
+  await page.goto('/');
+  await waitForHydration(page);
+  const row = page.locator('#best-near');
+  await expect(row.getByRole('heading', { level: 2 })).toHaveText('Best rated around 湖滨 Hubin');
+  // Rated shops of any kind within 3 km, the best score first.
+  const around = await tiles(row);
+  expect(around.length).toBeGreaterThan(0);
+  expect(around.every((t) => t.m <= 3000)).toBe(true);
+  expect(around.map((t) => t.score)).toEqual([...around.map((t) => t.score)].sort((a, b) => b - a));
+  // Another area, chosen in place.
+  await row.getByLabel('Around').selectOption({ label: '武林 Wulin' });
+  await row.getByRole('button', { name: 'Show' }).click();
+  await expect(page).toHaveURL(/near=1#best-near$/);
+  await expect(row.getByRole('heading', { level: 2 })).toHaveText('Best rated around 武林 Wulin');
+  // Where the browser is.
+  await waitForHydration(page);
+  await row.getByRole('button', { name: 'Use my location' }).click();
+  await expect(page).toHaveURL(/\?lon=120\.1625\d*&lat=30\.2785\d*#best-near$/);
+  await expect(row.getByRole('heading', { level: 2 })).toHaveText('Best rated near you');
+  const near = await tiles(row);
+  expect(near.length).toBeGreaterThan(0);
+  expect(near.every((t) => t.m <= 3000)).toBe(true);
+  await row.locator('.shop-tile a').first().click();
+  await expect(page).toHaveURL(/\/shops\/\d+$/);
+  await context.close();
+});
+
+test('a shopper finds the shops they opened under Recently viewed, the latest first, and can clear it', async ({ page }) => {
+  await logInNewAccount(page, uniquePhone());
+  await page.goto('/');
+  await expect(page.locator('.recently-viewed')).toHaveCount(0); // a new account has opened nothing
+  for (const id of [2, 1, 3, 1]) {
+    await page.goto(`/shops/${id}`);
+    await expect(page.locator('.shop-title')).toBeVisible();
+  }
+  await page.goto('/');
+  await waitForHydration(page);
+  const row = page.locator('.recently-viewed');
+  const ids = await row.locator('.shop-tile').evaluateAll((ts) => ts.map((t) => t.getAttribute('data-shop-id')));
+  expect(ids).toEqual(['1', '3', '2']);
+  await row.getByRole('button', { name: 'Clear' }).click();
+  await expect(row).toBeHidden();
+  await page.reload();
+  await expect(page.locator('.recently-viewed')).toHaveCount(0);
+});
+
+test('the home page shows the first places of the rankings, each leading to its whole ranking', async ({ page }) => {
+  await page.goto('/');
+  const tops = page.locator('.ranking-tops');
+  await expect(tops.getByRole('heading', { name: 'Rankings 榜单' })).toBeVisible();
+  const podium = tops.locator('.podium').first();
+  await expect(podium.locator('.ranked-shop')).not.toHaveCount(0);
+  const places = await podium.locator('.place').allTextContents();
+  expect(places).toEqual(places.map((_, i) => String(i + 1)));
+  const typeId = await podium.getAttribute('data-type-id');
+  const first = (await podium.locator('.ranked-shop a').first().textContent())!.trim();
+  await podium.getByRole('heading').getByRole('link').click();
+  await expect(page).toHaveURL(new RegExp(`/rankings\\?type=${typeId}$`));
+  await expect(page.locator('.ranking .ranked-shop a').first()).toHaveText(first);
 });
 
 test('an unknown shop id shows the 404 page', async ({ page }) => {

@@ -163,9 +163,9 @@ pub async fn log_out_others(state: &AppState, user_id: i64, keep: Option<Id>) ->
 }
 
 /// Closes `user_id`'s account, confirmed by its password (or, for an account without one, its full
-/// mobile number): favourites, notices and follows are deleted, the account keeps nothing personal (its
-/// orders stay, anonymous, in the merchants' books; its notes and reviews under a stand-in name), and
-/// every browser is logged out. Each step may run again, so a failure halfway is finished by a retry.
+/// mobile number): favourites, the shops it viewed, notices and follows are deleted, the account keeps
+/// nothing personal (its orders stay, anonymous, in the merchants' books; its notes and reviews under a
+/// stand-in name), and every browser is logged out. Each step may run again, so a failure halfway is finished by a retry.
 pub async fn close(state: &AppState, user_id: i64, confirm: &str, client_ip: &str) -> Result<(), AccountError> {
     let me = identity(state, user_id).await?;
     if me.user.role != Role::Shopper {
@@ -181,6 +181,7 @@ pub async fn close(state: &AppState, user_id: i64, confirm: &str, client_ip: &st
         }
     }
     crate::catalog::service::forget_favourites(state, user_id).await?;
+    crate::catalog::service::forget_views(state, user_id).await?;
     crate::inbox::service::forget(state, user_id).await?;
     crate::social::service::forget_follows(state, user_id).await?;
     crate::auth::service::close(state, user_id).await?;

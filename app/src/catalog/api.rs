@@ -81,3 +81,26 @@ pub async fn my_favourites(page: u32) -> Result<Favourites, AppError> {
     })
     .await
 }
+
+/// The shops the viewer opened lately, the latest first (none when logged out): the home page's
+/// "Recently viewed".
+#[server(endpoint = "catalog/recently-viewed", input = leptos::server_fn::codec::GetUrl)]
+pub async fn get_recently_viewed() -> Result<Vec<ShopSummary>, AppError> {
+    crate::web::edge::run(|cx| async move {
+        match cx.user_id().await? {
+            Some(user) => Ok(super::service::recently_viewed(&cx.state, user, super::model::RECENT_SHOWN).await?),
+            None => Ok(Vec::new()),
+        }
+    })
+    .await
+}
+
+/// Forgets which shops the user opened ("Clear" under "Recently viewed").
+#[server(endpoint = "catalog/forget-viewed")]
+pub async fn forget_viewed() -> Result<(), AppError> {
+    crate::web::edge::run(|cx| async move {
+        let user = cx.require_user_id().await?;
+        Ok(super::service::forget_views(&cx.state, user).await?)
+    })
+    .await
+}

@@ -96,6 +96,11 @@ pub struct ShopSummary {
 /// row before it, so a crawler asking for page 10,000 would cost as much as 10,000 pages.
 pub const MAX_PAGES: u32 = 50;
 
+/// How many shops a shopper's "Recently viewed" remembers.
+pub const RECENT_KEPT: i64 = 20;
+/// How many of them the home page shows.
+pub const RECENT_SHOWN: i64 = 8;
+
 /// One page of results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Page<T> {

@@ -3,8 +3,10 @@
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use super::api::{list_shops, my_favourites, saved_among, search_shops, set_favourite};
-use super::model::{Favourites, Page, ShopSort, ShopSummary, VoucherView, page_from_query};
+use super::api::{
+    ForgetViewed, get_recently_viewed, list_shops, my_favourites, saved_among, search_shops, set_favourite,
+};
+use super::model::{Favourites, Page, ShopSort, ShopSummary, VoucherView, page_from_query, score_text};
 use crate::shared::error::AppError;
 use crate::ui::{NO_PICTURE, Pager, error_view, yuan};
 
@@ -219,5 +221,67 @@ pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
                 {children()}
             </div>
         </li>
+    }
+}
+
+/// A shop as a small card — picture, name, score and one line of `note` — in the home page's rows.
+#[component]
+pub fn ShopTile(shop: ShopSummary, note: String) -> impl IntoView {
+    view! {
+        <li class="shop-tile" data-shop-id=shop.id>
+            <a href=format!("/shops/{}", shop.id)>
+                <img src=shop.image.unwrap_or_else(|| NO_PICTURE.into()) alt="" width="240" height="150" loading="lazy" decoding="async"/>
+                <span class="tile-name">{shop.name}</span>
+                <span class="tile-score">{score_text(shop.score, shop.reviews)}</span>
+                <span class="tile-note">{note}</span>
+            </a>
+        </li>
+    }
+}
+
+/// The home page's "Recently viewed": the shops the logged-in viewer opened lately, the latest first;
+/// nothing for a visitor who is not logged in or opened none.
+#[component]
+pub fn RecentlyViewed() -> impl IntoView {
+    let shops = Resource::new(|| (), |_| get_recently_viewed());
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                match shops.await {
+                    Ok(list) if list.is_empty() => None,
+                    Ok(list) => Some(view! {
+                        <RecentRow>
+                            <ul class="shop-tiles">
+                                {list.into_iter().map(|s| {
+                                    let note = format!("{} · {} / person", s.area, yuan(s.avg_price_cents));
+                                    view! { <ShopTile shop=s note/> }
+                                }).collect_view()}
+                            </ul>
+                        </RecentRow>
+                    }.into_any()),
+                    // The rest of the home page still serves: say that this part is missing.
+                    Err(e) => Some(view! {
+                        <p class="muted home-row-error">{format!("Your recently viewed shops cannot be shown just now: {e}")}</p>
+                    }.into_any()),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// The "Recently viewed" row with its "Clear", which forgets the list and takes the row away.
+#[island(lazy)]
+fn RecentRow(children: Children) -> impl IntoView {
+    let clear = ServerAction::<ForgetViewed>::new();
+    let cleared = move || matches!(clear.value().get(), Some(Ok(())));
+    view! {
+        <section class="home-row recently-viewed" aria-labelledby="recent-title" hidden=cleared>
+            <div class="row-head">
+                <h2 id="recent-title">"Recently viewed"</h2>
+                <button type="button" class="link clear-recent" on:click=move |_| { clear.dispatch(ForgetViewed {}); }>"Clear"</button>
+            </div>
+            {move || clear.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
+            {children()}
+        </section>
     }
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use time::Duration as TimeDuration;
 
 use super::model::{
-    Coupon, Favourite, Favourites, MAX_FAVOURITES, MAX_PAGES, NewCoupon, Page, Shop, ShopEdit, ShopSort, ShopSummary,
-    ShopType, VoucherView,
+    Coupon, Favourite, Favourites, MAX_FAVOURITES, MAX_PAGES, NewCoupon, Page, RECENT_KEPT, Shop, ShopEdit, ShopSort,
+    ShopSummary, ShopType, VoucherView,
 };
 use super::store;
 use crate::auth::model::{CurrentUser, Role};
@@ -375,6 +375,22 @@ pub async fn set_favourite(state: &AppState, user_id: i64, shop_id: i64, on: boo
 /// Empties `user_id`'s favourites: their account is closing (the shops' counts drop with it).
 pub async fn forget_favourites(state: &AppState, user_id: i64) -> Result<(), CatalogError> {
     store::forget_favourites(state.postgres()?, user_id).await?;
+    Ok(())
+}
+
+/// Notes that `user_id` opened shop `shop_id`, for their "Recently viewed".
+pub async fn record_view(state: &AppState, user_id: i64, shop_id: i64) -> Result<(), CatalogError> {
+    Ok(store::record_view(state.postgres()?, user_id, shop_id, RECENT_KEPT).await?)
+}
+
+/// The shops `user_id` opened lately, the latest first, at most `limit`.
+pub async fn recently_viewed(state: &AppState, user_id: i64, limit: i64) -> Result<Vec<ShopSummary>, CatalogError> {
+    Ok(store::recently_viewed(state.postgres()?, user_id, limit.clamp(0, RECENT_KEPT)).await?)
+}
+
+/// Forgets which shops `user_id` opened (they cleared it, or their account is closing).
+pub async fn forget_views(state: &AppState, user_id: i64) -> Result<(), CatalogError> {
+    store::forget_views(state.postgres()?, user_id).await?;
     Ok(())
 }
 

@@ -422,6 +422,44 @@ pub async fn save_favourite(db: &PgPool, user_id: i64, shop_id: i64, max: i64) -
     Ok(if done.rows_affected() == 1 { Saved::Added } else { Saved::NoShop })
 }
 
+/// Records that `user_id` opened `shop_id` just now and keeps only their latest `keep` shops.
+pub async fn record_view(db: &PgPool, user_id: i64, shop_id: i64, keep: i64) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO shop_views (user_id, shop_id) VALUES ($1, $2)
+         ON CONFLICT (user_id, shop_id) DO UPDATE SET viewed_at = now()",
+        user_id,
+        shop_id
+    )
+    .execute(db)
+    .await?;
+    // A statement of its own: within the insert's statement the trim would not see the new row.
+    sqlx::query!(
+        "DELETE FROM shop_views WHERE user_id = $1 AND shop_id NOT IN
+           (SELECT shop_id FROM shop_views WHERE user_id = $1 ORDER BY viewed_at DESC, shop_id LIMIT $2)",
+        user_id,
+        keep
+    )
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// The shops `user_id` opened lately, the latest first.
+pub async fn recently_viewed(db: &PgPool, user_id: i64, limit: i64) -> Result<Vec<ShopSummary>, sqlx::Error> {
+    summaries!(
+        "JOIN shop_views v ON v.shop_id = shops.id WHERE v.user_id = $1 ORDER BY v.viewed_at DESC, shops.id LIMIT $2",
+        user_id,
+        limit
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// Forgets which shops `user_id` opened.
+pub async fn forget_views(db: &PgPool, user_id: i64) -> Result<u64, sqlx::Error> {
+    Ok(sqlx::query!("DELETE FROM shop_views WHERE user_id = $1", user_id).execute(db).await?.rows_affected())
+}
+
 /// Empties `user_id`'s favourites.
 pub async fn forget_favourites(db: &PgPool, user_id: i64) -> Result<u64, sqlx::Error> {
     Ok(sqlx::query!("DELETE FROM favourites WHERE user_id = $1", user_id).execute(db).await?.rows_affected())

@@ -1,8 +1,8 @@
-//! Nearby-search server function.
+//! Nearby-search server functions: shops of a type nearest first, and the home page's best rated near you.
 
 use leptos::prelude::*;
 
-use super::model::NearbyShop;
+use super::model::{BestNear, NearbyShop};
 use crate::catalog::model::Page;
 use crate::shared::error::AppError;
 
@@ -20,6 +20,19 @@ pub async fn nearby_shops(
         let radius = super::model::parse_radius_km(&radius_km)?;
         cx.spend_per_address(crate::web::abuse::Action::Nearby).await?;
         Ok(super::service::nearby(&cx.state, type_id, at, radius, page).await?)
+    })
+    .await
+}
+
+/// The best-rated shops within 3 km of the browser's location (`lon`, `lat`), or else of business area
+/// `area` (an index into the list of areas; empty: the first).
+#[server(endpoint = "geo/best-near", input = leptos::server_fn::codec::GetUrl)]
+pub async fn get_best_near(area: String, lon: String, lat: String) -> Result<BestNear, AppError> {
+    crate::web::edge::run(|cx| async move {
+        use super::model::{BEST_NEAR_RADIUS_M, BEST_NEAR_SHOWN};
+        let (area, at) = super::model::near_place(&area, &lon, &lat)?;
+        let shops = super::service::best_rated_near(&cx.state, at, BEST_NEAR_RADIUS_M, BEST_NEAR_SHOWN).await?;
+        Ok(BestNear { area, shops })
     })
     .await
 }

@@ -40,6 +40,33 @@ pub fn format_distance(m: f64) -> String {
     if m < 1000.0 { format!("{} m", m.round() as i64) } else { format!("{:.1} km", m / 1000.0) }
 }
 
+/// How far the home page's "Best rated near you" looks.
+pub const BEST_NEAR_RADIUS_M: f64 = 3_000.0;
+/// How many shops it shows.
+pub const BEST_NEAR_SHOWN: i64 = 6;
+
+/// The home page's "Best rated near you": rated shops of any type around a place, best first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BestNear {
+    /// The business area looked around (an index into [`AREAS`]), or `None` for the browser's location.
+    pub area: Option<usize>,
+    /// The shops, best first, each with its distance.
+    pub shops: Vec<NearbyShop>,
+}
+
+/// Where "Best rated near you" looks: the browser's location when it gave one (`lon`, `lat`), else
+/// business area `area` (an index into [`AREAS`]; empty: the first).
+pub fn near_place(area: &str, lon: &str, lat: &str) -> Result<(Option<usize>, GeoPoint), AppError> {
+    if !lon.trim().is_empty() || !lat.trim().is_empty() {
+        return Ok((None, GeoPoint::parse(lon, lat)?));
+    }
+    let i = if area.trim().is_empty() { Ok(0) } else { area.trim().parse::<usize>() };
+    match i.ok().and_then(|i| AREAS.get(i).map(|(_, lon, lat)| (i, GeoPoint { lon: *lon, lat: *lat }))) {
+        Some((i, at)) => Ok((Some(i), at)),
+        None => Err(AppError::invalid("area", "Choose one of the listed areas.")),
+    }
+}
+
 /// Places to search from when the browser does not share its location: Hangzhou's business areas.
 pub const AREAS: [(&str, f64, f64); 10] = [
     ("湖滨 Hubin", 120.1645, 30.2565),
@@ -63,6 +90,16 @@ mod tests {
         assert_eq!(parse_radius_km(""), Ok(5_000.0));
         assert_eq!(parse_radius_km("2.5"), Ok(2_500.0));
         assert!(parse_radius_km("0").is_err() && parse_radius_km("51").is_err() && parse_radius_km("x").is_err());
+    }
+
+    #[test]
+    fn best_near_looks_around_the_browser_or_else_an_area() {
+        assert_eq!(near_place("", "", ""), Ok((Some(0), GeoPoint { lon: AREAS[0].1, lat: AREAS[0].2 })));
+        assert_eq!(near_place("3", "", ""), Ok((Some(3), GeoPoint { lon: AREAS[3].1, lat: AREAS[3].2 })));
+        assert_eq!(near_place("3", "120.1", "30.2"), Ok((None, GeoPoint { lon: 120.1, lat: 30.2 })));
+        assert!(near_place("10", "", "").unwrap_err().field_message("area").is_some());
+        assert!(near_place("x", "", "").unwrap_err().field_message("area").is_some());
+        assert!(near_place("", "120.1", "").unwrap_err().field_message("lat").is_some());
     }
 
     #[test]

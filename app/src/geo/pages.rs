@@ -4,11 +4,13 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use super::api::nearby_shops;
+use super::api::{get_best_near, nearby_shops};
 use super::map::NearbyMap;
-use super::model::{AREAS, GeoPoint, PAGE_SIZE, format_distance};
+use super::model::{AREAS, BEST_NEAR_RADIUS_M, GeoPoint, PAGE_SIZE, format_distance};
 use crate::catalog::api::list_shop_types;
 use crate::catalog::model::page_from_query;
+use crate::catalog::pages::ShopTile;
+use crate::shared::error::AppError;
 use crate::ui::{FieldError, NO_PICTURE, Pager, error_view, yuan};
 
 /// Asks the browser where it is; `found(lon, lat)` or `failed()` runs when it answers.
@@ -158,5 +160,87 @@ fn LocateButton() -> impl IntoView {
     view! {
         <button type="button" class="secondary locate-button" on:click=use_my_location>"Use my location"</button>
         {move || locating.get().map(|m| view! { <p class="locate-status" role="status">{m}</p> })}
+    }
+}
+
+/// The home page's "Best rated near you": rated shops of every kind within 3 km of the browser's location
+/// (`lon`, `lat`, from "Use my location") or else of a business area (`near`, an index into the areas),
+/// best first, each with its distance; the area can be changed in place.
+#[component]
+pub fn BestNearRow(near: String, lon: String, lat: String) -> impl IntoView {
+    let best = Resource::new(|| (), move |_| get_best_near(near.clone(), lon.clone(), lat.clone()));
+    let km = BEST_NEAR_RADIUS_M / 1000.0;
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                let found = best.await;
+                let chosen = found.as_ref().ok().and_then(|b| b.area);
+                let title = match &found {
+                    Ok(b) if b.area.is_none() => "Best rated near you".to_string(),
+                    _ => format!("Best rated around {}", AREAS[chosen.unwrap_or(0)].0),
+                };
+                view! {
+                    <section class="home-row best-near" id="best-near" aria-labelledby="best-near-title">
+                        <div class="row-head">
+                            <h2 id="best-near-title">{title}</h2>
+                            <form method="get" action="/#best-near" class="near-form">
+                                <label for="near">"Around"</label>
+                                <select id="near" name="near">
+                                    {AREAS.iter().enumerate().map(|(i, (name, _, _))| view! {
+                                        <option value=i selected=chosen == Some(i)>{*name}</option>
+                                    }).collect_view()}
+                                </select>
+                                <button type="submit" class="secondary">"Show"</button>
+                                <LocateHome/>
+                            </form>
+                        </div>
+                        {match found {
+                            Ok(b) if b.shops.is_empty() => view! {
+                                <p class="muted">{format!("No rated shops within {km} km yet — try another area.")}</p>
+                            }.into_any(),
+                            Ok(b) => view! {
+                                <ul class="shop-tiles">
+                                    {b.shops.into_iter().map(|n| {
+                                        let note = format!("{} · {} / person", format_distance(n.distance_m), yuan(n.shop.avg_price_cents));
+                                        view! { <ShopTile shop=n.shop note/> }
+                                    }).collect_view()}
+                                </ul>
+                            }.into_any(),
+                            // A place the link got wrong is said as such; otherwise the rest of the home page
+                            // still serves, and this says that its part is missing.
+                            Err(AppError::Validation { message, .. }) => view! {
+                                <p class="form-error" role="alert">{message}</p>
+                            }.into_any(),
+                            Err(e) => view! {
+                                <p class="muted home-row-error">{format!("Shops near you cannot be shown just now: {e}")}</p>
+                            }.into_any(),
+                        }}
+                    </section>
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// "Use my location" on the home page: the best rated around the browser's position when it shares it,
+/// else a word to choose an area.
+#[island(lazy)]
+fn LocateHome() -> impl IntoView {
+    let (status, set_status) = signal(None::<&'static str>);
+    let use_my_location = move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            set_status.set(Some("Finding you…"));
+            locate(
+                move |lon, lat| crate::ui::go(&format!("/?lon={lon:.6}&lat={lat:.6}#best-near")),
+                move || set_status.set(Some("Your browser did not share a location — choose an area instead.")),
+            );
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = set_status;
+    };
+    view! {
+        <button type="button" class="secondary locate-button" on:click=use_my_location>"Use my location"</button>
+        {move || status.get().map(|m| view! { <p class="locate-status" role="status">{m}</p> })}
     }
 }

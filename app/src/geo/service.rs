@@ -81,3 +81,24 @@ pub async fn nearby(
         .collect();
     Ok(Page { items, page, has_next })
 }
+
+/// The best-rated shops of any type (with at least one review) within `radius_m` of `at`, best first, at
+/// most `limit`, each with its distance: the home page's "Best rated near you".
+pub async fn best_rated_near(
+    state: &AppState,
+    at: GeoPoint,
+    radius_m: f64,
+    limit: i64,
+) -> Result<Vec<NearbyShop>, GeoError> {
+    let found = store::best_rated_within(state.postgres()?, at.lon, at.lat, radius_m, limit).await?;
+    let ids: Vec<i64> = found.iter().map(|p| p.id).collect();
+    let summaries = catalog::summaries(state, &ids).await?;
+    Ok(summaries
+        .into_iter()
+        .filter_map(|shop| {
+            let p = found.iter().find(|p| p.id == shop.id)?;
+            let position = GeoPoint { lon: p.longitude, lat: p.latitude };
+            Some(NearbyShop { shop, distance_m: distance_m(at, position), position })
+        })
+        .collect())
+}

@@ -25,6 +25,41 @@ pub async fn positions(db: &PgPool) -> Result<Vec<ShopPosition>, sqlx::Error> {
         .await
 }
 
+/// Rated shops of any type within `radius_m` of (`lon`, `lat`), the best score first (then more reviews,
+/// then id), at most `limit`. Postgres rather than Redis GEO: this asks for the best within a radius, not
+/// the nearest, and across every type's set.
+pub async fn best_rated_within(
+    db: &PgPool,
+    lon: f64,
+    lat: f64,
+    radius_m: f64,
+    limit: i64,
+) -> Result<Vec<ShopPosition>, sqlx::Error> {
+    // The box the radius spans here, in degrees, which the index narrows to before the exact distance.
+    let dlat = radius_m / 111_195.0;
+    let dlon = dlat / lat.to_radians().cos().max(0.01);
+    sqlx::query_as!(
+        ShopPosition,
+        "SELECT type_id, id, longitude, latitude FROM shops
+         WHERE review_count > 0
+           AND latitude BETWEEN $2::float8 - $4::float8 AND $2::float8 + $4::float8
+           AND longitude BETWEEN $1::float8 - $5::float8 AND $1::float8 + $5::float8
+           AND 2 * 6371008.8 * asin(sqrt(power(sin(radians(latitude - $2::float8) / 2), 2)
+               + cos(radians($2::float8)) * cos(radians(latitude)) * power(sin(radians(longitude - $1::float8) / 2), 2)))
+               <= $3::float8
+         ORDER BY score DESC, review_count DESC, id
+         LIMIT $6",
+        lon,
+        lat,
+        radius_m,
+        dlat,
+        dlon,
+        limit
+    )
+    .fetch_all(db)
+    .await
+}
+
 /// Replaces the GEO sets of the given types with `positions` (grouped by type), one round trip.
 pub async fn replace_all(redis: &Redis, keys: &Keys, positions: &[ShopPosition]) -> Result<(), redis::RedisError> {
     let mut cmds = Vec::new();

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::model::{ConsoleReviews, Ranking, ReviewContext, ReviewForm, ReviewPage};
+use super::model::{ConsoleReviews, Podium, Ranking, ReviewContext, ReviewForm, ReviewPage};
 #[cfg(feature = "ssr")]
 use super::model::{ReviewFilter, ReviewSort};
 use crate::shared::error::AppError;
@@ -106,4 +106,14 @@ pub async fn get_console_reviews(shop_id: i64, unanswered: bool, after: String) 
 #[server(endpoint = "reviews/ranking", input = leptos::server_fn::codec::GetUrl)]
 pub async fn get_ranking(type_id: Option<i64>, area: Option<String>) -> Result<Ranking, AppError> {
     crate::web::edge::run(|cx| async move { Ok(super::service::ranking(&cx.state, type_id, area).await?) }).await
+}
+
+/// The first places of a few types' city-wide rankings, for the home page.
+#[server(endpoint = "reviews/podiums", input = leptos::server_fn::codec::GetUrl)]
+pub async fn get_podiums() -> Result<Vec<Podium>, AppError> {
+    crate::web::edge::run(|cx| async move {
+        use super::model::{PODIUM_PLACES, PODIUM_TYPES};
+        Ok(super::service::podiums(&cx.state, PODIUM_TYPES, PODIUM_PLACES).await?)
+    })
+    .await
 }

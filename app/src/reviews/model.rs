@@ -298,6 +298,24 @@ pub struct Ranking {
     pub areas: Vec<String>,
 }
 
+/// The top of one type's city-wide ranking, as the home page shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Podium {
+    /// The type.
+    pub type_id: i64,
+    /// Its name.
+    pub type_name: String,
+    /// Its emoji.
+    pub icon: String,
+    /// Its first places, best first.
+    pub shops: Vec<RankedShop>,
+}
+
+/// How many types' rankings the home page shows.
+pub const PODIUM_TYPES: usize = 4;
+/// How many places of each.
+pub const PODIUM_PLACES: usize = 3;
+
 /// A review with open reports, as the moderation queue shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportedReview {

@@ -1,12 +1,13 @@
 //! The shop page's reviews (its figures, the list with its sort and filters, votes, replies, reports and
-//! the review form) and the rankings page.
+//! the review form), the rankings page and the rankings' tops on the home page.
 
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
 use super::api::{
-    ReplyReview, ReportReview, WriteReview, delete_review, get_ranking, get_review_context, shop_reviews, vote_helpful,
+    ReplyReview, ReportReview, WriteReview, delete_review, get_podiums, get_ranking, get_review_context, shop_reviews,
+    vote_helpful,
 };
 use super::model::{Review, ReviewContext, ReviewForm, ReviewPage, ReviewSort, ReviewStatus, Viewer, stars_text};
 use crate::catalog::model::{Shop, score_text};
@@ -450,6 +451,50 @@ pub fn RankingsPage() -> impl IntoView {
                 })}
             </Suspense>
         </section>
+    }
+}
+
+/// The home page's rankings: the first places of a few kinds of shop, each leading to its whole ranking;
+/// nothing while no shop has enough reviews to rank.
+#[component]
+pub fn RankingTops() -> impl IntoView {
+    let podiums = Resource::new(|| (), |_| get_podiums());
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                match podiums.await {
+                    Ok(list) if list.is_empty() => None,
+                    Ok(list) => Some(view! {
+                        <section class="home-row ranking-tops" aria-labelledby="ranking-tops-title">
+                            <div class="row-head">
+                                <h2 id="ranking-tops-title">"Rankings 榜单"</h2>
+                                <a class="all-rankings" href="/rankings">"All rankings →"</a>
+                            </div>
+                            <ul class="podiums">
+                                {list.into_iter().map(|p| view! {
+                                    <li class="podium" data-type-id=p.type_id>
+                                        <h3><a href=format!("/rankings?type={}", p.type_id)>{format!("{} {}", p.icon, p.type_name)}</a></h3>
+                                        <ol class="ranking">
+                                            {p.shops.into_iter().map(|rs| view! {
+                                                <li class="ranked-shop" data-shop-id=rs.shop.id>
+                                                    <span class="place">{rs.place}</span>
+                                                    <a href=format!("/shops/{}", rs.shop.id)>{rs.shop.name.clone()}</a>
+                                                    <span class="muted">{format!(" {}", score_text(rs.shop.score, rs.shop.reviews))}</span>
+                                                </li>
+                                            }).collect_view()}
+                                        </ol>
+                                    </li>
+                                }).collect_view()}
+                            </ul>
+                        </section>
+                    }.into_any()),
+                    // The rest of the home page still serves: say that this part is missing.
+                    Err(e) => Some(view! {
+                        <p class="muted home-row-error">{format!("The rankings cannot be shown just now: {e}")}</p>
+                    }.into_any()),
+                }
+            })}
+        </Suspense>
     }
 }
 

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::model::{
-    ConsoleReviews, Cursor, HiddenReview, MIN_REVIEWS_TO_RANK, NewReview, RANK_SIZE, REVIEW_PAGE, RankedShop, Ranking,
-    ReportedReview, Review, ReviewContext, ReviewFilter, ReviewPage, ReviewSort, Viewer,
+    ConsoleReviews, Cursor, HiddenReview, MIN_REVIEWS_TO_RANK, NewReview, Podium, RANK_SIZE, REVIEW_PAGE, RankedShop,
+    Ranking, ReportedReview, Review, ReviewContext, ReviewFilter, ReviewPage, ReviewSort, Viewer,
 };
 use super::store;
 use crate::auth::model::CurrentUser;
@@ -316,6 +316,37 @@ pub async fn ranking(state: &AppState, type_id: Option<i64>, area: Option<String
         .map(|(i, shop)| RankedShop { place: i as u32 + 1, shop })
         .collect();
     Ok(Ranking { type_id, type_name: ty.name, area, shops, types, areas })
+}
+
+/// The home page's rankings: the first `per` places of the city-wide ranking of up to `types` shop types
+/// that have one, in the types' display order.
+pub async fn podiums(state: &AppState, types: usize, per: usize) -> Result<Vec<Podium>, ReviewError> {
+    let all = catalog::shop_types(state).await?;
+    let keys: Vec<String> = all.iter().map(|t| state.keys.ranking(t.id, None)).collect();
+    let tops = futures::future::try_join_all(keys.iter().map(|key| store::top(&state.redis, key, per))).await?;
+    let chosen: Vec<(_, Vec<i64>)> = all
+        .into_iter()
+        .zip(tops)
+        .filter(|(_, top)| !top.is_empty())
+        .take(types)
+        .map(|(ty, top)| (ty, top.into_iter().take(per).map(|(id, _)| id).collect()))
+        .collect();
+    let ids: Vec<i64> = chosen.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
+    let shops = catalog::summaries(state, &ids).await?;
+    Ok(chosen
+        .into_iter()
+        .map(|(ty, ids)| Podium {
+            type_id: ty.id,
+            type_name: ty.name,
+            icon: ty.icon,
+            shops: ids
+                .iter()
+                .filter_map(|id| shops.iter().find(|s| s.id == *id).cloned())
+                .enumerate()
+                .map(|(i, shop)| RankedShop { place: i as u32 + 1, shop })
+                .collect(),
+        })
+        .collect())
 }
 
 /// Rebuilds every ranking from Postgres (Redis lost them, or every score moved); answers how many shops

@@ -7,10 +7,11 @@ use super::api::{OpenShop, RemoveShop, UpdateShop, get_shop_page};
 use super::model::ShopPage;
 use crate::catalog::api::{list_shop_types, shop_for_edit};
 use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
-use crate::catalog::pages::{FavouriteButton, SearchBox, VoucherShell};
+use crate::catalog::pages::{FavouriteButton, RecentlyViewed, SearchBox, VoucherShell};
+use crate::geo::pages::BestNearRow;
 use crate::orders::api::buy_voucher;
 use crate::orders::model::order_code;
-use crate::reviews::pages::ShopReviews;
+use crate::reviews::pages::{RankingTops, ShopReviews};
 use crate::seckill::pages::{FlashSaleCard, SalesNowStrip};
 use crate::shared::error::AppError;
 use crate::social::pages::ShopNotes;
@@ -18,12 +19,17 @@ use crate::ui::{
     FieldError, FormError, NO_PICTURE, PhotoUpload, busy, error_notice, error_view, id_param, id_resource, yuan,
 };
 
-/// `/`: greeting and search box, the flash sales on now and soon, and the shop-type tiles.
+/// `/`: greeting and search box, the flash sales on now and soon, the best rated near the shopper, the
+/// shops they viewed lately, the rankings' tops, and the shop-type tiles.
 #[component]
 pub fn HomePage() -> impl IntoView {
     let types = Resource::new(|| (), |_| list_shop_types());
-    // Where closing an account lands: say that it happened.
-    let closed = leptos_router::hooks::use_query_map().read_untracked().get("closed").is_some();
+    // Where closing an account lands, and where "Best rated near you" looks (the browser's location, else
+    // the business area chosen).
+    let (closed, near, lon, lat) = leptos_router::hooks::use_query_map().with_untracked(|q| {
+        let value = |k| q.get(k).unwrap_or_default();
+        (q.get("closed").is_some(), value("near"), value("lon"), value("lat"))
+    });
     view! {
         {closed.then(|| view! {
             <p class="notice-banner" role="status">"Your account is closed and you are logged out. Thank you for using Haodian."</p>
@@ -36,6 +42,9 @@ pub fn HomePage() -> impl IntoView {
                 " · " <a class="rankings-link" href="/rankings">"Rankings 榜单"</a></p>
         </section>
         <SalesNowStrip/>
+        <BestNearRow near lon lat/>
+        <RecentlyViewed/>
+        <RankingTops/>
         <Suspense fallback=|| view! { <p>"Loading categories…"</p> }>
             {move || Suspend::new(async move {
                 match types.await {

@@ -12,7 +12,7 @@ use crate::shared::clock;
 use crate::web::edge::Failure;
 use crate::web::state::AppState;
 
-/// Everything the shop page shows; records the visit.
+/// Everything the shop page shows; records the visit (and, for a logged-in viewer, remembers it).
 pub async fn shop_page(
     state: &AppState,
     id: i64,
@@ -20,7 +20,18 @@ pub async fn shop_page(
     visitor: &str,
 ) -> Result<ShopPage, Failure> {
     let shop = catalog::shop(state, id).await?;
-    let (vouchers, visit) = tokio::join!(catalog::vouchers(state, id), catalog::record_visit(state, id, visitor));
+    let remember = async {
+        match viewer {
+            Some(user) => catalog::record_view(state, user.id, id).await,
+            None => Ok(()),
+        }
+    };
+    let (vouchers, visit, remembered) =
+        tokio::join!(catalog::vouchers(state, id), catalog::record_visit(state, id, visitor), remember);
+    // "Recently viewed" is a convenience: the page does not fail for it.
+    if let Err(e) = remembered {
+        tracing::warn!(shop = id, "view not remembered: {e}");
+    }
     // Without Postgres the shop still shows (the cache's copy, stale if need be); its coupons cannot.
     let (mut vouchers, coupons_unavailable) = match vouchers {
         Ok(v) => (v, false),

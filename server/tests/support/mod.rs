@@ -63,6 +63,7 @@ pub fn table() -> Vec<Row> {
         row("/api/catalog/shop", "id=1", [OK; 5]),
         // Which shops of a list the viewer saved: none for anonymous, an answer for anyone.
         row("/api/catalog/saved-among", "shop_ids[0]=1&shop_ids[1]=2", [OK; 5]),
+        Row { path: "/api/geo/best-near", get: true, args: "area=0&lon=&lat=", expect: [OK; 5] },
         Row {
             path: "/api/geo/nearby",
             get: true,
@@ -103,6 +104,9 @@ pub fn table() -> Vec<Row> {
         row("/api/orders/mine", "", [LOGIN, OK, OK, OK, OK]),
         row("/api/catalog/favourite", "shop_id=1&on=true", [LOGIN, OK, OK, OK, NO]),
         row("/api/catalog/favourites", "page=1", [LOGIN, OK, OK, OK, OK]),
+        // The shops one opened lately: one's own, an empty list for anonymous (the home page asks for everyone).
+        Row { path: "/api/catalog/recently-viewed", get: true, args: "", expect: [OK; 5] },
+        row("/api/catalog/forget-viewed", "", [LOGIN, OK, OK, OK, OK]),
         row("/api/inbox/mine", "", [LOGIN, OK, OK, OK, OK]),
         row("/api/inbox/unread", "", [LOGIN, OK, OK, OK, OK]),
         row("/api/inbox/read", "", [LOGIN, OK, OK, OK, OK]),
@@ -143,6 +147,7 @@ pub fn table() -> Vec<Row> {
             expect: [OK; 5],
         },
         Row { path: "/api/reviews/ranking", get: true, args: "type_id=1", expect: [OK; 5] },
+        Row { path: "/api/reviews/podiums", get: true, args: "", expect: [OK; 5] },
         row("/api/reviews/context", "shop_id=1", [OK; 5]),
         row("/api/reviews/write", "shop_id=1&{review_form}", [LOGIN, OK, OK, BAD, NO]),
         row("/api/reviews/helpful", "review_id={review}&on=true", [LOGIN, OK, OK, OK, NO]),
