@@ -48,8 +48,8 @@ lints() {
 
 # The Rust suites, on one Redis and then on a Redis Cluster. sqlx::test creates a throw-away database per
 # test from this server; Redis keys and Kafka topics get a unique prefix per test, so tests run in any
-# order and in parallel: cargo-nextest runs every test in a process of its own, several at once across
-# the test binaries (.config/nextest.toml says how many), so the tests' waits on timers and brokers overlap.
+# order and in parallel: cargo-nextest runs every test in a process of its own, several at once
+# (.config/nextest.toml says how many), so the tests' waits on timers and brokers overlap.
 rust_suites() {
   local DATABASE_URL="postgres://postgres@127.0.0.1:5432/haodian_test"
   local REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"

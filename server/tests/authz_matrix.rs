@@ -18,8 +18,7 @@ use tower::ServiceExt;
 use app::testing::test_state;
 use server::router::SESSION_COOKIE;
 
-mod support;
-use support::{EVERYONE, fill, table, world};
+use crate::support::{EVERYONE, fill, table, world};
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn every_server_function_answers_each_kind_of_caller_as_the_table_says(db: PgPool) {

@@ -24,8 +24,7 @@ use tower::ServiceExt;
 use app::testing::test_state;
 use server::router::SESSION_COOKIE;
 
-mod support;
-use support::{fill, table, world};
+use crate::support::{fill, table, world};
 
 /// Values that break parsers: empty and blank, huge, control and invisible characters, numbers at and
 /// past every edge, and things that mean something elsewhere (markup, SQL, paths, JSON).
