@@ -224,3 +224,17 @@ async fn best_rated_near_is_the_best_scores_of_any_type_within_the_radius(db: Pg
     assert_eq!(ids, vec![3, 2], "the limit keeps the best");
     assert!(service::best_rated_near(&state, north(20_000.0), 3_000.0, 10).await.unwrap().is_empty());
 }
+
+/// The shop page's "Similar shops nearby": the same type's shops nearest to the shop, itself left out.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn similar_shops_are_the_same_types_nearest_without_the_shop_itself(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    shops_at(&state, &[3_000.0, 850.0, 4_950.0, 120.0, 5_060.0, 2_300.0]).await;
+    let ids = |found: Vec<app::geo::model::NearbyShop>| found.iter().map(|n| n.shop.id).collect::<Vec<i64>>();
+    // From shop 4 (120 m north): shop 2 at 730 m, 6 at 2,180 m, 1 at 2,880 m; 3 and 5 are past 3 km; the
+    // decoy at the centre is of another type.
+    let similar = service::similar_near(&state, 1, 4, north(120.0), 3_000.0, 5).await.unwrap();
+    assert!((similar[0].distance_m - 730.0).abs() < 5.0, "{}", similar[0].distance_m);
+    assert_eq!(ids(similar), vec![2, 6, 1]);
+    assert_eq!(ids(service::similar_near(&state, 1, 4, north(120.0), 3_000.0, 2).await.unwrap()), vec![2, 6]);
+}

@@ -136,6 +136,39 @@ test('the home page shows the first places of the rankings, each leading to its 
   await expect(page.locator('.ranking .ranked-shop a').first()).toHaveText(first);
 });
 
+test('a shop page shows where the shop is, with similar shops nearby, beside the shop on a desktop', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto('/shops/1');
+  const name = (await page.locator('.shop-title').textContent())!.trim();
+  const side = page.locator('.shop-side');
+  await expect(side.locator('.nearby-map .you-label')).toHaveText(name);
+  const similar = side.locator('.similar-list .shop-row');
+  const n = await similar.count();
+  expect(n).toBeGreaterThan(0);
+  expect(n).toBeLessThanOrEqual(5);
+  await expect(side.locator('.nearby-map .pin')).toHaveCount(n);
+  const metres = await similar.locator('.distance').evaluateAll((ds) =>
+    ds.map((d) => {
+      const [, v, unit] = /([\d.]+) (m|km)/.exec(d.textContent!)!;
+      return Number(v) * (unit === 'km' ? 1000 : 1);
+    }),
+  );
+  expect(metres).toEqual([...metres].sort((a, b) => a - b));
+  expect(metres.every((m) => m <= 3000)).toBe(true);
+  // Two columns on a desktop (the side to the right of the shop), one on a phone (the side below it).
+  let main = (await page.locator('.shop-main').boundingBox())!;
+  let aside = (await side.boundingBox())!;
+  expect(aside.x).toBeGreaterThanOrEqual(main.x + main.width);
+  await page.setViewportSize({ width: 390, height: 900 });
+  main = (await page.locator('.shop-main').boundingBox())!;
+  aside = (await side.boundingBox())!;
+  expect(aside.y).toBeGreaterThanOrEqual(main.y + main.height);
+  // A similar shop opens from the list.
+  const other = (await similar.first().locator('.shop-name').textContent())!.trim();
+  await similar.first().locator('.shop-name').click();
+  await expect(page.locator('.shop-title')).toHaveText(other);
+});
+
 test('an unknown shop id shows the 404 page', async ({ page }) => {
   const response = await page.goto('/shops/987654321');
   expect(response?.status()).toBe(404);

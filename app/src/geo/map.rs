@@ -1,5 +1,6 @@
 //! The nearby map: an SVG drawn from the search point and the shops found — distance rings, numbered pins
-//! that match the list, "you are here" — with no tile server. Tapping a pin scrolls to its shop.
+//! that match the list, "you are here" (or the shop a shop page's map is drawn around) — with no tile
+//! server. Tapping a pin scrolls to its shop, or opens it.
 
 use leptos::prelude::*;
 
@@ -94,15 +95,33 @@ pub fn plan(center: GeoPoint, shops: &[NearbyShop], first_number: usize) -> MapP
     MapPlan { rings, pins }
 }
 
-/// The map of a page of nearby shops. The pins are SVG links (placed by attributes: the content security
-/// policy allows no inline style), so they work before the page hydrates; tapping one scrolls to its shop.
+/// The map of a page of nearby shops, or (`around`, a shop's name) of a shop with similar shops nearby. The
+/// pins are SVG links (placed by attributes: the content security policy allows no inline style), so they
+/// work before the page hydrates; tapping one scrolls to its shop in the list, or opens it on a shop page.
 #[component]
-pub fn NearbyMap(center: GeoPoint, shops: Vec<NearbyShop>, first_number: usize) -> impl IntoView {
+pub fn NearbyMap(
+    center: GeoPoint,
+    shops: Vec<NearbyShop>,
+    first_number: usize,
+    #[prop(optional)] around: Option<String>,
+) -> impl IntoView {
     let MapPlan { rings, pins } = plan(center, &shops, first_number);
     let (cx, cy) = (WIDTH / 2.0, HEIGHT / 2.0);
+    let on_shop_page = around.is_some();
+    let (label, caption) = match &around {
+        Some(name) => (
+            format!("Map of {name} and similar shops nearby, numbered as in the list"),
+            "Similar shops are numbered as in the list; tap one to open it.",
+        ),
+        None => (
+            "Map of the shops found, numbered as in the list".to_string(),
+            "Pins are numbered as in the list; tap one to jump to its shop.",
+        ),
+    };
+    let here = around.unwrap_or_else(|| "You are here".to_string());
     view! {
         <figure class="nearby-map">
-            <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="group" aria-label="Map of the shops found, numbered as in the list">
+            <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="group" aria-label=label>
                 <g aria-hidden="true">
                     <rect class="land" width=WIDTH height=HEIGHT/>
                     {rings.into_iter().map(|ring| view! {
@@ -113,17 +132,18 @@ pub fn NearbyMap(center: GeoPoint, shops: Vec<NearbyShop>, first_number: usize) 
                     <path class="north" d=format!("M{} 38 l-7 14 h14 z", WIDTH - 24.0)/>
                     <circle class="you-halo" cx=cx cy=cy r="16"/>
                     <circle class="you" cx=cx cy=cy r="7"/>
-                    <text class="you-label" x=cx y={cy + 32.0} text-anchor="middle">"You are here"</text>
+                    <text class="you-label" x=cx y={cy + 32.0} text-anchor="middle">{here}</text>
                 </g>
                 // Farthest first, so nearer pins lie on top where they overlap. The tip marks the shop.
                 {pins.into_iter().rev().map(|pin| view! {
-                    <a class="pin" href=format!("#shop-{}", pin.shop_id) aria-label=format!("{}. {}", pin.number, pin.name)>
+                    <a class="pin" href=if on_shop_page { format!("/shops/{}", pin.shop_id) } else { format!("#shop-{}", pin.shop_id) }
+                        aria-label=format!("{}. {}", pin.number, pin.name)>
                         <path d=format!("M{:.1} {:.1} l-12 -19 a15 15 0 1 1 24 0 z", pin.x, pin.y)/>
                         <text x=pin.x y={pin.y - 23.0} text-anchor="middle">{pin.number}</text>
                     </a>
                 }).collect_view()}
             </svg>
-            <figcaption class="muted">"Pins are numbered as in the list; tap one to jump to its shop."</figcaption>
+            <figcaption class="muted">{caption}</figcaption>
         </figure>
     }
 }

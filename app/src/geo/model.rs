@@ -45,6 +45,11 @@ pub const BEST_NEAR_RADIUS_M: f64 = 3_000.0;
 /// How many shops it shows.
 pub const BEST_NEAR_SHOWN: i64 = 6;
 
+/// How far the shop page's "Similar shops nearby" looks.
+pub const SIMILAR_RADIUS_M: f64 = 3_000.0;
+/// How many it shows.
+pub const SIMILAR_SHOWN: usize = 5;
+
 /// The home page's "Best rated near you": rated shops of any type around a place, best first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BestNear {

@@ -70,16 +70,37 @@ pub async fn nearby(
     found.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
     let has_next = found.len() > end;
     let window: Vec<(i64, f64, (f64, f64))> = found.into_iter().skip(end - PAGE_SIZE).take(PAGE_SIZE).collect();
-    let ids: Vec<i64> = window.iter().map(|(id, _, _)| *id).collect();
+    Ok(Page { items: describe(state, window).await?, page, has_next })
+}
+
+/// The shops of `type_id` nearest to shop `shop_id` (at `at`) within `radius_m`, itself left out, at most
+/// `limit`: the shop page's "Similar shops nearby".
+pub async fn similar_near(
+    state: &AppState,
+    type_id: i64,
+    shop_id: i64,
+    at: GeoPoint,
+    radius_m: f64,
+    limit: usize,
+) -> Result<Vec<NearbyShop>, GeoError> {
+    let mut found = store::within(&state.redis, &state.keys, type_id, at.lon, at.lat, radius_m, limit + 1).await?;
+    found.retain(|(id, _, _)| *id != shop_id);
+    found.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    found.truncate(limit);
+    describe(state, found).await
+}
+
+/// Redis' answer — (id, metres, (lon, lat)) nearest first — with each shop's summary from Postgres.
+async fn describe(state: &AppState, found: Vec<(i64, f64, (f64, f64))>) -> Result<Vec<NearbyShop>, GeoError> {
+    let ids: Vec<i64> = found.iter().map(|(id, _, _)| *id).collect();
     let mut summaries = catalog::summaries(state, &ids).await?;
-    let items = window
+    Ok(found
         .into_iter()
         .filter_map(|(id, distance_m, (lon, lat))| {
             let at = summaries.iter().position(|s| s.id == id)?;
             Some(NearbyShop { shop: summaries.swap_remove(at), distance_m, position: GeoPoint { lon, lat } })
         })
-        .collect();
-    Ok(Page { items, page, has_next })
+        .collect())
 }
 
 /// The best-rated shops of any type (with at least one review) within `radius_m` of `at`, best first, at

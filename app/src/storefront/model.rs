@@ -3,8 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::model::{Favourite, Shop, VoucherView};
+use crate::geo::model::NearbyShop;
 
-/// The shop page's payload: the (cached) shop, its coupons and today's visitors.
+/// The shop page's payload: the (cached) shop, its coupons, today's visitors and similar shops nearby.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShopPage {
     /// The shop.
@@ -24,4 +25,6 @@ pub struct ShopPage {
     /// The sale clock (Redis' time, which `lua/seckill.lua` judges by) when the page was built, unix ms:
     /// countdowns run on this, not on the browser's clock.
     pub server_now_ms: i64,
+    /// Shops of the same type nearest to it, nearest first (none when Redis could not say).
+    pub similar: Vec<NearbyShop>,
 }

@@ -8,6 +8,8 @@ use super::model::ShopPage;
 use crate::catalog::api::{list_shop_types, shop_for_edit};
 use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
 use crate::catalog::pages::{FavouriteButton, RecentlyViewed, SearchBox, VoucherShell};
+use crate::geo::map::NearbyMap;
+use crate::geo::model::{GeoPoint, NearbyShop, format_distance};
 use crate::geo::pages::BestNearRow;
 use crate::orders::api::buy_voucher;
 use crate::orders::model::order_code;
@@ -84,6 +86,8 @@ pub fn ShopDetailPage() -> impl IntoView {
     }
 }
 
+/// The shop page's body: the pictures across the top, then the shop, its coupons, reviews and notes, and
+/// beside them on a desktop (below on a phone) where it is on a map with the similar shops nearby.
 #[component]
 fn ShopDetails(page: ShopPage) -> impl IntoView {
     let ShopPage {
@@ -95,20 +99,13 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
         is_owner,
         visitors_week,
         server_now_ms,
+        similar,
     } = page;
     let id = shop.id;
-    view! {
-        <article class="shop">
-            <div class="gallery">
-                {if shop.images.is_empty() {
-                    view! { <img src=NO_PICTURE alt="" width="640" height="400"/> }.into_any()
-                } else {
-                    // The first picture is what the page opens on; the rest wait until scrolled to.
-                    shop.images.iter().enumerate().map(|(i, src)| view! {
-                        <img src=src.clone() alt=shop.name.clone() width="640" height="400" loading=if i == 0 { "eager" } else { "lazy" }/>
-                    }).collect_view().into_any()
-                }}
-            </div>
+    let centre = GeoPoint { lon: shop.longitude, lat: shop.latitude };
+    // Each column a type of its own: the page's view type is otherwise deeper than the compiler's limit.
+    let main = view! {
+        <div class="shop-main">
             <h1 class="shop-title">{shop.name.clone()}</h1>
             <p class="muted">{format!("{} · {}", shop.type_name, shop.area)}</p>
             <dl class="facts">
@@ -122,6 +119,57 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
                 <FavouriteButton shop_id=id name=shop.name.clone() saved=f.saved count=Some(f.count)/>
             })}
             <p class="uv"><strong class="uv-today">{visitors_today}</strong>" visitors today"</p>
+            <h2>"Coupons"</h2>
+            {coupons_unavailable.then(|| view! {
+                <p class="notice coupons-unavailable" role="status">
+                    "The coupons can't be listed right now. Please try again in a moment."
+                </p>
+            })}
+            <ul class="vouchers">
+                {vouchers.into_iter().map(|v| if v.kind == "flash" {
+                    view! { <FlashSaleCard v server_now_ms shop_id=id/> }.into_any()
+                } else {
+                    view! { <VoucherCard v shop_id=id/> }.into_any()
+                }).collect_view()}
+            </ul>
+            <ShopReviews shop=shop.clone()/>
+            <ShopNotes shop_id=id/>
+        </div>
+    }
+    .into_any();
+    view! {
+        <article class="shop">
+            <div class="gallery">
+                {if shop.images.is_empty() {
+                    view! { <img src=NO_PICTURE alt="" width="640" height="400"/> }.into_any()
+                } else {
+                    // The first picture is what the page opens on; the rest wait until scrolled to.
+                    shop.images.iter().enumerate().map(|(i, src)| view! {
+                        <img src=src.clone() alt=shop.name.clone() width="640" height="400" loading=if i == 0 { "eager" } else { "lazy" }/>
+                    }).collect_view().into_any()
+                }}
+            </div>
+            <div class="shop-layout">
+                {main}
+                <ShopSide id shop_name=shop.name.clone() centre is_owner visitors_week similar/>
+            </div>
+        </article>
+    }
+}
+
+/// The shop page's side column: the owner's links and figures, the map around the shop with its similar
+/// shops nearby, and their list.
+#[component]
+fn ShopSide(
+    id: i64,
+    shop_name: String,
+    centre: GeoPoint,
+    is_owner: bool,
+    visitors_week: Vec<(String, u64)>,
+    similar: Vec<NearbyShop>,
+) -> impl IntoView {
+    view! {
+        <div class="shop-side">
             {is_owner.then(|| view! {
                 <section class="owner-panel">
                     <a class="edit-link" href=format!("/shops/{id}/edit")>"Edit this shop"</a>
@@ -136,23 +184,34 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
                     </table>
                 </section>
             })}
-            <ShopReviews shop=shop.clone()/>
-            <ShopNotes shop_id=id/>
-            <h2>"Coupons"</h2>
-            {coupons_unavailable.then(|| view! {
-                <p class="notice coupons-unavailable" role="status">
-                    "The coupons can't be listed right now. Please try again in a moment."
-                </p>
+            <section class="shop-where" aria-labelledby="where-title">
+                <h2 id="where-title">"Where"</h2>
+                <NearbyMap center=centre shops=similar.clone() first_number=1 around=shop_name/>
+            </section>
+            {(!similar.is_empty()).then(|| view! {
+                <section class="similar" aria-labelledby="similar-title">
+                    <h2 id="similar-title">"Similar shops nearby"</h2>
+                    <ol class="similar-list">
+                        {similar.into_iter().enumerate().map(|(i, n)| view! {
+                            <li class="shop-row" data-shop-id=n.shop.id>
+                                <span class="pin-number" aria-hidden="true">{i + 1}</span>
+                                <div>
+                                    <a class="shop-name" href=format!("/shops/{}", n.shop.id)>{n.shop.name.clone()}</a>
+                                    <p class="muted">
+                                        {score_text(n.shop.score, n.shop.reviews)}<br/>
+                                        <span class="distance">{format_distance(n.distance_m)}</span>
+                                        " · "{yuan(n.shop.avg_price_cents)}" / person"
+                                    </p>
+                                </div>
+                            </li>
+                        }).collect_view()}
+                    </ol>
+                </section>
             })}
-            <ul class="vouchers">
-                {vouchers.into_iter().map(|v| if v.kind == "flash" {
-                    view! { <FlashSaleCard v server_now_ms shop_id=id/> }.into_any()
-                } else {
-                    view! { <VoucherCard v shop_id=id/> }.into_any()
-                }).collect_view()}
-            </ul>
-        </article>
+        </div>
     }
+    // A type of its own: the shop page's view type is otherwise deeper than the compiler's limit.
+    .into_any()
 }
 
 /// A normal coupon: the card, rendered on the server, around its Buy button.

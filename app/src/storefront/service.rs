@@ -1,10 +1,12 @@
-//! Flows that span capabilities: the shop page (cache + coupons + live sale stock + visitors) and the
-//! merchant's shop changes, which Postgres, the cache and the nearby index must all follow.
+//! Flows that span capabilities: the shop page (cache + coupons + live sale stock + visitors + similar
+//! shops nearby) and the merchant's shop changes, which Postgres, the cache and the nearby index must all
+//! follow.
 
 use super::model::ShopPage;
 use crate::auth::model::CurrentUser;
 use crate::catalog::model::{Shop, ShopEdit};
 use crate::catalog::service::{self as catalog, CatalogError};
+use crate::geo::model::{GeoPoint, SIMILAR_RADIUS_M, SIMILAR_SHOWN};
 use crate::geo::service as geo;
 use crate::sale::inventory;
 use crate::seckill::service as seckill;
@@ -26,8 +28,15 @@ pub async fn shop_page(
             None => Ok(()),
         }
     };
-    let (vouchers, visit, remembered) =
-        tokio::join!(catalog::vouchers(state, id), catalog::record_visit(state, id, visitor), remember);
+    let at = GeoPoint { lon: shop.longitude, lat: shop.latitude };
+    let similar = geo::similar_near(state, shop.type_id, id, at, SIMILAR_RADIUS_M, SIMILAR_SHOWN);
+    let (vouchers, visit, remembered, similar) =
+        tokio::join!(catalog::vouchers(state, id), catalog::record_visit(state, id, visitor), remember, similar);
+    // Comparing is a convenience too: without Redis the page shows the shop without its neighbours.
+    let similar = similar.unwrap_or_else(|e| {
+        tracing::warn!(shop = id, "similar shops not listed: {e}");
+        Vec::new()
+    });
     // "Recently viewed" is a convenience: the page does not fail for it.
     if let Err(e) = remembered {
         tracing::warn!(shop = id, "view not remembered: {e}");
@@ -80,6 +89,7 @@ pub async fn shop_page(
         is_owner,
         visitors_week,
         server_now_ms,
+        similar,
     })
 }
 
