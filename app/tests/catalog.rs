@@ -5,7 +5,7 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use app::auth::model::{CurrentUser, Role};
-use app::catalog::model::{Shop, ShopEdit, ShopForm};
+use app::catalog::model::{Shop, ShopEdit, ShopFilter, ShopForm, ShopSort};
 use app::catalog::service::{self, CatalogError};
 use app::platform::cache::{CacheEvent, L2Entry};
 use app::shared::clock::now_ms;
@@ -386,4 +386,52 @@ async fn favourites_stop_at_the_limit_under_concurrent_saves(db: PgPool) {
     let stored: i64 =
         sqlx::query_scalar("SELECT count(*) FROM favourites WHERE user_id = $1").bind(me).fetch_one(&db).await.unwrap();
     assert_eq!(stored, MAX_FAVOURITES);
+}
+
+/// A category and a search narrowed by area, price per person and lowest score list exactly the shops the
+/// reference query finds, in the chosen order, with every area to choose from.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn filters_narrow_a_category_and_a_search_as_the_reference_query_does(db: PgPool) {
+    fixture(&db).await;
+    // 60 more shops of type 1: areas, prices and figures spread by id; every third one has no review.
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, area, address, longitude, latitude, avg_price_cents, score, review_count, sold)
+         SELECT g, '面馆' || g, 1, (ARRAY['湖滨', '武林', '西溪'])[g % 3 + 1], '杭州市某路', 120.16, 30.25,
+                (g * 739) % 30000, 3 + (g * 37 % 20) / 10.0, CASE WHEN g % 3 = 0 THEN 0 ELSE g % 7 + 1 END, g % 11
+         FROM generate_series(2, 61) g",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let state = test_instances(db.clone(), 1, &[]).await.remove(0);
+    let filter = ShopFilter { area: "武林".into(), price: "50-100".into(), rating: "4".into() };
+    let reference = |order: &'static str| {
+        let db = db.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(&format!(
+                "SELECT id FROM shops WHERE type_id = 1 AND area = '武林' AND avg_price_cents >= 5000
+                 AND avg_price_cents < 10000 AND review_count > 0 AND score >= 4 ORDER BY {order}"
+            ))
+            .fetch_all(&db)
+            .await
+            .unwrap()
+        }
+    };
+    let ids = |l: &app::catalog::model::Listing| l.page.items.iter().map(|s| s.id).collect::<Vec<i64>>();
+    for (sort, order) in [
+        (ShopSort::Score, "score DESC, id"),
+        (ShopSort::PriceAsc, "avg_price_cents, id"),
+        (ShopSort::Popular, "sold DESC, id"),
+    ] {
+        let want = reference(order).await;
+        assert!(want.len() >= 2, "the fixture narrows to a few shops: {want:?}");
+        let (_, listing) = service::category(&state, 1, sort, &filter, 1).await.unwrap();
+        assert_eq!(ids(&listing), want, "{sort:?}");
+        assert_eq!(listing.areas, ["武林", "湖滨", "西溪"], "every area of the type, in Postgres' order");
+        let found = service::search(&state, "面馆", sort, &filter, 1).await.unwrap();
+        assert_eq!(ids(&found), want, "search, {sort:?}");
+    }
+    // Nothing chosen narrows nothing: the whole type, 61 shops over four pages.
+    let (_, all) = service::category(&state, 1, ShopSort::Score, &ShopFilter::default(), 4).await.unwrap();
+    assert_eq!((all.page.items.len(), all.page.has_next), (1, false));
 }

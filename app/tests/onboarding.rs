@@ -93,8 +93,9 @@ async fn an_approved_application_opens_the_shop_everywhere_at_once(db: PgPool) {
     let opened = app::catalog::service::shop(&state, shop).await.unwrap();
     assert_eq!((opened.owner_id, opened.name.as_str(), opened.images.clone()), (Some(wang), "小王面馆", vec![photo]));
     // In search and nearby at once.
-    let found = app::catalog::service::search(&state, "小王面", 1).await.unwrap();
-    assert!(found.items.iter().any(|s| s.id == shop));
+    let found =
+        app::catalog::service::search(&state, "小王面", Default::default(), &Default::default(), 1).await.unwrap();
+    assert!(found.page.items.iter().any(|s| s.id == shop));
     let near = app::geo::service::nearby(&state, 1, GeoPoint { lon: 120.13, lat: 30.28 }, 1_000.0, 1).await.unwrap();
     assert!(near.items.iter().any(|s| s.shop.id == shop), "the new shop is in nearby search");
     // Audited, and the applicant told.

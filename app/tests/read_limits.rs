@@ -30,11 +30,15 @@ async fn listings_stop_at_the_last_page_with_a_clear_error(db: PgPool) {
     .execute(&db)
     .await
     .unwrap();
-    let last = service::search(&state, "noodle", MAX_PAGES).await.expect("the last page");
-    assert_eq!(last.items.len(), 20, "a full page");
-    assert!(!last.has_next, "no link past the last page, although more rows match");
+    let last = service::search(&state, "noodle", Default::default(), &Default::default(), MAX_PAGES)
+        .await
+        .expect("the last page");
+    assert_eq!(last.page.items.len(), 20, "a full page");
+    assert!(!last.page.has_next, "no link past the last page, although more rows match");
     for page in [0, MAX_PAGES + 1, 10_000] {
-        let Err(CatalogError::Invalid(e)) = service::search(&state, "noodle", page).await else {
+        let Err(CatalogError::Invalid(e)) =
+            service::search(&state, "noodle", Default::default(), &Default::default(), page).await
+        else {
             panic!("page {page} should be refused")
         };
         assert!(e.field_message("page").is_some_and(|m| m.contains("narrow the search")), "{e:?}");

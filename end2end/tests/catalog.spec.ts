@@ -169,6 +169,46 @@ test('a shop page shows where the shop is, with similar shops nearby, beside the
   await expect(page.locator('.shop-title')).toHaveText(other);
 });
 
+test('a category and a search narrow to an area, a price and a rating, and keep them while sorting and paging', async ({ page }) => {
+  await page.goto('/types/1');
+  const filters = page.locator('form.filters');
+  await filters.getByLabel('Per person').selectOption({ label: '¥50–100' });
+  await filters.getByLabel('Rating').selectOption({ label: '★ 4.0 and up' });
+  await filters.getByRole('button', { name: 'Filter' }).click();
+  await expect(page).toHaveURL(/price=50-100/);
+  await expect(page).toHaveURL(/rating=4/);
+  const rows = page.locator('.shop-row .muted');
+  const check = async () => {
+    const lines = await rows.allTextContents();
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      const score = Number(/★ ([\d.]+)/.exec(line)![1]);
+      const price = Number(/¥([\d.]+) \/ person/.exec(line)![1]);
+      expect(score).toBeGreaterThanOrEqual(4);
+      expect(price).toBeGreaterThanOrEqual(50);
+      expect(price).toBeLessThan(100);
+    }
+    return lines;
+  };
+  await check();
+  // Sorting keeps the filters; the form shows them chosen.
+  await page.getByRole('link', { name: 'Price ↑' }).click();
+  await expect(page).toHaveURL(/sort=price_asc.*price=50-100.*rating=4/);
+  const prices = (await check()).map((l) => Number(/¥([\d.]+) \/ person/.exec(l)![1]));
+  expect(prices).toEqual([...prices].sort((a, b) => a - b));
+  await expect(filters.getByLabel('Per person')).toHaveValue('50-100');
+  // An area narrows further (the first shop's, so something is left); a search offers the same filters.
+  const area = (await rows.first().textContent())!.split(' · ')[3];
+  await filters.getByLabel('Area').selectOption({ label: area });
+  await filters.getByRole('button', { name: 'Filter' }).click();
+  for (const line of await check()) expect(line).toContain(area);
+  await page.goto('/search?q=%E7%81%AB%E9%94%85&price=0-50');
+  for (const line of await page.locator('.shop-row .muted').allTextContents()) {
+    expect(Number(/¥([\d.]+) \/ person/.exec(line)![1])).toBeLessThan(50);
+  }
+  await expect(page.locator('form.filters').getByLabel('Per person')).toHaveValue('0-50');
+});
+
 test('an unknown shop id shows the 404 page', async ({ page }) => {
   const response = await page.goto('/shops/987654321');
   expect(response?.status()).toBe(404);

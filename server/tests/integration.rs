@@ -2,7 +2,6 @@
 //! one module per file beside this one, all in one test binary; `support` is what the authorization
 //! matrix and the fuzz harness share.
 
-mod support;
 mod authz_matrix;
 mod breakers;
 mod breakers_redis_kafka;
@@ -14,3 +13,4 @@ mod live_stock;
 mod schema;
 mod security;
 mod session_cache;
+mod support;

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::model::{Favourite, Favourites, Page, Shop, ShopSummary, ShopType};
+use super::model::{Favourite, Favourites, Listing, Shop, ShopFilter, ShopSummary, ShopType};
 use crate::shared::error::AppError;
 
 /// Shop types for the home page.
@@ -11,22 +11,34 @@ pub async fn list_shop_types() -> Result<Vec<ShopType>, AppError> {
     crate::web::edge::run(|cx| async move { Ok(super::service::shop_types(&cx.state).await?) }).await
 }
 
-/// One page of a category, sorted (`score`, `price_asc`, `price_desc`, `popular`).
+/// One page of a category, sorted (`score`, `price_asc`, `price_desc`, `popular`) and narrowed by `filter`
+/// (left out: nothing narrowed, as before filters existed).
 #[server(endpoint = "catalog/shops")]
-pub async fn list_shops(type_id: i64, sort: String, page: u32) -> Result<(ShopType, Page<ShopSummary>), AppError> {
+pub async fn list_shops(
+    type_id: i64,
+    sort: String,
+    #[server(default)] filter: ShopFilter,
+    page: u32,
+) -> Result<(ShopType, Listing), AppError> {
     crate::web::edge::run(|cx| async move {
         let sort = super::model::ShopSort::from_query(Some(&sort));
-        Ok(super::service::category(&cx.state, type_id, sort, page).await?)
+        Ok(super::service::category(&cx.state, type_id, sort, &filter, page).await?)
     })
     .await
 }
 
-/// Shops whose name contains `q`.
+/// Shops whose name contains `q`, sorted and narrowed like a category.
 #[server(endpoint = "catalog/search")]
-pub async fn search_shops(q: String, page: u32) -> Result<Page<ShopSummary>, AppError> {
+pub async fn search_shops(
+    q: String,
+    #[server(default)] sort: String,
+    #[server(default)] filter: ShopFilter,
+    page: u32,
+) -> Result<Listing, AppError> {
     crate::web::edge::run(|cx| async move {
         cx.spend_per_address(crate::web::abuse::Action::Search).await?;
-        Ok(super::service::search(&cx.state, &q, page).await?)
+        let sort = super::model::ShopSort::from_query(Some(&sort));
+        Ok(super::service::search(&cx.state, &q, sort, &filter, page).await?)
     })
     .await
 }

@@ -171,6 +171,79 @@ impl ShopSort {
     }
 }
 
+/// Price-per-person bands a list narrows to: URL value, label, from and below (fen).
+pub const PRICE_BANDS: [(&str, &str, i64, i64); 4] = [
+    ("0-50", "Under ¥50", 0, 5_000),
+    ("50-100", "¥50–100", 5_000, 10_000),
+    ("100-200", "¥100–200", 10_000, 20_000),
+    ("200-", "¥200 and more", 20_000, i64::MAX),
+];
+
+/// Lowest scores a list narrows to (rated shops only): URL value, label, score.
+pub const MIN_SCORES: [(&str, &str, f64); 2] = [("4", "★ 4.0 and up", 4.0), ("4.5", "★ 4.5 and up", 4.5)];
+
+/// What a category or a search is narrowed to, from the page's URL: a business area, a price band, a
+/// lowest score. A value the lists do not offer narrows nothing, as an unknown sort sorts by score: a stale
+/// link still shows shops.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ShopFilter {
+    /// A business area ("" = any).
+    pub area: String,
+    /// A [`PRICE_BANDS`] value ("" = any).
+    pub price: String,
+    /// A [`MIN_SCORES`] value ("" = any).
+    pub rating: String,
+}
+
+impl ShopFilter {
+    /// Reads `area`, `price` and `rating` through `get` (a page's query).
+    pub fn from_query(get: impl Fn(&str) -> Option<String>) -> Self {
+        Self {
+            area: get("area").unwrap_or_default(),
+            price: get("price").unwrap_or_default(),
+            rating: get("rating").unwrap_or_default(),
+        }
+    }
+
+    /// The business area, when one is chosen.
+    pub fn area(&self) -> Option<&str> {
+        Some(self.area.trim()).filter(|a| !a.is_empty())
+    }
+
+    /// The price band as (from, below) in fen, each bound `None` when open (every price when no band is
+    /// chosen): an open bound is no condition at all for Postgres' planner.
+    pub fn price_range(&self) -> (Option<i64>, Option<i64>) {
+        PRICE_BANDS
+            .iter()
+            .find(|b| b.0 == self.price)
+            .map_or((None, None), |b| (Some(b.2).filter(|f| *f > 0), Some(b.3).filter(|t| *t < i64::MAX)))
+    }
+
+    /// The lowest score, when one is chosen.
+    pub fn min_score(&self) -> Option<f64> {
+        MIN_SCORES.iter().find(|m| m.0 == self.rating).map(|m| m.2)
+    }
+
+    /// The chosen parts as URL parameters ("&area=…&price=…"), for the links that keep them.
+    pub fn as_query(&self) -> String {
+        [("area", &self.area), ("price", &self.price), ("rating", &self.rating)]
+            .into_iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| format!("&{k}={}", form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>()))
+            .collect()
+    }
+}
+
+/// One page of a category or a search, with the business areas its shops are in (the filter's choices).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Listing {
+    /// The page.
+    pub page: Page<ShopSummary>,
+    /// The areas to narrow to.
+    pub areas: Vec<String>,
+}
+
 /// A shop's score as people read it ("4.5"), or that it has no review yet: a score before the first
 /// review would be the type's mean, not the shop's.
 pub fn score_text(score: f64, reviews: i32) -> String {
@@ -399,6 +472,22 @@ impl Coupon {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filters_read_from_the_url_and_ignore_what_the_lists_do_not_offer() {
+        let q = |area: &str, price: &str, rating: &str| ShopFilter {
+            area: area.into(),
+            price: price.into(),
+            rating: rating.into(),
+        };
+        let f = q("湖滨", "50-100", "4.5");
+        assert_eq!((f.area(), f.price_range(), f.min_score()), (Some("湖滨"), (Some(5_000), Some(10_000)), Some(4.5)));
+        assert_eq!(f.as_query(), "&area=%E6%B9%96%E6%BB%A8&price=50-100&rating=4.5");
+        let any = q(" ", "cheap", "5");
+        assert_eq!((any.area(), any.price_range(), any.min_score()), (None, (None, None), None));
+        assert_eq!(q("", "0-50", "").price_range(), (None, Some(5_000)));
+        assert_eq!(ShopFilter::default().as_query(), "");
+    }
 
     #[test]
     fn sort_and_page_parse_leniently() {

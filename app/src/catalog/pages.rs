@@ -6,7 +6,10 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use super::api::{
     ForgetViewed, get_recently_viewed, list_shops, my_favourites, saved_among, search_shops, set_favourite,
 };
-use super::model::{Favourites, Page, ShopSort, ShopSummary, VoucherView, page_from_query, score_text};
+use super::model::{
+    Favourites, Listing, MIN_SCORES, PRICE_BANDS, Page, ShopFilter, ShopSort, ShopSummary, VoucherView,
+    page_from_query, score_text,
+};
 use crate::shared::error::AppError;
 use crate::ui::{NO_PICTURE, Pager, error_view, yuan};
 
@@ -130,7 +133,7 @@ pub fn FavouritesPage() -> impl IntoView {
     }
 }
 
-/// `/types/:id?sort=&page=`: one category, 20 shops a page.
+/// `/types/:id?sort=&area=&price=&rating=&page=`: one category, 20 shops a page, sorted and narrowed.
 #[component]
 pub fn CategoryPage() -> impl IntoView {
     let params = use_params_map();
@@ -138,32 +141,31 @@ pub fn CategoryPage() -> impl IntoView {
     let key = move || {
         let id = params.read().get("id").and_then(|s| s.parse::<i64>().ok());
         let q = query.read();
-        (id, ShopSort::from_query(q.get("sort").as_deref()), page_from_query(q.get("page").as_deref()))
+        let filter = ShopFilter::from_query(|k| q.get(k));
+        (id, ShopSort::from_query(q.get("sort").as_deref()), filter, page_from_query(q.get("page").as_deref()))
     };
-    let data = Resource::new(key, |(id, sort, page)| async move {
+    let data = Resource::new(key, |(id, sort, filter, page)| async move {
         match id {
-            Some(id) => list_shops(id, sort.as_query().to_string(), page).await,
+            Some(id) => list_shops(id, sort.as_query().to_string(), filter, page).await,
             None => Err(AppError::NotFound("Category".into())),
         }
     });
     view! {
         <Suspense fallback=|| view! { <p>"Loading shops…"</p> }>
             {move || Suspend::new(async move {
-                let (_, sort, _) = key();
+                let (_, sort, filter, _) = key();
                 match data.await {
-                    Ok((ty, page)) => {
+                    Ok((ty, Listing { page, areas })) => {
                         let tid = ty.id;
                         let saved = saved_of(&page.items).await;
+                        let kept = filter.as_query();
                         view! {
                             <h1>{ty.icon}" "{ty.name}</h1>
                             <p><a class="rankings-link" href=format!("/rankings?type={tid}")>"Top 10 of this kind (榜单) →"</a></p>
-                            <nav class="sort-links">
-                                {ShopSort::ALL.iter().map(|(s, v, label)| view! {
-                                    <a href=format!("/types/{tid}?sort={v}") class:active=*s == sort>{*label}</a>
-                                }).collect_view()}
-                            </nav>
+                            <FilterBar action=format!("/types/{tid}") hidden=vec![("sort", sort.as_query().to_string())] filter=filter.clone() areas/>
+                            <SortLinks base=format!("/types/{tid}?") sort kept=kept.clone()/>
                             <ShopList items=page.items saved/>
-                            <Pager base=format!("/types/{tid}?sort={}", sort.as_query()) page=page.page has_next=page.has_next/>
+                            <Pager base=format!("/types/{tid}?sort={}{kept}", sort.as_query()) page=page.page has_next=page.has_next/>
                         }
                         .into_any()
                     }
@@ -174,27 +176,37 @@ pub fn CategoryPage() -> impl IntoView {
     }
 }
 
-/// `/search?q=&page=`.
+/// `/search?q=&sort=&area=&price=&rating=&page=`.
 #[component]
 pub fn SearchPage() -> impl IntoView {
     let query = use_query_map();
     let key = move || {
         let q = query.read();
-        (q.get("q").unwrap_or_default(), page_from_query(q.get("page").as_deref()))
+        let filter = ShopFilter::from_query(|k| q.get(k));
+        (
+            q.get("q").unwrap_or_default(),
+            ShopSort::from_query(q.get("sort").as_deref()),
+            filter,
+            page_from_query(q.get("page").as_deref()),
+        )
     };
-    let data = Resource::new(key, |(q, page)| search_shops(q, page));
+    let data = Resource::new(key, |(q, sort, filter, page)| search_shops(q, sort.as_query().to_string(), filter, page));
     view! {
         <SearchBox value=key().0/>
         <Suspense fallback=|| view! { <p>"Searching…"</p> }>
             {move || Suspend::new(async move {
-                let (q, _) = key();
+                let (q, sort, filter, _) = key();
                 match data.await {
-                    Ok(Page { items, page, has_next }) => {
+                    Ok(Listing { page: Page { items, page, has_next }, areas }) => {
                         let saved = saved_of(&items).await;
+                        let encoded = form_urlencoded::byte_serialize(q.as_bytes()).collect::<String>();
+                        let kept = filter.as_query();
                         view! {
                             <h1>{format!("Shops matching “{q}”")}</h1>
+                            <FilterBar action="/search".to_string() hidden=vec![("q", q.clone()), ("sort", sort.as_query().to_string())] filter=filter.clone() areas/>
+                            <SortLinks base=format!("/search?q={encoded}&") sort kept=kept.clone()/>
                             <ShopList items saved/>
-                            <Pager base=format!("/search?q={}", form_urlencoded::byte_serialize(q.as_bytes()).collect::<String>()) page has_next/>
+                            <Pager base=format!("/search?q={encoded}&sort={}{kept}", sort.as_query()) page has_next/>
                         }
                         .into_any()
                     }
@@ -202,6 +214,59 @@ pub fn SearchPage() -> impl IntoView {
                 }
             })}
         </Suspense>
+    }
+}
+
+/// The sort links of a list (`base` ends in `?` or `&`), each keeping the list's filter (`kept`).
+#[component]
+fn SortLinks(base: String, sort: ShopSort, kept: String) -> impl IntoView {
+    view! {
+        <nav class="sort-links" aria-label="Sort">
+            {ShopSort::ALL.iter().map(|(s, v, label)| view! {
+                <a href=format!("{base}sort={v}{kept}") class:active=*s == sort>{*label}</a>
+            }).collect_view()}
+        </nav>
+    }
+}
+
+/// The filters of a list — business area, price per person, lowest score — as a form that reloads the
+/// list narrowed (`hidden`: the parameters it keeps, the sort among them); it works without the wasm.
+#[component]
+fn FilterBar(
+    action: String,
+    hidden: Vec<(&'static str, String)>,
+    filter: ShopFilter,
+    areas: Vec<String>,
+) -> impl IntoView {
+    view! {
+        <form method="get" action=action class="filters">
+            {hidden.into_iter().map(|(name, value)| view! { <input type="hidden" name=name value=value/> }).collect_view()}
+            <span class="filter">
+                <label for="f-area">"Area"</label>
+                <select id="f-area" name="area">
+                    <option value="">"Any area"</option>
+                    {areas.into_iter().map(|a| {
+                        let (chosen, label) = (a == filter.area, a.clone());
+                        view! { <option value=a selected=chosen>{label}</option> }
+                    }).collect_view()}
+                </select>
+            </span>
+            <span class="filter">
+                <label for="f-price">"Per person"</label>
+                <select id="f-price" name="price">
+                    <option value="">"Any price"</option>
+                    {PRICE_BANDS.iter().map(|(v, label, _, _)| view! { <option value=*v selected=filter.price == *v>{*label}</option> }).collect_view()}
+                </select>
+            </span>
+            <span class="filter">
+                <label for="f-rating">"Rating"</label>
+                <select id="f-rating" name="rating">
+                    <option value="">"Any rating"</option>
+                    {MIN_SCORES.iter().map(|(v, label, _)| view! { <option value=*v selected=filter.rating == *v>{*label}</option> }).collect_view()}
+                </select>
+            </span>
+            <button type="submit" class="secondary">"Filter"</button>
+        </form>
     }
 }
 

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use time::Duration as TimeDuration;
 
 use super::model::{
-    Coupon, Favourite, Favourites, MAX_FAVOURITES, MAX_PAGES, NewCoupon, Page, RECENT_KEPT, Shop, ShopEdit, ShopSort,
-    ShopSummary, ShopType, VoucherView,
+    Coupon, Favourite, Favourites, Listing, MAX_FAVOURITES, MAX_PAGES, NewCoupon, Page, RECENT_KEPT, Shop, ShopEdit,
+    ShopFilter, ShopSort, ShopSummary, ShopType, VoucherView,
 };
 use super::store;
 use crate::auth::model::{CurrentUser, Role};
@@ -190,17 +190,25 @@ async fn visitors_of(state: &AppState, scope: &str, days: i64) -> Result<Vec<(St
     Ok(days.iter().map(|d| clock::iso_day(*d)).zip(counts).collect())
 }
 
-/// One page of a category.
+/// One page of a category narrowed by `filter`, with the areas its shops are in.
 pub async fn category(
     state: &AppState,
     type_id: i64,
     sort: ShopSort,
+    filter: &ShopFilter,
     page: u32,
-) -> Result<(ShopType, Page<ShopSummary>), CatalogError> {
+) -> Result<(ShopType, Listing), CatalogError> {
     check_page(page)?;
     let ty = shop_type(state, type_id).await?;
-    let (items, has_next) = store::shops_by_type(state.postgres()?, type_id, sort, page).await?;
-    Ok((ty, Page { items, page, has_next: has_next && page < MAX_PAGES }))
+    let db = state.postgres()?;
+    let ((items, has_next), areas) =
+        tokio::try_join!(store::shops_by_type(db, type_id, sort, filter, page), store::areas(db, Some(type_id)))?;
+    Ok((ty, Listing { page: Page { items, page, has_next: has_next && page < MAX_PAGES }, areas }))
+}
+
+/// The business areas with shops of `type_id` (every type's when none), in order.
+pub async fn areas(state: &AppState, type_id: Option<i64>) -> Result<Vec<String>, CatalogError> {
+    Ok(store::areas(state.postgres()?, type_id).await?)
 }
 
 /// Pages 1 to [`MAX_PAGES`].
@@ -212,15 +220,23 @@ fn check_page(page: u32) -> Result<(), CatalogError> {
     Err(CatalogError::Invalid(AppError::invalid("page", message)))
 }
 
-/// Name search.
-pub async fn search(state: &AppState, q: &str, page: u32) -> Result<Page<ShopSummary>, CatalogError> {
+/// Name search narrowed by `filter`, with the areas of every shop.
+pub async fn search(
+    state: &AppState,
+    q: &str,
+    sort: ShopSort,
+    filter: &ShopFilter,
+    page: u32,
+) -> Result<Listing, CatalogError> {
     let rule = crate::shared::text::TextRule { min: 1, max: 50, multiline: false };
     let q = crate::shared::text::FreeText::parse("q", q, rule, "Search for 1 to 50 characters of a shop name.")
         .map_err(CatalogError::Invalid)?;
     let q = q.as_str();
     check_page(page)?;
-    let (items, has_next) = store::search_shops(state.postgres()?, q, page).await?;
-    Ok(Page { items, page, has_next: has_next && page < MAX_PAGES })
+    let db = state.postgres()?;
+    let ((items, has_next), areas) =
+        tokio::try_join!(store::search_shops(db, q, sort, filter, page), store::areas(db, None))?;
+    Ok(Listing { page: Page { items, page, has_next: has_next && page < MAX_PAGES }, areas })
 }
 
 /// The user if logged in as a merchant (401 for nobody, 403 for a shopper).

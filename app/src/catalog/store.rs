@@ -5,7 +5,7 @@ use futures::future::BoxFuture;
 use sqlx::PgPool;
 
 use super::model::{
-    Coupon, Favourite, NewCoupon, PAGE_SIZE, Shop, ShopEdit, ShopSort, ShopSummary, ShopType, VoucherView,
+    Coupon, Favourite, NewCoupon, PAGE_SIZE, Shop, ShopEdit, ShopFilter, ShopSort, ShopSummary, ShopType, VoucherView,
 };
 
 /// Every shop type in display order, with its shop count.
@@ -77,52 +77,84 @@ fn into_page(mut rows: Vec<ShopSummary>) -> (Vec<ShopSummary>, bool) {
     (rows, has_next)
 }
 
-/// Shops of one type, ordered, one page (ties broken by id so pages never overlap).
+/// Shops of one type narrowed by `filter`, in `sort`'s order, one page (ties broken by id, so pages never
+/// overlap).
 pub async fn shops_by_type(
     db: &PgPool,
     type_id: i64,
     sort: ShopSort,
+    filter: &ShopFilter,
     page: u32,
 ) -> Result<(Vec<ShopSummary>, bool), sqlx::Error> {
     let (limit, offset) = page_window(page);
-    let rows = match sort {
-        ShopSort::Score => {
-            summaries!("WHERE type_id = $1 ORDER BY score DESC, id LIMIT $2 OFFSET $3", type_id, limit, offset)
-                .fetch_all(db)
-                .await?
-        }
-        ShopSort::PriceAsc => {
-            summaries!("WHERE type_id = $1 ORDER BY avg_price_cents ASC, id LIMIT $2 OFFSET $3", type_id, limit, offset)
-                .fetch_all(db)
-                .await?
-        }
-        ShopSort::PriceDesc => {
-            summaries!(
-                "WHERE type_id = $1 ORDER BY avg_price_cents DESC, id LIMIT $2 OFFSET $3",
-                type_id,
-                limit,
-                offset
-            )
-            .fetch_all(db)
-            .await?
-        }
-        ShopSort::Popular => {
-            summaries!("WHERE type_id = $1 ORDER BY sold DESC, id LIMIT $2 OFFSET $3", type_id, limit, offset)
-                .fetch_all(db)
-                .await?
-        }
-    };
+    let (from, below) = filter.price_range();
+    // The sort and the filters are parameters Postgres plans each call with (the `CASE`s and the unset
+    // conditions fold away), so the plain score order still walks the (type, score) index.
+    let rows = summaries!(
+        "WHERE type_id = $1 AND ($2::text IS NULL OR area = $2) AND ($3::int8 IS NULL OR avg_price_cents >= $3)
+           AND ($4::int8 IS NULL OR avg_price_cents < $4)
+           AND ($5::float8 IS NULL OR (review_count > 0 AND score >= $5))
+         ORDER BY CASE WHEN $6::text = 'price_asc' THEN avg_price_cents END ASC,
+                  CASE WHEN $6::text = 'price_desc' THEN avg_price_cents END DESC,
+                  CASE WHEN $6::text = 'popular' THEN sold END DESC,
+                  CASE WHEN $6::text = 'score' THEN score END DESC, id
+         LIMIT $7 OFFSET $8",
+        type_id,
+        filter.area(),
+        from,
+        below,
+        filter.min_score(),
+        sort.as_query(),
+        limit,
+        offset
+    )
+    .fetch_all(db)
+    .await?;
     Ok(into_page(rows))
 }
 
-/// Shops whose name contains `q` (case-insensitive), best first.
-pub async fn search_shops(db: &PgPool, q: &str, page: u32) -> Result<(Vec<ShopSummary>, bool), sqlx::Error> {
+/// Shops whose name contains `q` (case-insensitive) narrowed by `filter`, in `sort`'s order, one page.
+pub async fn search_shops(
+    db: &PgPool,
+    q: &str,
+    sort: ShopSort,
+    filter: &ShopFilter,
+    page: u32,
+) -> Result<(Vec<ShopSummary>, bool), sqlx::Error> {
     let pattern = format!("%{}%", q.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
     let (limit, offset) = page_window(page);
-    let rows = summaries!("WHERE name ILIKE $1 ORDER BY score DESC, id LIMIT $2 OFFSET $3", pattern, limit, offset)
-        .fetch_all(db)
-        .await?;
+    let (from, below) = filter.price_range();
+    let rows = summaries!(
+        "WHERE name ILIKE $1 AND ($2::text IS NULL OR area = $2) AND ($3::int8 IS NULL OR avg_price_cents >= $3)
+           AND ($4::int8 IS NULL OR avg_price_cents < $4)
+           AND ($5::float8 IS NULL OR (review_count > 0 AND score >= $5))
+         ORDER BY CASE WHEN $6::text = 'price_asc' THEN avg_price_cents END ASC,
+                  CASE WHEN $6::text = 'price_desc' THEN avg_price_cents END DESC,
+                  CASE WHEN $6::text = 'popular' THEN sold END DESC,
+                  CASE WHEN $6::text = 'score' THEN score END DESC, id
+         LIMIT $7 OFFSET $8",
+        pattern,
+        filter.area(),
+        from,
+        below,
+        filter.min_score(),
+        sort.as_query(),
+        limit,
+        offset
+    )
+    .fetch_all(db)
+    .await?;
     Ok(into_page(rows))
+}
+
+/// The business areas with shops (of `type_id`, when given), in order.
+pub async fn areas(db: &PgPool, type_id: Option<i64>) -> Result<Vec<String>, sqlx::Error> {
+    sqlx::query_scalar!(
+        "SELECT DISTINCT area FROM shops WHERE ($1::int8 IS NULL OR type_id = $1) AND area <> '' ORDER BY area",
+        type_id
+    )
+    .fetch_all(db)
+    .await
 }
 
 /// Coupons on sale at a shop, flash sales first.

@@ -297,7 +297,7 @@ pub async fn ranking(state: &AppState, type_id: Option<i64>, area: Option<String
         None => types.first().map(|t| t.0).ok_or(CatalogError::TypeNotFound(0))?,
     };
     let ty = catalog::shop_type(state, type_id).await?;
-    let areas = store::areas_of_type(state.postgres()?, type_id).await?;
+    let areas = catalog::areas(state, Some(type_id)).await?;
     let area = area.filter(|a| !a.is_empty());
     if let Some(a) = &area
         && !areas.contains(a)

@@ -516,13 +516,6 @@ pub async fn refresh_priors(db: &PgPool) -> Result<i32, sqlx::Error> {
     sqlx::query_scalar!(r#"SELECT refresh_review_priors() AS "changed!""#).fetch_one(db).await
 }
 
-/// The areas where shops of `type_id` stand, by name.
-pub async fn areas_of_type(db: &PgPool, type_id: i64) -> Result<Vec<String>, sqlx::Error> {
-    sqlx::query_scalar!("SELECT DISTINCT area FROM shops WHERE type_id = $1 AND area <> '' ORDER BY area", type_id)
-        .fetch_all(db)
-        .await
-}
-
 /// `lua/rank_update.lua`: moves one shop on its type's rankings if these figures are newer than the last.
 static RANK_UPDATE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/rank_update.lua")));
 

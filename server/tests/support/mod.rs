@@ -57,7 +57,18 @@ pub fn table() -> Vec<Row> {
     vec![
         // Public reads.
         row("/api/catalog/types", "", [OK; 5]),
+        row(
+            "/api/catalog/shops",
+            "type_id=1&sort=score&filter[area]=&filter[price]=0-50&filter[rating]=4&page=1",
+            [OK; 5],
+        ),
+        // Clients from before the filters: nothing narrowed.
         row("/api/catalog/shops", "type_id=1&sort=score&page=1", [OK; 5]),
+        row(
+            "/api/catalog/search",
+            "q=S&sort=price_asc&filter[area]=&filter[price]=&filter[rating]=4.5&page=1",
+            [OK; 5],
+        ),
         row("/api/catalog/search", "q=S&page=1", [OK; 5]),
         Row { path: "/api/catalog/shop-cached", get: true, args: "id=1", expect: [OK; 5] },
         row("/api/catalog/shop", "id=1", [OK; 5]),
