@@ -241,32 +241,38 @@ fn FilterBar(
     view! {
         <form method="get" action=action class="filters">
             {hidden.into_iter().map(|(name, value)| view! { <input type="hidden" name=name value=value/> }).collect_view()}
-            <span class="filter">
-                <label for="f-area">"Area"</label>
-                <select id="f-area" name="area">
-                    <option value="">"Any area"</option>
-                    {areas.into_iter().map(|a| {
-                        let (chosen, label) = (a == filter.area, a.clone());
-                        view! { <option value=a selected=chosen>{label}</option> }
-                    }).collect_view()}
-                </select>
-            </span>
-            <span class="filter">
-                <label for="f-price">"Per person"</label>
-                <select id="f-price" name="price">
-                    <option value="">"Any price"</option>
-                    {PRICE_BANDS.iter().map(|(v, label, _, _)| view! { <option value=*v selected=filter.price == *v>{*label}</option> }).collect_view()}
-                </select>
-            </span>
-            <span class="filter">
-                <label for="f-rating">"Rating"</label>
-                <select id="f-rating" name="rating">
-                    <option value="">"Any rating"</option>
-                    {MIN_SCORES.iter().map(|(v, label, _)| view! { <option value=*v selected=filter.rating == *v>{*label}</option> }).collect_view()}
-                </select>
-            </span>
+            <FilterSelect name="area" label="Area" any="Any area" chosen=filter.area
+                options=areas.into_iter().map(|a| (a.clone(), a)).collect()/>
+            <FilterSelect name="price" label="Per person" any="Any price" chosen=filter.price
+                options=PRICE_BANDS.iter().map(|b| (b.0.to_string(), b.1.to_string())).collect()/>
+            <FilterSelect name="rating" label="Rating" any="Any rating" chosen=filter.rating
+                options=MIN_SCORES.iter().map(|m| (m.0.to_string(), m.1.to_string())).collect()/>
             <button type="submit" class="secondary">"Filter"</button>
         </form>
+    }
+}
+
+/// One filter of [`FilterBar`]: a labelled select of `options` (value, label) after "any", `chosen` selected.
+#[component]
+fn FilterSelect(
+    name: &'static str,
+    label: &'static str,
+    any: &'static str,
+    chosen: String,
+    options: Vec<(String, String)>,
+) -> impl IntoView {
+    let id = format!("f-{name}");
+    view! {
+        <span class="filter">
+            <label for=id.clone()>{label}</label>
+            <select id=id name=name>
+                <option value="">{any}</option>
+                {options.into_iter().map(|(value, text)| {
+                    let selected = value == chosen;
+                    view! { <option value=value selected=selected>{text}</option> }
+                }).collect_view()}
+            </select>
+        </span>
     }
 }
 

@@ -202,7 +202,7 @@ pub async fn category(
     let ty = shop_type(state, type_id).await?;
     let db = state.postgres()?;
     let ((items, has_next), areas) =
-        tokio::try_join!(store::shops_by_type(db, type_id, sort, filter, page), store::areas(db, Some(type_id)))?;
+        tokio::try_join!(store::shops(db, Some(type_id), None, sort, filter, page), store::areas(db, Some(type_id)))?;
     Ok((ty, Listing { page: Page { items, page, has_next: has_next && page < MAX_PAGES }, areas }))
 }
 
@@ -235,7 +235,7 @@ pub async fn search(
     check_page(page)?;
     let db = state.postgres()?;
     let ((items, has_next), areas) =
-        tokio::try_join!(store::search_shops(db, q, sort, filter, page), store::areas(db, None))?;
+        tokio::try_join!(store::shops(db, None, Some(q), sort, filter, page), store::areas(db, None))?;
     Ok(Listing { page: Page { items, page, has_next: has_next && page < MAX_PAGES }, areas })
 }
 

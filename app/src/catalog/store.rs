@@ -77,62 +77,33 @@ fn into_page(mut rows: Vec<ShopSummary>) -> (Vec<ShopSummary>, bool) {
     (rows, has_next)
 }
 
-/// Shops of one type narrowed by `filter`, in `sort`'s order, one page (ties broken by id, so pages never
-/// overlap).
-pub async fn shops_by_type(
+/// One page of shops — of type `type_id` and whose name contains `name` (case-insensitive), each when
+/// given — narrowed by `filter`, in `sort`'s order (ties broken by id, so pages never overlap): a category
+/// and a search alike.
+pub async fn shops(
     db: &PgPool,
-    type_id: i64,
+    type_id: Option<i64>,
+    name: Option<&str>,
     sort: ShopSort,
     filter: &ShopFilter,
     page: u32,
 ) -> Result<(Vec<ShopSummary>, bool), sqlx::Error> {
+    let pattern = name.map(|q| format!("%{}%", q.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
     let (limit, offset) = page_window(page);
     let (from, below) = filter.price_range();
-    // The sort and the filters are parameters Postgres plans each call with (the `CASE`s and the unset
-    // conditions fold away), so the plain score order still walks the (type, score) index.
+    // The scope, the sort and the filters are parameters Postgres plans each call with (the `CASE`s and the
+    // unset conditions fold away), so a category's plain score order still walks the (type, score) index.
     let rows = summaries!(
-        "WHERE type_id = $1 AND ($2::text IS NULL OR area = $2) AND ($3::int8 IS NULL OR avg_price_cents >= $3)
-           AND ($4::int8 IS NULL OR avg_price_cents < $4)
-           AND ($5::float8 IS NULL OR (review_count > 0 AND score >= $5))
-         ORDER BY CASE WHEN $6::text = 'price_asc' THEN avg_price_cents END ASC,
-                  CASE WHEN $6::text = 'price_desc' THEN avg_price_cents END DESC,
-                  CASE WHEN $6::text = 'popular' THEN sold END DESC,
-                  CASE WHEN $6::text = 'score' THEN score END DESC, id
-         LIMIT $7 OFFSET $8",
+        "WHERE ($1::int8 IS NULL OR type_id = $1) AND ($2::text IS NULL OR name ILIKE $2)
+           AND ($3::text IS NULL OR area = $3)
+           AND ($4::int8 IS NULL OR avg_price_cents >= $4) AND ($5::int8 IS NULL OR avg_price_cents < $5)
+           AND ($6::float8 IS NULL OR (review_count > 0 AND score >= $6))
+         ORDER BY CASE WHEN $7::text = 'price_asc' THEN avg_price_cents END ASC,
+                  CASE WHEN $7::text = 'price_desc' THEN avg_price_cents END DESC,
+                  CASE WHEN $7::text = 'popular' THEN sold END DESC,
+                  CASE WHEN $7::text = 'score' THEN score END DESC, id
+         LIMIT $8 OFFSET $9",
         type_id,
-        filter.area(),
-        from,
-        below,
-        filter.min_score(),
-        sort.as_query(),
-        limit,
-        offset
-    )
-    .fetch_all(db)
-    .await?;
-    Ok(into_page(rows))
-}
-
-/// Shops whose name contains `q` (case-insensitive) narrowed by `filter`, in `sort`'s order, one page.
-pub async fn search_shops(
-    db: &PgPool,
-    q: &str,
-    sort: ShopSort,
-    filter: &ShopFilter,
-    page: u32,
-) -> Result<(Vec<ShopSummary>, bool), sqlx::Error> {
-    let pattern = format!("%{}%", q.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
-    let (limit, offset) = page_window(page);
-    let (from, below) = filter.price_range();
-    let rows = summaries!(
-        "WHERE name ILIKE $1 AND ($2::text IS NULL OR area = $2) AND ($3::int8 IS NULL OR avg_price_cents >= $3)
-           AND ($4::int8 IS NULL OR avg_price_cents < $4)
-           AND ($5::float8 IS NULL OR (review_count > 0 AND score >= $5))
-         ORDER BY CASE WHEN $6::text = 'price_asc' THEN avg_price_cents END ASC,
-                  CASE WHEN $6::text = 'price_desc' THEN avg_price_cents END DESC,
-                  CASE WHEN $6::text = 'popular' THEN sold END DESC,
-                  CASE WHEN $6::text = 'score' THEN score END DESC, id
-         LIMIT $7 OFFSET $8",
         pattern,
         filter.area(),
         from,

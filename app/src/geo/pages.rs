@@ -91,7 +91,7 @@ pub fn NearbyPage() -> impl IntoView {
                 </div>
                 <div class="form-actions">
                     <button type="submit" class="primary">"Search"</button>
-                    <LocateButton/>
+                    <LocateButton home=false/>
                 </div>
             </form>
             <Suspense fallback=|| view! { <p>"Searching…"</p> }>
@@ -136,10 +136,11 @@ pub fn NearbyPage() -> impl IntoView {
     }
 }
 
-/// "Use my location": searches around the browser's position when it shares it (with the kind of shop and
-/// radius chosen in the form), else says to choose an area.
+/// "Use my location": searches around the browser's position when it shares it — on the nearby page with
+/// the kind of shop and radius chosen in the form, on the home page (`home`) for the best rated near it —
+/// else says to choose an area.
 #[island(lazy)]
-fn LocateButton() -> impl IntoView {
+fn LocateButton(home: bool) -> impl IntoView {
     let (locating, set_locating) = signal(None::<&'static str>);
     let use_my_location = move |_| {
         #[cfg(feature = "hydrate")]
@@ -149,13 +150,17 @@ fn LocateButton() -> impl IntoView {
             locate(
                 move |lon, lat| {
                     set_locating.set(None);
-                    crate::ui::go(&format!("/nearby?type={type_id}&lon={lon:.6}&lat={lat:.6}&r={radius}"));
+                    crate::ui::go(&if home {
+                        format!("/?lon={lon:.6}&lat={lat:.6}#best-near")
+                    } else {
+                        format!("/nearby?type={type_id}&lon={lon:.6}&lat={lat:.6}&r={radius}")
+                    });
                 },
                 move || set_locating.set(Some("Your browser did not share a location — choose an area instead.")),
             );
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = set_locating;
+        let _ = (set_locating, home);
     };
     view! {
         <button type="button" class="secondary locate-button" on:click=use_my_location>"Use my location"</button>
@@ -191,7 +196,7 @@ pub fn BestNearRow(near: String, lon: String, lat: String) -> impl IntoView {
                                     }).collect_view()}
                                 </select>
                                 <button type="submit" class="secondary">"Show"</button>
-                                <LocateHome/>
+                                <LocateButton home=true/>
                             </form>
                         </div>
                         {match found {
@@ -219,28 +224,5 @@ pub fn BestNearRow(near: String, lon: String, lat: String) -> impl IntoView {
                 }
             })}
         </Suspense>
-    }
-}
-
-/// "Use my location" on the home page: the best rated around the browser's position when it shares it,
-/// else a word to choose an area.
-#[island(lazy)]
-fn LocateHome() -> impl IntoView {
-    let (status, set_status) = signal(None::<&'static str>);
-    let use_my_location = move |_| {
-        #[cfg(feature = "hydrate")]
-        {
-            set_status.set(Some("Finding you…"));
-            locate(
-                move |lon, lat| crate::ui::go(&format!("/?lon={lon:.6}&lat={lat:.6}#best-near")),
-                move || set_status.set(Some("Your browser did not share a location — choose an area instead.")),
-            );
-        }
-        #[cfg(not(feature = "hydrate"))]
-        let _ = set_status;
-    };
-    view! {
-        <button type="button" class="secondary locate-button" on:click=use_my_location>"Use my location"</button>
-        {move || status.get().map(|m| view! { <p class="locate-status" role="status">{m}</p> })}
     }
 }
