@@ -425,21 +425,20 @@ pub async fn save_favourite(db: &PgPool, user_id: i64, shop_id: i64, max: i64) -
     Ok(if done.rows_affected() == 1 { Saved::Added } else { Saved::NoShop })
 }
 
-/// Records that `user_id` opened `shop_id` just now and keeps only their latest `keep` shops.
+/// Records that `user_id` opened `shop_id` just now and keeps only their latest `keep` shops, in one
+/// statement (one round trip on the shop page). Within it the trim does not see the new row, so it keeps
+/// the latest `keep - 1` of the others.
 pub async fn record_view(db: &PgPool, user_id: i64, shop_id: i64, keep: i64) -> Result<(), sqlx::Error> {
     sqlx::query!(
-        "INSERT INTO shop_views (user_id, shop_id) VALUES ($1, $2)
-         ON CONFLICT (user_id, shop_id) DO UPDATE SET viewed_at = now()",
+        "WITH seen AS (
+             INSERT INTO shop_views (user_id, shop_id) VALUES ($1, $2)
+             ON CONFLICT (user_id, shop_id) DO UPDATE SET viewed_at = now()
+         )
+         DELETE FROM shop_views WHERE user_id = $1 AND shop_id <> $2 AND shop_id NOT IN
+           (SELECT shop_id FROM shop_views WHERE user_id = $1 AND shop_id <> $2
+            ORDER BY viewed_at DESC, shop_id LIMIT $3::int8 - 1)",
         user_id,
-        shop_id
-    )
-    .execute(db)
-    .await?;
-    // A statement of its own: within the insert's statement the trim would not see the new row.
-    sqlx::query!(
-        "DELETE FROM shop_views WHERE user_id = $1 AND shop_id NOT IN
-           (SELECT shop_id FROM shop_views WHERE user_id = $1 ORDER BY viewed_at DESC, shop_id LIMIT $2)",
-        user_id,
+        shop_id,
         keep
     )
     .execute(db)
