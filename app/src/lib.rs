@@ -59,17 +59,20 @@ use ops::pages::{AuditPage, DashboardPage, ModerationPage};
 use orders::pages::MyOrdersPage;
 use reviews::pages::RankingsPage;
 use seckill::pages::ShopSalesPage;
+use shared::i18n::{locale, td_string};
 use social::pages::{FeedPageView, NotePage, ProfilePage};
 use storefront::pages::{EditShopPage, HomePage, NewShopPage, ShopDetailPage};
-use ui::NotFound;
+use ui::{LanguageSwitch, NotFound};
 
 /// The HTML document around the app (server rendering only).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
     web::edge::content_security_policy();
+    // The islands read the language back from `<html lang>` when they hydrate.
+    let lang = shared::i18n::tag(shared::i18n::locale());
     view! {
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang=lang>
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
@@ -116,12 +119,14 @@ fn IslandScripts(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     AuthContext::provide();
+    let locale = locale();
     view! {
         <Stylesheet id="leptos" href="/pkg/haodian.css"/>
-        <Title text="好店 Haodian"/>
+        <Title text=td_string!(locale, common.site_title)/>
         <Router>
             <header class="site-header">
-                <A href="/" attr:class="brand">"好店 Haodian"</A>
+                <A href="/" attr:class="brand">{td_string!(locale, common.site_title)}</A>
+                <LanguageSwitch/>
                 <AccountMenu/>
             </header>
             <main>

@@ -27,6 +27,7 @@ pub fn build(state: AppState) -> Router {
     let sessions = session_layer(&state);
     crate::server_fns::routes(Router::new())
         .route("/livez", get(|| async { "ok" }))
+        .route("/lang/{tag}", get(app::web::language::switch))
         .route("/api/v1/shops/{id}", get(app::catalog::rest::get_shop))
         .route("/merchant/shops/{id}/orders.csv", get(app::merchant::export::orders_csv))
         .route("/api/v1/stock", get(app::seckill::live::stock_events))

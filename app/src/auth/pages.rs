@@ -26,7 +26,7 @@ impl AuthContext {
 
 /// A same-site path from `?next=`, if one was given (never an open redirect); read while rendering.
 fn next_param() -> Option<String> {
-    use_query_map().read_untracked().get("next").and_then(|n| super::model::same_site_path(&n))
+    use_query_map().read_untracked().get("next").and_then(|n| crate::shared::site_path::same_site_path(&n))
 }
 
 /// Where a log-in lands: `?next=`, else the console for a merchant and home for everyone else.

@@ -4,7 +4,9 @@
 pub mod clock;
 pub mod error;
 pub mod human_check;
+pub mod i18n;
 pub mod moderation;
 pub mod money;
 pub mod point;
+pub mod site_path;
 pub mod text;

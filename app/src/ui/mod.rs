@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use std::time::Duration;
 
 use crate::shared::error::AppError;
+use crate::shared::i18n::{Locale, locale, td_string};
 
 /// What a shop without a picture shows (a neutral tile the size of a seeded picture, 640 × 400).
 pub const NO_PICTURE: &str = "/images/shop.svg";
@@ -137,19 +138,41 @@ pub fn error_view(e: AppError) -> AnyView {
     }
 }
 
-/// A 404 page that also sets the HTTP status during server rendering.
+/// A 404 page that also sets the HTTP status during server rendering; without a message, "That page does
+/// not exist." in the page's language.
 #[component]
-pub fn NotFound(#[prop(into, default = "That page does not exist.".to_string())] message: String) -> impl IntoView {
+pub fn NotFound(#[prop(optional, into)] message: Option<String>) -> impl IntoView {
     #[cfg(feature = "ssr")]
     if let Some(resp) = use_context::<leptos_axum::ResponseOptions>() {
         resp.set_status(axum::http::StatusCode::NOT_FOUND);
     }
+    let locale = locale();
+    let message = message.unwrap_or_else(|| td_string!(locale, common.no_such_page).to_string());
     view! {
         <section class="not-found">
             <h1>"404"</h1>
             <p>{message}</p>
-            <a href="/">"Back to the home page"</a>
+            <a href="/">{td_string!(locale, common.back_home)}</a>
         </section>
+    }
+}
+
+/// The header's switch to the other language: a plain link (`/lang/{tag}?back=…`, see `web::language`),
+/// named in the language it switches to, so someone who cannot read this page's can still find it.
+#[component]
+pub fn LanguageSwitch() -> impl IntoView {
+    let location = leptos_router::hooks::use_location();
+    let here = format!("{}{}", location.pathname.get_untracked(), location.search.get_untracked());
+    let back: String = form_urlencoded::byte_serialize(here.as_bytes()).collect();
+    let (other, name) = match locale() {
+        Locale::zh_CN => (Locale::en, "English"),
+        Locale::en => (Locale::zh_CN, "中文"),
+    };
+    let tag = crate::shared::i18n::tag(other);
+    view! {
+        <a class="language-switch" href=format!("/lang/{tag}?back={back}") hreflang=tag lang=tag rel="nofollow">
+            {name}
+        </a>
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod abuse;
 pub mod edge;
+pub mod language;
 pub mod session;
 pub mod session_record;
 pub mod state;

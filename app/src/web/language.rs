@@ -1,0 +1,35 @@
+//! The header's language switch: `GET /lang/{tag}?back=/where/you/were` remembers the choice in a cookie for
+//! a year and sends the browser back, so it works as a plain link, before (or without) the wasm.
+
+use axum::extract::{Path, Query};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+use crate::shared::error::AppError;
+use crate::shared::i18n::{self, COOKIE};
+use crate::shared::site_path::same_site_path;
+
+/// A year: the choice outlives a session, like any site's language setting.
+const REMEMBER_SECS: u32 = 365 * 24 * 60 * 60;
+
+/// Where the switch was pressed.
+#[derive(Debug, Deserialize)]
+pub struct Back {
+    /// The page to go back to; anything but a path on this site goes home.
+    back: Option<String>,
+}
+
+/// Sets the language cookie and redirects back (303); a language we do not speak is a 400 that says which
+/// ones we do, and sets nothing.
+pub async fn switch(Path(tag): Path<String>, Query(Back { back }): Query<Back>) -> Response {
+    let Some(locale) = i18n::parse(&tag).filter(|l| i18n::tag(*l).eq_ignore_ascii_case(&tag)) else {
+        return AppError::invalid("lang", "Haodian speaks zh-CN (中文) and en (English).").into_response();
+    };
+    let to = back.as_deref().and_then(same_site_path).unwrap_or_else(|| "/".to_string());
+    let cookie = format!("{COOKIE}={}; Path=/; Max-Age={REMEMBER_SECS}; SameSite=Lax", i18n::tag(locale));
+    let (Ok(cookie), Ok(to)) = (HeaderValue::from_str(&cookie), HeaderValue::from_str(&to)) else {
+        return AppError::invalid("back", "The page to go back to is not a valid address.").into_response();
+    };
+    (StatusCode::SEE_OTHER, [(header::SET_COOKIE, cookie), (header::LOCATION, to)]).into_response()
+}
