@@ -3,7 +3,7 @@
 use std::error::Error;
 use std::path::PathBuf;
 
-use leptos_i18n_build::{Config, TranslationsInfos};
+use leptos_i18n_build::{Config, ParseOptions, TranslationsInfos};
 
 /// One namespace per capability (its pages' words) and `common` for the frame, the UI kit and the errors.
 const NAMESPACES: [&str; 15] = [
@@ -27,7 +27,10 @@ const NAMESPACES: [&str; 15] = [
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo::rerun-if-changed=build.rs");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("cargo sets OUT_DIR for build scripts")?).join("i18n");
-    let config = Config::new("zh-CN")?.add_locale("en")?.add_namespaces(NAMESPACES)?;
+    // `interpolate_display`: a translation with values can be a `String` too (`td_string!`), not only a view,
+    // for attributes, titles and messages built outside a view.
+    let options = ParseOptions::default().interpolate_display(true);
+    let config = Config::new("zh-CN")?.add_locale("en")?.add_namespaces(NAMESPACES)?.parse_options(options);
     let translations = TranslationsInfos::parse(config)?;
     translations.emit_diagnostics();
     translations.rerun_if_locales_changed();

@@ -4,44 +4,58 @@ use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
 
+use crate::shared::i18n::{locale, td_string};
+
 /// What went wrong, phrased for the person using the site. Internal details stay in the server log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AppError {
     /// One form field is invalid; `field` names it so the form can show the message inline.
-    #[error("{message}")]
     Validation { field: String, message: String },
     /// Credentials did not match.
-    #[error("{0}")]
     Unauthenticated(String),
     /// The action needs a logged-in user.
-    #[error("Please log in first.")]
     LoginRequired,
     /// Logged in, but not allowed to do this.
-    #[error("You are not allowed to do that.")]
     Forbidden,
     /// The thing asked for does not exist.
-    #[error("{0} not found.")]
     NotFound(String),
     /// Slowed down: too many attempts.
-    #[error("{message}")]
     TooManyRequests { message: String, retry_after_secs: u64 },
     /// The grab's gate is full this instant (more arrivals than the back end takes); nothing was tried, and
     /// a retry after a short random wait usually gets in.
-    #[error("Busy: many people are grabbing at once. Retrying…")]
     Busy { retry_after_secs: u64 },
     /// A backing service is down; nothing was changed, so trying again is safe.
-    #[error("{0}")]
     Unavailable(String),
     /// Our fault; details are in the server log.
-    #[error("Something went wrong on our side. Please try again in a moment.")]
     Internal,
     /// The request was larger than a form may be; nothing was read or changed.
-    #[error("{0}")]
     TooLarge(String),
     /// The request never reached us or the answer was garbled.
-    #[error("Could not reach Haodian ({0}). Check your connection and try again.")]
     Transport(String),
 }
+
+/// The message, in the language of the page showing it (the errors without words of their own are worded
+/// where they are shown: by the server for a page, by the browser for an island).
+impl std::fmt::Display for AppError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let locale = locale();
+        match self {
+            Self::Validation { message, .. } | Self::TooManyRequests { message, .. } => f.write_str(message),
+            Self::Unauthenticated(message) | Self::Unavailable(message) | Self::TooLarge(message) => {
+                f.write_str(message)
+            }
+            Self::LoginRequired => f.write_str(td_string!(locale, common.error_login_required)),
+            Self::Forbidden => f.write_str(td_string!(locale, common.error_forbidden)),
+            // Worded by whoever names the thing, which is still in English (see the error messages).
+            Self::NotFound(what) => write!(f, "{what} not found."),
+            Self::Busy { .. } => f.write_str(td_string!(locale, common.error_busy)),
+            Self::Internal => f.write_str(td_string!(locale, common.error_internal)),
+            Self::Transport(cause) => f.write_str(&td_string!(locale, common.error_transport, cause = cause)),
+        }
+    }
+}
+
+impl std::error::Error for AppError {}
 
 impl AppError {
     /// Shorthand for a field-level validation error.

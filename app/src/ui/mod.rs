@@ -46,11 +46,16 @@ pub fn yuan(cents: i64) -> String {
 }
 
 /// What a page shows instead of its content when loading failed: a log-in link back to `next` when the
-/// visitor must log in first ("Log in to `what`."), `forbidden` when it is not theirs, else the message.
+/// visitor must log in first ("Log in to `what`." — `what` a verb phrase in the page's language),
+/// `forbidden` when it is not theirs, else the message.
 pub fn error_notice(e: AppError, what: &str, next: String, forbidden: &'static str) -> AnyView {
+    let locale = locale();
     match e {
         AppError::LoginRequired => view! {
-            <p>{format!("Log in to {what}. ")} <a href=format!("/login?next={next}")>"Log in"</a></p>
+            <p>
+                {td_string!(locale, common.log_in_to, what = what)}" "
+                <a href=format!("/login?next={next}")>{td_string!(locale, common.log_in)}</a>
+            </p>
         }
         .into_any(),
         AppError::Forbidden => view! { <p class="form-error">{forbidden}</p> }.into_any(),
@@ -64,11 +69,12 @@ pub fn Pager(base: String, page: u32, has_next: bool) -> impl IntoView {
     let sep = if base.contains('?') { '&' } else { '?' };
     let prev = (page > 1).then(|| format!("{base}{sep}page={}", page - 1));
     let next = has_next.then(|| format!("{base}{sep}page={}", page + 1));
+    let locale = locale();
     view! {
         <nav class="pager">
-            {prev.map(|href| view! { <a rel="prev" href=href>"← Previous"</a> })}
-            <span class="muted">{format!("Page {page}")}</span>
-            {next.map(|href| view! { <a rel="next" href=href>"Next →"</a> })}
+            {prev.map(|href| view! { <a rel="prev" href=href>{td_string!(locale, common.previous)}</a> })}
+            <span class="muted">{td_string!(locale, common.page_n, page = page)}</span>
+            {next.map(|href| view! { <a rel="next" href=href>{td_string!(locale, common.next)}</a> })}
         </nav>
     }
 }
@@ -218,7 +224,8 @@ pub fn server_clock(server_now_ms: i64) -> ReadSignal<i64> {
 async fn upload_selected(input: web_sys::HtmlInputElement) -> Result<Vec<String>, String> {
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::JsFuture;
-    let failed = |what: &str| format!("Upload failed ({what}). Please try again.");
+    let locale = locale();
+    let failed = |what: &str| td_string!(locale, common.upload_failed, what = what);
     let files = input.files().ok_or_else(|| failed("no files"))?;
     let form = web_sys::FormData::new().map_err(|_| failed("form"))?;
     for i in 0..files.length() {
@@ -257,19 +264,23 @@ pub fn PhotoUpload(
     input_id: &'static str,
     #[prop(optional)] target: &'static str,
     #[prop(optional)] on_uploaded: Option<Callback<Vec<String>>>,
-    #[prop(default = "Add photos (JPEG, PNG, GIF or WebP, up to 2 MB each)")] label: &'static str,
+    /// The picker's label; "Add photos (JPEG, PNG, GIF or WebP, up to 2 MB each)" in the page's language.
+    #[prop(optional)]
+    label: Option<&'static str>,
 ) -> impl IntoView {
+    let locale = locale();
+    let label = label.unwrap_or(td_string!(locale, common.add_photos));
     let (status, set_status) = signal(None::<String>);
     let on_files = move |ev: leptos::ev::Event| {
         #[cfg(feature = "hydrate")]
         {
             use wasm_bindgen::JsCast;
             let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
-            set_status.set(Some("Uploading…".into()));
+            set_status.set(Some(td_string!(locale, common.uploading).into()));
             leptos::task::spawn_local(async move {
                 match upload_selected(input).await {
                     Ok(urls) => {
-                        set_status.set(Some(format!("{} image(s) added.", urls.len())));
+                        set_status.set(Some(td_string!(locale, common.images_added, count = urls.len())));
                         match on_uploaded {
                             Some(callback) => callback.run(urls),
                             None => append_lines(target, &urls),
