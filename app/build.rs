@@ -5,9 +5,11 @@ use std::path::PathBuf;
 
 use leptos_i18n_build::{Config, ParseOptions, TranslationsInfos};
 
-/// One namespace per capability (its pages' words) and `common` for the frame, the UI kit and the errors.
-const NAMESPACES: [&str; 15] = [
+/// One namespace per capability (its pages' words), `common` for the frame, the UI kit and the errors, and
+/// `sms` for the text messages.
+const NAMESPACES: [&str; 16] = [
     "common",
+    "sms",
     "account",
     "auth",
     "catalog",

@@ -2,6 +2,17 @@
 // (BASE_URL; :3000 is the demo site's, which may be running meanwhile).
 import { defineConfig, devices } from '@playwright/test';
 
+const chromium = {
+  ...devices['Desktop Chrome'],
+  launchOptions: {
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+  },
+};
+
 export default defineConfig({
   testDir: './tests',
   timeout: 30_000,
@@ -16,17 +27,15 @@ export default defineConfig({
   },
   projects: [
     {
+      // Every spec, in English: the browser asks for it (Accept-Language), as most of the specs' texts are.
       name: 'chromium',
-      use: {
-        ...devices['Desktop Chrome'],
-        launchOptions: {
-          executablePath: '/usr/bin/chromium',
-          args: [
-            '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-            '--disable-background-networking', '--disable-component-update', '--disable-sync',
-          ],
-        },
-      },
+      use: { ...chromium, locale: 'en-US' },
+    },
+    {
+      // The main journeys again in Chinese, the site's first language (a browser set to zh-CN).
+      name: 'chromium-zh',
+      testMatch: /journeys\.spec\.ts/,
+      use: { ...chromium, locale: 'zh-CN' },
     },
   ],
 });

@@ -10,11 +10,7 @@ use sqlx::PgPool;
 async fn texted_code(state: &app::web::state::AppState, phone: &str) -> String {
     let outbox = app::platform::sms::outbox(&state.redis, &state.keys).await.unwrap();
     let sms = outbox.iter().find(|m| m.phone == phone).expect("a message to the phone");
-    sms.text
-        .split_whitespace()
-        .find(|w| w.len() == 7 && w.ends_with('.'))
-        .map(|w| w.trim_end_matches('.').to_string())
-        .expect("a code")
+    sms.text.split(|c: char| !c.is_ascii_digit()).find(|w| w.len() == 6).expect("a code").to_string()
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]

@@ -1,5 +1,6 @@
-// Visual snapshots of the main pages at phone (390 px) and desktop (1280 px) width against committed
-// baselines (appearance.spec.ts-snapshots/): a layout that shifts, a style that stops applying or a font
+// Visual snapshots of the main pages at phone (390 px) and desktop (1280 px) width, in the light and the
+// dark scheme, in Chinese and in English (the language switch's cookie), against committed baselines
+// (appearance.spec.ts-snapshots/): a layout that shifts, a style that stops applying or a font
 // that goes missing fails here. What changes from run to run (clocks, counters, generated codes) is masked.
 // Runs first (file order), on the freshly seeded demo data. After an intended change of the look:
 //   cd end2end && BASE_URL=… npx playwright test appearance --update-snapshots
@@ -8,7 +9,9 @@ import { expect, pageName, waitForHydration } from './helpers';
 
 const MAIN = ['/', '/types/1', '/shops/1', '/nearby?type=1&area=0', '/login'];
 
-async function snap(page: Page, path: string) {
+async function snap(page: Page, path: string, scheme: 'light' | 'dark', lang: 'zh-CN' | 'en') {
+  await page.emulateMedia({ colorScheme: scheme });
+  await page.context().addCookies([{ name: 'lang', value: lang, url: test.info().project.use.baseURL! }]);
   for (const [label, width] of [['phone', 390], ['desktop', 1280]] as const) {
     await page.setViewportSize({ width, height: 900 });
     await page.goto(path);
@@ -18,7 +21,7 @@ async function snap(page: Page, path: string) {
       for (const img of Array.from(document.images)) img.loading = 'eager';
       await Promise.all(Array.from(document.images).map((img) => img.decode().catch(() => undefined)));
     });
-    await expect(page).toHaveScreenshot(`${pageName(path)}-${label}.png`, {
+    await expect(page).toHaveScreenshot(`${pageName(path)}-${label}-${scheme}-${lang}.png`, {
       fullPage: true,
       animations: 'disabled',
       caret: 'hide',
@@ -31,6 +34,10 @@ async function snap(page: Page, path: string) {
 }
 
 test('the main pages look as they did', async ({ page }) => {
-  test.setTimeout(120_000);
-  for (const path of MAIN) await snap(page, path);
+  test.setTimeout(240_000);
+  for (const lang of ['zh-CN', 'en'] as const) {
+    for (const scheme of ['light', 'dark'] as const) {
+      for (const path of MAIN) await snap(page, path, scheme, lang);
+    }
+  }
 });

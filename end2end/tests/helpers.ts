@@ -1,5 +1,7 @@
 // Shared steps for the end-to-end tests.
 import { Browser, expect, Locator, Page } from '@playwright/test';
+import * as fs from 'fs';
+import * as path from 'path';
 
 /** Waits until the wasm bundle has hydrated the page (the entry point marks <body data-hydrated> once
  *  the shell and the page's split are both live). */
@@ -31,7 +33,7 @@ export async function textedCode(page: Page, phone: string): Promise<string> {
   await outbox.goto('/dev/outbox');
   const message = outbox.locator('.outbox li', { hasText: phone }).first();
   await expect(message).toBeVisible();
-  const code = (await message.textContent())!.match(/code is (\d{6})/)![1];
+  const code = (await message.textContent())!.match(/\b(\d{6})\b/)![1];
   await outbox.close();
   return code;
 }
@@ -143,4 +145,28 @@ export async function screens(page: Page, name: string) {
     expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** The site's two languages, as `<html lang>` and the switch's cookie name them. */
+export type Lang = 'zh-CN' | 'en';
+
+/** The language a spec's browser asks for (its project's `locale`): Chinese for zh-*, else English. */
+export function langOf(locale: string | undefined): Lang {
+  return locale?.startsWith('zh') ? 'zh-CN' : 'en';
+}
+
+/** The site's words in `lang`, read from the translations the server is built with
+ *  (app/locales/<lang>/<namespace>.json): `words('zh-CN').common.log_in` is what the pages say. */
+export function words(lang: Lang): Record<string, Record<string, string>> {
+  const dir = path.join(__dirname, '..', '..', 'app', 'locales', lang);
+  return Object.fromEntries(
+    fs.readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => [f.slice(0, -'.json'.length), JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))]),
+  );
+}
+
+/** A translation with its `{{ name }}` values filled in. */
+export function fill(text: string, values: Record<string, string | number>): string {
+  return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (_, name) => String(values[name]));
 }

@@ -54,7 +54,7 @@ async fn sign_up(router: &Router, state: &AppState, phone: &str, nickname: &str)
     let waiting = session_cookie(&resp).expect("the sign-up waits in a session");
     let outbox = app::platform::sms::outbox(&state.redis, &state.keys).await.unwrap();
     let text = outbox.into_iter().find(|m| m.phone == phone).expect("a code texted").text;
-    let code: String = text.split("code is ").nth(1).expect("a code").chars().take(6).collect();
+    let code = text.split(|c: char| !c.is_ascii_digit()).find(|w| w.len() == 6).expect("a code").to_string();
     let resp = post(router, "/api/auth/login-code", &format!("phone={phone}&code={code}"), Some(&waiting)).await;
     assert_eq!(resp.status(), StatusCode::OK);
     session_cookie(&resp).expect("the code logs in")

@@ -9,6 +9,7 @@ mod fuzz;
 mod grab_gate;
 mod http;
 mod kafka;
+mod language;
 mod live_stock;
 mod schema;
 mod security;

@@ -10,6 +10,7 @@ use super::model::{Account, CurrentUser, Nickname, Password, Role};
 use super::store;
 use crate::platform::backend::BackendError;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{Locale, locale, td_string};
 use crate::web::abuse::{Action, too_many};
 use crate::web::state::AppState;
 
@@ -213,6 +214,26 @@ pub struct PendingSignUp {
     pub password_hash: String,
 }
 
+/// Which text message a code goes out in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeText {
+    /// A new number's sign-up code.
+    SignUp,
+    /// A log-in code asked for on the log-in page.
+    LogIn,
+    /// A sign-up for a number that has an account: a log-in code, and word of the account.
+    Taken,
+}
+
+/// The words of a code's text message, in the language of the page that asked for it.
+pub fn code_text(locale: Locale, kind: CodeText, code: &str) -> String {
+    match kind {
+        CodeText::SignUp => td_string!(locale, sms.sign_up_code, code = code),
+        CodeText::LogIn => td_string!(locale, sms.log_in_code, code = code),
+        CodeText::Taken => td_string!(locale, sms.taken_code, code = code),
+    }
+}
+
 /// Starts a shopper account, which the code texted to its phone finishes ([`sign_in_with_code`]). A form
 /// with a typo is refused as such and costs nothing; a valid one spends a token of the client's budget
 /// before anything depends on whether the number has an account, and from then on the steps, the answer
@@ -235,14 +256,7 @@ pub async fn register(state: &AppState, form: Registration<'_>) -> Result<Pendin
     let password_hash = hash_password(password).await?;
     drop(slot);
     let registered = store::find_by_account(state.postgres()?, &Account::Phone(phone.clone())).await?.is_some();
-    let text = if registered {
-        format!(
-            "Your Haodian log-in code is {code}. This number already has a Haodian account: the code logs you in \
-             to it, and its password stays as it was. It works for 5 minutes."
-        )
-    } else {
-        format!("Your Haodian sign-up code is {code}. It works for 5 minutes.")
-    };
+    let text = code_text(locale(), if registered { CodeText::Taken } else { CodeText::SignUp }, &code);
     state.sms.send(&phone, &text).await?;
     Ok(PendingSignUp { phone, nickname: nickname.as_str().to_string(), password_hash })
 }
@@ -476,7 +490,7 @@ pub async fn send_code(state: &AppState, phone: &str, client: &str, device: Opti
         None => None,
     };
     let code = issue_code(state, &phone, own_allowance.as_deref()).await?;
-    state.sms.send(&phone, &format!("Your Haodian log-in code is {code}. It works for 5 minutes.")).await?;
+    state.sms.send(&phone, &code_text(locale(), CodeText::LogIn, &code)).await?;
     Ok(())
 }
 

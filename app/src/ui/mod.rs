@@ -168,7 +168,8 @@ pub fn NotFound(#[prop(optional, into)] message: Option<String>) -> impl IntoVie
 #[component]
 pub fn LanguageSwitch() -> impl IntoView {
     let location = leptos_router::hooks::use_location();
-    let here = format!("{}{}", location.pathname.get_untracked(), location.search.get_untracked());
+    let (path, query) = (location.pathname.get_untracked(), location.search.get_untracked());
+    let here = if query.is_empty() { path } else { format!("{path}?{query}") };
     let back: String = form_urlencoded::byte_serialize(here.as_bytes()).collect();
     let (other, name) = match locale() {
         Locale::zh_CN => (Locale::en, "English"),

@@ -1,0 +1,79 @@
+//! The site's language over HTTP: what a first visit gets from its `Accept-Language`, what the switch
+//! remembers, and where it sends the browser back to.
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, Response, StatusCode, header};
+use http_body_util::BodyExt;
+use sqlx::PgPool;
+use tower::ServiceExt;
+
+use app::testing::test_state;
+
+async fn get(router: &Router, path: &str, headers: &[(header::HeaderName, &str)]) -> Response<Body> {
+    let mut req = Request::get(path);
+    for (name, value) in headers {
+        req = req.header(name, *value);
+    }
+    router.clone().oneshot(req.body(Body::empty()).unwrap()).await.unwrap()
+}
+
+async fn body(resp: Response<Body>) -> String {
+    String::from_utf8(resp.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_page_speaks_the_language_asked_for_and_chinese_by_default(db: PgPool) {
+    let router = server::router::build(test_state(db, &[]).await);
+
+    // No preference: Chinese, with the switch to English (named in English) pointing back here.
+    let resp = get(&router, "/no-such-page?x=1", &[]).await;
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    let html = body(resp).await;
+    assert!(html.contains(r#"<html lang="zh-CN""#), "{html}");
+    assert!(html.contains("页面不存在。"), "the 404 in Chinese");
+    assert!(html.contains(r#"href="/lang/en?back=%2Fno-such-page%3Fx%3D1""#), "the switch comes back here");
+    assert!(html.contains(">English</a>"));
+
+    // A browser set to English (Chinese second) gets English; one set to French only gets Chinese.
+    let html = body(get(&router, "/no-such-page", &[(header::ACCEPT_LANGUAGE, "en-US,en;q=0.9,zh;q=0.8")]).await).await;
+    assert!(html.contains(r#"<html lang="en""#));
+    assert!(html.contains("That page does not exist."));
+    assert!(html.contains(">中文</a>"));
+    let html = body(get(&router, "/no-such-page", &[(header::ACCEPT_LANGUAGE, "fr-FR")]).await).await;
+    assert!(html.contains(r#"<html lang="zh-CN""#));
+
+    // The switch's cookie outranks the browser's header, both ways.
+    let english = [(header::ACCEPT_LANGUAGE, "zh-CN"), (header::COOKIE, "haodian.sid=x; lang=en")];
+    assert!(body(get(&router, "/no-such-page", &english).await).await.contains(r#"<html lang="en""#));
+    let chinese = [(header::ACCEPT_LANGUAGE, "en"), (header::COOKIE, "lang=zh-CN")];
+    assert!(body(get(&router, "/no-such-page", &chinese).await).await.contains(r#"<html lang="zh-CN""#));
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn the_switch_remembers_the_choice_and_goes_back_on_this_site_only(db: PgPool) {
+    let router = server::router::build(test_state(db, &[]).await);
+
+    let resp = get(&router, "/lang/en?back=%2Fshops%2F3%3Ftab%3Dnotes", &[]).await;
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    assert_eq!(resp.headers()[header::LOCATION], "/shops/3?tab=notes");
+    let cookie = resp.headers()[header::SET_COOKIE].to_str().unwrap().to_string();
+    assert_eq!(cookie, "lang=en; Path=/; Max-Age=31536000; SameSite=Lax");
+
+    let resp = get(&router, "/lang/zh-CN", &[]).await;
+    assert_eq!(resp.headers()[header::LOCATION], "/", "no page to go back to: home");
+    assert!(resp.headers()[header::SET_COOKIE].to_str().unwrap().starts_with("lang=zh-CN;"));
+
+    for evil in ["%2F%2Fevil.example", "https%3A%2F%2Fevil.example", "%2F%5Cevil.example"] {
+        let resp = get(&router, &format!("/lang/en?back={evil}"), &[]).await;
+        assert_eq!(resp.headers()[header::LOCATION], "/", "{evil} stays on the site");
+    }
+
+    // A language we do not speak: a 400 that says which we do, and no cookie.
+    for tag in ["fr", "zh-TW", "EN-x"] {
+        let resp = get(&router, &format!("/lang/{tag}"), &[]).await;
+        assert_eq!(resp.status(), StatusCode::BAD_REQUEST, "{tag}");
+        assert!(resp.headers().get(header::SET_COOKIE).is_none());
+        assert!(body(resp).await.contains("zh-CN"));
+    }
+}
