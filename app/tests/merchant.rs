@@ -259,5 +259,5 @@ async fn the_funnel_counts_every_grab_outcome_in_postgres(db: PgPool) {
     assert_eq!(f.other, 0);
     assert_eq!(f.sale.left, 0);
     assert_eq!(f.in_flight, 2, "both orders are still on their way to Postgres");
-    assert_eq!(f.stages()[0].value, 5);
+    assert_eq!(f.stages(app::shared::i18n::Locale::en)[0].value, 5);
 }

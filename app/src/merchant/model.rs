@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::model::Coupon;
 use crate::orders::model::{DayTrade, ShopOrdersPage, StatusCounts};
 use crate::seckill::model::ConsoleSale;
+use crate::shared::i18n::{Locale, td_string};
 use crate::social::model::NoteSummary;
 
 /// One of the merchant's shops on the console's front page: today's figures and its running sales.
@@ -106,23 +107,23 @@ pub struct SaleFunnel {
 }
 
 impl SaleFunnel {
-    /// The funnel's stages, top to bottom, for the chart.
-    pub fn stages(&self) -> Vec<crate::ui::chart::Stage> {
+    /// The funnel's stages, top to bottom, for the chart, named in `locale`.
+    pub fn stages(&self, locale: Locale) -> Vec<crate::ui::chart::Stage> {
         use crate::ui::chart::{Stage, StageKind::*};
         let stage = |label: &str, value: i64, kind| Stage { label: label.to_string(), value, kind };
         vec![
-            stage("Grab attempts", self.attempts, Flow),
-            stage("Puzzle not solved", self.puzzle_failed, Loss),
-            stage("Rate-limited", self.rate_limited, Loss),
-            stage("Sold out", self.sold_out, Loss),
-            stage("Already held one", self.duplicate, Loss),
-            stage("Other refusals", self.other, Loss),
-            stage("Orders", self.orders.total(), Flow),
-            stage("Paid", self.orders.paid + self.orders.used, Flow),
-            stage("Used", self.orders.used, Flow),
-            stage("Closed unpaid", self.orders.closed, Loss),
-            stage("Cancelled unpaid", self.orders.cancelled, Loss),
-            stage("Refunded", self.orders.refunded, Loss),
+            stage(td_string!(locale, merchant.stage_attempts), self.attempts, Flow),
+            stage(td_string!(locale, merchant.puzzle_failed), self.puzzle_failed, Loss),
+            stage(td_string!(locale, merchant.rate_limited), self.rate_limited, Loss),
+            stage(td_string!(locale, merchant.sold_out), self.sold_out, Loss),
+            stage(td_string!(locale, merchant.already_held), self.duplicate, Loss),
+            stage(td_string!(locale, merchant.stage_refused_else), self.other, Loss),
+            stage(td_string!(locale, merchant.tab_orders), self.orders.total(), Flow),
+            stage(td_string!(locale, merchant.paid), self.orders.paid + self.orders.used, Flow),
+            stage(td_string!(locale, merchant.used), self.orders.used, Flow),
+            stage(td_string!(locale, merchant.stage_closed), self.orders.closed, Loss),
+            stage(td_string!(locale, merchant.stage_cancelled), self.orders.cancelled, Loss),
+            stage(td_string!(locale, merchant.stage_refunded), self.orders.refunded, Loss),
         ]
     }
 }

@@ -17,37 +17,69 @@ use crate::reviews::pages::ReviewItem;
 use crate::seckill::model::{ConsoleSale, SaleState};
 use crate::shared::clock::{date_of, format_local, iso_day};
 use crate::shared::error::AppError;
+use crate::shared::i18n::{Locale, locale, td_string};
 use crate::shared::money::{DEFAULT_VALID_DAYS, VALIDITY_DAYS};
 use crate::ui::chart::{Chart, Day, daily_bars, funnel, short_day};
 use crate::ui::{FieldError, FormError, busy, error_notice, id_param, id_resource, yuan};
 
 /// What a console page shows when it cannot show its content; rendered on the server, the answer's status
 /// says it too (401, 403, 404).
-fn refused(e: AppError, next: String) -> AnyView {
+fn refused(locale: Locale, e: AppError, next: String) -> AnyView {
     #[cfg(feature = "ssr")]
     if let Some(resp) = use_context::<leptos_axum::ResponseOptions>() {
         resp.set_status(
             axum::http::StatusCode::from_u16(e.status_code()).unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR),
         );
     }
-    error_notice(e, "open the merchant console", next, "This is for the shop's merchant only.")
+    error_notice(
+        e,
+        td_string!(locale, merchant.login_to_open_console),
+        next,
+        td_string!(locale, merchant.merchant_only),
+    )
 }
 
-/// The tabs above every page about one shop.
+/// A sale's phase in words (its badge's class stays [`SaleState::label`], which the stylesheet keys on).
+fn sale_state(locale: Locale, state: SaleState) -> &'static str {
+    match state {
+        SaleState::Upcoming => td_string!(locale, merchant.state_upcoming),
+        SaleState::Live => td_string!(locale, merchant.state_live),
+        SaleState::Ended => td_string!(locale, merchant.state_ended),
+        SaleState::Cancelled => td_string!(locale, merchant.state_cancelled),
+    }
+}
+
+/// An order's status as the shop reads it, in the page's language.
+fn order_status(locale: Locale, status: OrderStatus) -> &'static str {
+    match status {
+        OrderStatus::Queued => td_string!(locale, merchant.status_queued),
+        OrderStatus::Failed(_) => td_string!(locale, merchant.status_failed),
+        OrderStatus::Unpaid => td_string!(locale, merchant.status_unpaid),
+        OrderStatus::Paid => td_string!(locale, merchant.status_paid),
+        OrderStatus::Used => td_string!(locale, merchant.status_used),
+        OrderStatus::Closed => td_string!(locale, merchant.status_closed),
+        OrderStatus::Cancelled => td_string!(locale, merchant.status_cancelled),
+        OrderStatus::Refunded => td_string!(locale, merchant.status_refunded),
+    }
+}
+
+/// The tabs above every page about one shop; `current` is the tab's English name, which stays its
+/// identity whatever language the label is shown in.
 #[component]
 fn ShopTabs(shop_id: i64, name: String, current: &'static str) -> impl IntoView {
-    let tab = move |href: String, label: &'static str| {
-        let here = label == current;
+    let locale = locale();
+    let tab = move |href: String, id: &'static str, label: &'static str| {
+        let here = id == current;
         view! { <a href=href class="tab" class:current=here aria-current=here.then_some("page")>{label}</a> }
     };
     view! {
-        <p class="crumbs"><a href="/merchant">"Console"</a> " / " {name}</p>
-        <nav class="tabs" aria-label="Shop">
-            {tab(format!("/merchant/shops/{shop_id}"), "Report")}
-            {tab(format!("/merchant/shops/{shop_id}/coupons"), "Coupons")}
-            {tab(format!("/merchant/shops/{shop_id}/orders"), "Orders")}
-            {tab(format!("/merchant/shops/{shop_id}/reviews"), "Reviews")}
-            {tab(format!("/shops/{shop_id}"), "Shop page")}
+        <p class="crumbs"><a href="/merchant">{td_string!(locale, merchant.crumb_console)}</a> " / " {name}</p>
+        <nav class="tabs" aria-label=td_string!(locale, merchant.tabs_label)>
+            {tab(format!("/merchant/shops/{shop_id}"), "Report", td_string!(locale, merchant.tab_report))}
+            {tab(format!("/merchant/shops/{shop_id}/coupons"), "Coupons", td_string!(locale, merchant.tab_coupons))}
+            {tab(format!("/merchant/shops/{shop_id}/orders"), "Orders", td_string!(locale, merchant.tab_orders))}
+            {tab(format!("/merchant/shops/{shop_id}/reviews"), "Reviews", td_string!(locale, merchant.tab_reviews))}
+            {tab(format!("/shops/{shop_id}"), "Shop page", td_string!(locale, merchant.tab_shop_page))}
         </nav>
     }
 }
@@ -55,25 +87,26 @@ fn ShopTabs(shop_id: i64, name: String, current: &'static str) -> impl IntoView 
 /// `/merchant`: the merchant's shops with today's figures and running sales.
 #[component]
 pub fn ConsolePage() -> impl IntoView {
+    let locale = locale();
     let console = Resource::new(|| (), |_| merchant_console());
     view! {
         <section class="console">
             <div class="console-head">
-                <h1>"Merchant console"</h1>
-                <a class="button primary" href="/merchant/redeem">"Redeem a coupon"</a>
+                <h1>{td_string!(locale, merchant.console_title)}</h1>
+                <a class="button primary" href="/merchant/redeem">{td_string!(locale, merchant.redeem_a_coupon)}</a>
             </div>
-            <Suspense fallback=|| view! { <p>"Loading your shops…"</p> }>
+            <Suspense fallback=move || view! { <p>{td_string!(locale, merchant.loading_shops)}</p> }>
                 {move || Suspend::new(async move {
                     match console.await {
                         Ok(c) if c.shops.is_empty() => view! {
-                            <p class="muted">"You have no shop yet. " <a href="/shops/new">"Open one"</a></p>
+                            <p class="muted">{td_string!(locale, merchant.no_shop_yet)} <a href="/shops/new">{td_string!(locale, merchant.open_a_shop)}</a></p>
                         }.into_any(),
                         Ok(c) => view! {
                             <ul class="shop-cards">
                                 {c.shops.into_iter().map(|shop| view! { <ShopCardView shop/> }).collect_view()}
                             </ul>
                         }.into_any(),
-                        Err(e) => refused(e, "/merchant".into()),
+                        Err(e) => refused(locale, e, "/merchant".into()),
                     }
                 })}
             </Suspense>
@@ -83,34 +116,35 @@ pub fn ConsolePage() -> impl IntoView {
 
 #[component]
 fn ShopCardView(shop: ShopCard) -> impl IntoView {
+    let locale = locale();
     let id = shop.id;
     view! {
         <li class="card shop-card" data-shop-id=id>
             <h2><a href=format!("/merchant/shops/{id}")>{shop.name}</a></h2>
             <p class="muted">{shop.area}</p>
             <dl class="figures">
-                <div><dt>"Visitors today"</dt><dd class="visitors-today">{shop.visitors_today}</dd></div>
-                <div><dt>"Orders today"</dt><dd class="orders-today">{shop.orders_today}</dd></div>
-                <div><dt>"Revenue today"</dt><dd class="revenue-today">{yuan(shop.revenue_today_cents)}</dd></div>
+                <div><dt>{td_string!(locale, merchant.visitors_today)}</dt><dd class="visitors-today">{shop.visitors_today}</dd></div>
+                <div><dt>{td_string!(locale, merchant.orders_today)}</dt><dd class="orders-today">{shop.orders_today}</dd></div>
+                <div><dt>{td_string!(locale, merchant.revenue_today)}</dt><dd class="revenue-today">{yuan(shop.revenue_today_cents)}</dd></div>
             </dl>
             {(!shop.live_sales.is_empty()).then(|| view! {
                 <ul class="live-sales">
                     {shop.live_sales.into_iter().map(|s| view! {
                         <li>
-                            <span class="badge live">"live"</span> " "
+                            <span class="badge live">{td_string!(locale, merchant.state_live)}</span> " "
                             <a href=format!("/merchant/sales/{}", s.id)>{s.title}</a>
-                            <span class="muted">{format!(" · {} of {} left", s.left, s.total)}</span>
+                            <span class="muted">{td_string!(locale, merchant.left_of_total, left = s.left, total = s.total)}</span>
                         </li>
                     }).collect_view()}
                 </ul>
             })}
             <p class="card-links">
                 <a class="unanswered-reviews" href=format!("/merchant/shops/{id}/reviews")>
-                    {format!("Reviews ({} unanswered)", shop.unanswered_reviews)}
+                    {td_string!(locale, merchant.reviews_unanswered, n = shop.unanswered_reviews)}
                 </a>
-                <a href=format!("/merchant/shops/{id}/coupons")>"Coupons"</a>
-                <a href=format!("/merchant/shops/{id}/orders")>"Orders"</a>
-                <a href=format!("/shops/{id}/sales")>"New flash sale"</a>
+                <a href=format!("/merchant/shops/{id}/coupons")>{td_string!(locale, merchant.tab_coupons)}</a>
+                <a href=format!("/merchant/shops/{id}/orders")>{td_string!(locale, merchant.tab_orders)}</a>
+                <a href=format!("/shops/{id}/sales")>{td_string!(locale, merchant.new_flash_sale)}</a>
             </p>
         </li>
     }
@@ -119,15 +153,16 @@ fn ShopCardView(shop: ShopCard) -> impl IntoView {
 /// `/merchant/shops/:id`: 30 days of visitors, orders and revenue, and the notes about the shop.
 #[component]
 pub fn ShopReportPage() -> impl IntoView {
+    let locale = locale();
     let id = id_param();
     let report = id_resource("Shop", id(), || 0, get_shop_report);
     view! {
         <section class="console">
-            <Suspense fallback=|| view! { <p>"Loading the report…"</p> }>
+            <Suspense fallback=move || view! { <p>{td_string!(locale, merchant.loading_report)}</p> }>
                 {move || Suspend::new(async move {
                     match report.await {
                         Ok(r) => view! { <ShopReportView r/> }.into_any(),
-                        Err(e) => refused(e, format!("/merchant/shops/{}", id().unwrap_or_default())),
+                        Err(e) => refused(locale, e, format!("/merchant/shops/{}", id().unwrap_or_default())),
                     }
                 })}
             </Suspense>
@@ -137,6 +172,7 @@ pub fn ShopReportPage() -> impl IntoView {
 
 #[component]
 fn ShopReportView(r: ShopReport) -> impl IntoView {
+    let locale = locale();
     let ShopReport { shop_id, name, visitors, trade, notes } = r;
     let visitors: Vec<Day> = visitors
         .iter()
@@ -149,13 +185,16 @@ fn ShopReportView(r: ShopReport) -> impl IntoView {
         <h1>{name.clone()}</h1>
         <ShopTabs shop_id name current="Report"/>
         <div class="charts">
-            <Chart caption="Visitors per day" svg=daily_bars("Distinct visitors per day, last 30 days", &visitors, &count)/>
-            <Chart caption="Orders per day" svg=daily_bars("Orders per day, last 30 days", &orders, &count)/>
-            <Chart caption="Revenue per day" svg=daily_bars("Revenue per day, last 30 days", &revenue, &yuan)/>
+            <Chart caption=td_string!(locale, merchant.chart_visitors)
+                svg=daily_bars(td_string!(locale, merchant.chart_visitors_title), &visitors, &count)/>
+            <Chart caption=td_string!(locale, merchant.chart_orders)
+                svg=daily_bars(td_string!(locale, merchant.chart_orders_title), &orders, &count)/>
+            <Chart caption=td_string!(locale, merchant.chart_revenue)
+                svg=daily_bars(td_string!(locale, merchant.chart_revenue_title), &revenue, &yuan)/>
         </div>
-        <h2>"Notes about your shop"</h2>
+        <h2>{td_string!(locale, merchant.notes_heading)}</h2>
         {if notes.is_empty() {
-            view! { <p class="muted">"Nobody has written about the shop yet."</p> }.into_any()
+            view! { <p class="muted">{td_string!(locale, merchant.no_notes)}</p> }.into_any()
         } else {
             view! {
                 <ul class="console-notes">
@@ -163,7 +202,7 @@ fn ShopReportView(r: ShopReport) -> impl IntoView {
                         <li data-note-id=n.id>
                             <a href=format!("/notes/{}", n.id)>{n.title}</a>
                             <span class="muted">{format!(" · {} · {}", n.author_name, format_local(n.created_ms))}</span>
-                            <span class="likes" aria-label="likes">{format!("♥ {}", n.liked)}</span>
+                            <span class="likes" aria-label=td_string!(locale, merchant.likes_label)>{format!("♥ {}", n.liked)}</span>
                         </li>
                     }).collect_view()}
                 </ul>
@@ -182,6 +221,7 @@ pub fn CouponsConsolePage() -> impl IntoView {
 /// The coupons and sales of shop `id`, their actions, and the coupon form.
 #[island(lazy)]
 fn CouponsConsole(id: Option<i64>) -> impl IntoView {
+    let locale = locale();
     let save = ServerAction::<SaveCoupon>::new();
     let toggle = ServerAction::<SetCouponOnSale>::new();
     let cancel = ServerAction::<CancelSale>::new();
@@ -198,11 +238,11 @@ fn CouponsConsole(id: Option<i64>) -> impl IntoView {
     });
     view! {
         <section class="console">
-            <Transition fallback=|| view! { <p>"Loading coupons…"</p> }>
+            <Transition fallback=move || view! { <p>{td_string!(locale, merchant.loading_coupons)}</p> }>
                 {move || Suspend::new(async move {
                     match page.await {
                         Ok(p) => view! { <CouponsView p editing toggle cancel clone/> }.into_any(),
-                        Err(e) => refused(e, format!("/merchant/shops/{}/coupons", id().unwrap_or_default())),
+                        Err(e) => refused(locale, e, format!("/merchant/shops/{}/coupons", id().unwrap_or_default())),
                     }
                 })}
             </Transition>
@@ -219,6 +259,7 @@ fn CouponsView(
     cancel: ServerAction<CancelSale>,
     clone: ServerAction<CloneSale>,
 ) -> impl IntoView {
+    let locale = locale();
     let CouponsPage { shop_id, name, coupons, sales } = p;
     let toggle_error = Signal::derive(move || toggle.value().get().and_then(Result::err));
     let sale_error = Signal::derive(move || {
@@ -227,16 +268,20 @@ fn CouponsView(
     view! {
         <h1>{name.clone()}</h1>
         <ShopTabs shop_id name current="Coupons"/>
-        <h2>"Coupons"</h2>
+        <h2>{td_string!(locale, merchant.tab_coupons)}</h2>
         {if coupons.is_empty() {
-            view! { <p class="muted">"No coupons yet: add one below."</p> }.into_any()
+            view! { <p class="muted">{td_string!(locale, merchant.no_coupons)}</p> }.into_any()
         } else {
             view! {
                 <table class="console-table coupons">
-                    <thead><tr><th>"Coupon"</th><th>"Price"</th><th>"On sale until"</th><th>"Valid for"</th><th>"Sold"</th><th>"State"</th><th></th></tr></thead>
+                    <thead><tr>
+                        <th>{td_string!(locale, merchant.th_coupon)}</th><th>{td_string!(locale, merchant.th_price)}</th>
+                        <th>{td_string!(locale, merchant.th_on_sale_until)}</th><th>{td_string!(locale, merchant.th_valid_for)}</th>
+                        <th>{td_string!(locale, merchant.th_sold)}</th><th>{td_string!(locale, merchant.th_state)}</th><th></th>
+                    </tr></thead>
                     <tbody>
                         {coupons.into_iter().map(|c| {
-                            let until = c.until_ms.map_or("no end".to_string(), |ms| iso_day(date_of(ms - 1)));
+                            let until = c.until_ms.map_or(td_string!(locale, merchant.no_end).to_string(), |ms| iso_day(date_of(ms - 1)));
                             let (id, on) = (c.id, c.on_sale);
                             let edit = c.clone();
                             view! {
@@ -244,16 +289,16 @@ fn CouponsView(
                                     <td data-label="Coupon">{c.title.clone()}<br/><span class="muted">{c.rules.clone()}</span></td>
                                     <td data-label="Price">{yuan(c.pay_value_cents)} " " <s class="muted">{yuan(c.actual_value_cents)}</s></td>
                                     <td data-label="On sale until">{until}</td>
-                                    <td data-label="Valid for">{format!("{} days", c.valid_days)}</td>
+                                    <td data-label="Valid for">{td_string!(locale, merchant.n_days, n = c.valid_days)}</td>
                                     <td data-label="Sold">{c.sold}</td>
-                                    <td data-label="State"><span class="badge" class:off=!on>{if on { "on sale" } else { "paused" }}</span></td>
+                                    <td data-label="State"><span class="badge" class:off=!on>{if on { td_string!(locale, merchant.on_sale) } else { td_string!(locale, merchant.paused) }}</span></td>
                                     <td class="actions">
-                                        <button type="button" class="secondary" on:click=move |_| editing.set(Some(edit.clone()))>"Edit"</button>
+                                        <button type="button" class="secondary" on:click=move |_| editing.set(Some(edit.clone()))>{td_string!(locale, merchant.edit)}</button>
                                         <ActionForm action=toggle attr:class="inline">
                                             <input type="hidden" name="shop_id" value=shop_id/>
                                             <input type="hidden" name="coupon_id" value=id/>
                                             <input type="hidden" name="on" value=(!on).to_string()/>
-                                            <button type="submit" class="secondary">{if on { "Pause" } else { "Resume" }}</button>
+                                            <button type="submit" class="secondary">{if on { td_string!(locale, merchant.pause) } else { td_string!(locale, merchant.resume) }}</button>
                                         </ActionForm>
                                     </td>
                                 </tr>
@@ -264,14 +309,17 @@ fn CouponsView(
             }.into_any()
         }}
         <FormError error=toggle_error fields=&[]/>
-        <h2>"Flash sales"</h2>
-        <p><a class="button" href=format!("/shops/{shop_id}/sales")>"New flash sale"</a></p>
+        <h2>{td_string!(locale, merchant.flash_sales)}</h2>
+        <p><a class="button" href=format!("/shops/{shop_id}/sales")>{td_string!(locale, merchant.new_flash_sale)}</a></p>
         {if sales.is_empty() {
-            view! { <p class="muted">"No flash sales yet."</p> }.into_any()
+            view! { <p class="muted">{td_string!(locale, merchant.no_flash_sales)}</p> }.into_any()
         } else {
             view! {
                 <table class="console-table sales">
-                    <thead><tr><th>"Sale"</th><th>"Window (CST)"</th><th>"State"</th><th>"Left"</th><th></th></tr></thead>
+                    <thead><tr>
+                        <th>{td_string!(locale, merchant.th_sale)}</th><th>{td_string!(locale, merchant.th_window)}</th>
+                        <th>{td_string!(locale, merchant.th_state)}</th><th>{td_string!(locale, merchant.th_left)}</th><th></th>
+                    </tr></thead>
                     <tbody>
                         {sales.into_iter().map(|s| view! { <SaleRow s cancel clone/> }).collect_view()}
                     </tbody>
@@ -280,35 +328,36 @@ fn CouponsView(
         }}
         <FormError error=sale_error fields=&[]/>
         {move || clone.value().get().and_then(Result::ok).map(|id| view! {
-            <p class="saved" role="status">{format!("Flash sale #{id} created from the old one.")}</p>
+            <p class="saved" role="status">{td_string!(locale, merchant.sale_cloned, id)}</p>
         })}
     }
 }
 
 #[component]
 fn SaleRow(s: ConsoleSale, cancel: ServerAction<CancelSale>, clone: ServerAction<CloneSale>) -> impl IntoView {
+    let locale = locale();
     let id = s.id;
     let state = s.state;
     view! {
         <tr data-sale-id=id>
             <td data-label="Sale"><a href=format!("/merchant/sales/{id}")>{s.title}</a></td>
             <td data-label="Window">{format!("{} – {}", format_local(s.begin_ms), format_local(s.end_ms))}</td>
-            <td data-label="State"><span class=format!("badge {}", state.label())>{state.label()}</span></td>
+            <td data-label="State"><span class=format!("badge {}", state.label())>{sale_state(locale, state)}</span></td>
             <td data-label="Left">{format!("{} / {}", s.left, s.total)}</td>
             <td class="actions">
                 {(state == SaleState::Upcoming).then(|| view! {
                     <ActionForm action=cancel attr:class="inline">
                         <input type="hidden" name="voucher_id" value=id/>
-                        <button type="submit" class="danger">"Cancel sale"</button>
+                        <button type="submit" class="danger">{td_string!(locale, merchant.cancel_sale)}</button>
                     </ActionForm>
                 })}
                 <details class="clone">
-                    <summary>"Clone"</summary>
+                    <summary>{td_string!(locale, merchant.clone)}</summary>
                     <ActionForm action=clone attr:class="inline">
                         <input type="hidden" name="voucher_id" value=id/>
-                        <label for=format!("clone-begin-{id}")>"New start (CST)"</label>
+                        <label for=format!("clone-begin-{id}")>{td_string!(locale, merchant.new_start)}</label>
                         <input id=format!("clone-begin-{id}") name="begin" type="datetime-local" step="1" required/>
-                        <button type="submit" class="secondary">"Create a copy"</button>
+                        <button type="submit" class="secondary">{td_string!(locale, merchant.create_copy)}</button>
                     </ActionForm>
                 </details>
             </td>
@@ -323,6 +372,7 @@ fn CouponEditor(
     editing: RwSignal<Option<Coupon>>,
     save: ServerAction<SaveCoupon>,
 ) -> impl IntoView {
+    let locale = locale();
     let error = Signal::derive(move || save.value().get().and_then(Result::err));
     let value =
         move |pick: fn(&CouponForm) -> String| move || editing.get().map(|c| pick(&c.form())).unwrap_or_default();
@@ -340,22 +390,38 @@ fn CouponEditor(
         }
     };
     view! {
-        <h2>{move || if editing.get().is_some() { "Edit coupon" } else { "New coupon" }}</h2>
+        <h2>{move || if editing.get().is_some() {
+            td_string!(locale, merchant.edit_coupon)
+        } else {
+            td_string!(locale, merchant.new_coupon)
+        }}</h2>
         <ActionForm action=save attr:class="card form-grid coupon-form">
             <input type="hidden" name="shop_id" value=shop_id/>
             {move || editing.get().map(|c| view! { <input type="hidden" name="coupon_id" value=c.id/> })}
-            {field("title", "Title", "text", "¥50 voucher", |f| f.title.clone())}
-            {field("rules", "Rules", "text", "One per table", |f| f.rules.clone())}
-            {field("pay", "Price (yuan)", "text", "39.90", |f| f.pay.clone())}
-            {field("actual", "Face value (yuan)", "text", "50", |f| f.actual.clone())}
-            {field("until", "On sale until (last day, optional)", "date", "", |f| f.until.clone())}
+            {field(
+                "title",
+                td_string!(locale, merchant.field_title),
+                "text",
+                td_string!(locale, merchant.placeholder_title),
+                |f| f.title.clone(),
+            )}
+            {field(
+                "rules",
+                td_string!(locale, merchant.field_rules),
+                "text",
+                td_string!(locale, merchant.placeholder_rules),
+                |f| f.rules.clone(),
+            )}
+            {field("pay", td_string!(locale, merchant.field_pay), "text", "39.90", |f| f.pay.clone())}
+            {field("actual", td_string!(locale, merchant.field_actual), "text", "50", |f| f.actual.clone())}
+            {field("until", td_string!(locale, merchant.field_until), "date", "", |f| f.until.clone())}
             <div class="form-row">
-                <label for="coupon-valid_days">"Valid for, after purchase"</label>
+                <label for="coupon-valid_days">{td_string!(locale, merchant.field_valid_days)}</label>
                 // The property follows the coupon being edited (an attribute would stay as the merchant left it).
                 <select id="coupon-valid_days" name="form[valid_days]"
                     prop:value=move || editing.get().map_or(DEFAULT_VALID_DAYS, |c| c.valid_days).to_string()>
                     {VALIDITY_DAYS.iter().map(|&d| view! {
-                        <option value=d selected=d == DEFAULT_VALID_DAYS>{format!("{d} days (unused: refunded)")}</option>
+                        <option value=d selected=d == DEFAULT_VALID_DAYS>{td_string!(locale, merchant.valid_days_option, d)}</option>
                     }).collect_view()}
                 </select>
                 <FieldError error field="valid_days"/>
@@ -363,15 +429,19 @@ fn CouponEditor(
             <FormError error fields=&CouponForm::FIELDS/>
             <div class="form-actions">
                 <button type="submit" class="primary" disabled=move || save.pending().get() aria-busy=move || busy(save.pending().get())>
-                    {move || if editing.get().is_some() { "Save changes" } else { "Add coupon" }}
+                    {move || if editing.get().is_some() {
+                        td_string!(locale, merchant.save_changes)
+                    } else {
+                        td_string!(locale, merchant.add_coupon)
+                    }}
                 </button>
                 {move || editing.get().is_some().then(|| view! {
-                    <button type="button" class="secondary" on:click=move |_| editing.set(None)>"Cancel"</button>
+                    <button type="button" class="secondary" on:click=move |_| editing.set(None)>{td_string!(locale, merchant.cancel)}</button>
                 })}
             </div>
         </ActionForm>
         {move || save.value().get().and_then(Result::ok).map(|id| view! {
-            <p class="saved" role="status">{format!("Coupon #{id} saved.")}</p>
+            <p class="saved" role="status">{td_string!(locale, merchant.coupon_saved, id)}</p>
         })}
     }
 }
@@ -380,6 +450,7 @@ fn CouponEditor(
 /// first, paged by keyset; the same filters download as CSV.
 #[component]
 pub fn OrdersConsolePage() -> impl IntoView {
+    let locale = locale();
     let id = id_param();
     let query = use_query_map();
     let get = move |k: &str| query.read().get(k).unwrap_or_default();
@@ -396,16 +467,16 @@ pub fn OrdersConsolePage() -> impl IntoView {
     );
     view! {
         <section class="console">
-            <Suspense fallback=|| view! { <p>"Loading orders…"</p> }>
+            <Suspense fallback=move || view! { <p>{td_string!(locale, merchant.loading_orders)}</p> }>
                 {move || Suspend::new(async move {
                     let filter = filter();
                     match page.await {
                         Ok(p) => view! { <OrdersView p filter error=None/> }.into_any(),
                         Err(e @ AppError::Validation { .. }) => view! {
-                            <h1>"Orders"</h1>
+                            <h1>{td_string!(locale, merchant.tab_orders)}</h1>
                             <OrderFilters shop_id=id().unwrap_or_default() filter coupons=vec![] error=Some(e)/>
                         }.into_any(),
-                        Err(e) => refused(e, format!("/merchant/shops/{}/orders", id().unwrap_or_default())),
+                        Err(e) => refused(locale, e, format!("/merchant/shops/{}/orders", id().unwrap_or_default())),
                     }
                 })}
             </Suspense>
@@ -434,25 +505,26 @@ fn OrderFilters(
     coupons: Vec<(i64, String)>,
     error: Option<AppError>,
 ) -> impl IntoView {
+    let locale = locale();
     let error = Signal::stored(error);
     let csv = format!("/merchant/shops/{shop_id}/orders.csv?{}", filter_query(&filter, None));
     view! {
         // A plain GET form: filtering works before (and without) hydration, and the URL can be shared.
         <form method="get" class="card form-grid filters">
             <div class="form-row">
-                <label for="f-status">"Status"</label>
+                <label for="f-status">{td_string!(locale, merchant.filter_status)}</label>
                 <select id="f-status" name="status">
-                    <option value="" selected=filter.status.is_empty()>"Any"</option>
-                    {OrderStatus::STORED.iter().filter_map(|s| Some((s.as_db()?, s.label()))).map(|(s, label)| view! {
+                    <option value="" selected=filter.status.is_empty()>{td_string!(locale, merchant.any)}</option>
+                    {OrderStatus::STORED.iter().filter_map(|s| Some((s.as_db()?, order_status(locale, *s)))).map(|(s, label)| view! {
                         <option value=s selected=filter.status == s>{label}</option>
                     }).collect_view()}
                 </select>
                 <FieldError error field="status"/>
             </div>
             <div class="form-row">
-                <label for="f-coupon">"Coupon"</label>
+                <label for="f-coupon">{td_string!(locale, merchant.th_coupon)}</label>
                 <select id="f-coupon" name="coupon">
-                    <option value="" selected=filter.coupon.is_empty()>"Any"</option>
+                    <option value="" selected=filter.coupon.is_empty()>{td_string!(locale, merchant.any)}</option>
                     {coupons.into_iter().map(|(id, title)| {
                         let selected = filter.coupon == id.to_string();
                         view! { <option value=id selected=selected>{title}</option> }
@@ -461,18 +533,18 @@ fn OrderFilters(
                 <FieldError error field="coupon"/>
             </div>
             <div class="form-row">
-                <label for="f-from">"From"</label>
+                <label for="f-from">{td_string!(locale, merchant.filter_from)}</label>
                 <input id="f-from" name="from" type="date" value=filter.from.clone()/>
                 <FieldError error field="from"/>
             </div>
             <div class="form-row">
-                <label for="f-to">"To"</label>
+                <label for="f-to">{td_string!(locale, merchant.filter_to)}</label>
                 <input id="f-to" name="to" type="date" value=filter.to.clone()/>
                 <FieldError error field="to"/>
             </div>
             <div class="form-actions">
-                <button type="submit" class="primary">"Filter"</button>
-                <a class="button secondary" href=csv rel="external" download>"Download CSV"</a>
+                <button type="submit" class="primary">{td_string!(locale, merchant.filter)}</button>
+                <a class="button secondary" href=csv rel="external" download>{td_string!(locale, merchant.download_csv)}</a>
             </div>
         </form>
     }
@@ -480,6 +552,7 @@ fn OrderFilters(
 
 #[component]
 fn OrdersView(p: OrdersConsole, filter: OrderFilter, error: Option<AppError>) -> impl IntoView {
+    let locale = locale();
     let OrdersConsole { shop_id, name, coupons, page } = p;
     let newer = filter_query(&filter, None);
     let older = page.next_before.map(|b| format!("?{}", filter_query(&filter, Some(b))));
@@ -488,39 +561,43 @@ fn OrdersView(p: OrdersConsole, filter: OrderFilter, error: Option<AppError>) ->
         <ShopTabs shop_id name current="Orders"/>
         <OrderFilters shop_id filter coupons error/>
         {if page.orders.is_empty() {
-            view! { <p class="muted">"No orders match."</p> }.into_any()
+            view! { <p class="muted">{td_string!(locale, merchant.no_orders_match)}</p> }.into_any()
         } else {
             view! {
                 <table class="console-table shop-orders">
                     <thead><tr>
-                        <th>"Order"</th><th>"Created"</th><th>"Coupon"</th><th>"Buyer"</th><th>"Amount"</th><th>"Status"</th><th>"Paid / used"</th>
+                        <th>{td_string!(locale, merchant.th_order)}</th><th>{td_string!(locale, merchant.th_created)}</th>
+                        <th>{td_string!(locale, merchant.th_coupon)}</th><th>{td_string!(locale, merchant.th_buyer)}</th>
+                        <th>{td_string!(locale, merchant.th_amount)}</th><th>{td_string!(locale, merchant.th_status)}</th>
+                        <th>{td_string!(locale, merchant.th_paid_used)}</th>
                     </tr></thead>
                     <tbody>{page.orders.into_iter().map(|o| view! { <ShopOrderRow o/> }).collect_view()}</tbody>
                 </table>
             }.into_any()
         }}
         <nav class="pager">
-            <a href=format!("?{newer}")>"Newest"</a>
-            {older.map(|href| view! { <a rel="next" href=href>"Older →"</a> })}
+            <a href=format!("?{newer}")>{td_string!(locale, merchant.newest)}</a>
+            {older.map(|href| view! { <a rel="next" href=href>{td_string!(locale, merchant.older)}</a> })}
         </nav>
     }
 }
 
 #[component]
 fn ShopOrderRow(o: ShopOrder) -> impl IntoView {
+    let locale = locale();
     let when = o
         .used_ms
-        .map(|ms| format!("used {}", format_local(ms)))
-        .or_else(|| o.paid_ms.map(|ms| format!("paid {}", format_local(ms))))
+        .map(|ms| td_string!(locale, merchant.used_at, at = format_local(ms)))
+        .or_else(|| o.paid_ms.map(|ms| td_string!(locale, merchant.paid_at, at = format_local(ms))))
         .unwrap_or_default();
     view! {
         <tr data-order-id=o.id>
-            <td data-label="Order" class="order-code" title=format!("Order {}", o.id)>{order_code(o.id)}</td>
+            <td data-label="Order" class="order-code" title=td_string!(locale, merchant.order_title, id = o.id)>{order_code(o.id)}</td>
             <td data-label="Created">{format_local(o.created_ms)}</td>
             <td data-label="Coupon">{o.title}</td>
             <td data-label="Buyer">{o.buyer}</td>
             <td data-label="Amount">{yuan(o.amount_cents)}</td>
-            <td data-label="Status" class="order-status">{o.status.label()}</td>
+            <td data-label="Status" class="order-status">{order_status(locale, o.status)}</td>
             <td data-label="Paid / used">{when}</td>
         </tr>
     }
@@ -536,6 +613,7 @@ pub fn SaleConsolePage() -> impl IntoView {
 /// Sale `id`'s funnel, refreshed every second while it runs.
 #[island(lazy)]
 fn SaleConsole(id: Option<i64>) -> impl IntoView {
+    let locale = locale();
     let tick = RwSignal::new(0usize);
     let funnel_data = id_resource("Flash sale", id, move || tick.get(), get_sale_funnel);
     let id = move || id;
@@ -569,11 +647,11 @@ fn SaleConsole(id: Option<i64>) -> impl IntoView {
     });
     view! {
         <section class="console">
-            <Transition fallback=|| view! { <p>"Loading the sale…"</p> }>
+            <Transition fallback=move || view! { <p>{td_string!(locale, merchant.loading_sale)}</p> }>
                 {move || Suspend::new(async move {
                     match funnel_data.await {
                         Ok(f) => view! { <SaleView f rate/> }.into_any(),
-                        Err(e) => refused(e, format!("/merchant/sales/{}", id().unwrap_or_default())),
+                        Err(e) => refused(locale, e, format!("/merchant/sales/{}", id().unwrap_or_default())),
                     }
                 })}
             </Transition>
@@ -583,45 +661,55 @@ fn SaleConsole(id: Option<i64>) -> impl IntoView {
 
 #[component]
 fn SaleView(f: SaleFunnel, rate: RwSignal<Option<f64>>) -> impl IntoView {
-    let svg = funnel(&format!("Funnel of {}", f.sale.title), &f.stages());
+    let locale = locale();
+    let svg = funnel(&td_string!(locale, merchant.funnel_of, title = &f.sale.title), &f.stages(locale));
     let sold = f.sale.total - f.sale.left;
     let percent = if f.sale.total > 0 { sold * 100 / f.sale.total } else { 0 };
     let live = f.sale.state == SaleState::Live;
     let o = f.orders.clone();
     view! {
-        <p class="crumbs"><a href="/merchant">"Console"</a> " / "
-            <a href=format!("/merchant/shops/{}/coupons", f.shop_id)>"Coupons"</a> " / " {f.sale.title.clone()}</p>
-        <h1>{f.sale.title.clone()} " " <span class=format!("badge {}", f.sale.state.label())>{f.sale.state.label()}</span></h1>
-        <p class="muted">{format!("{} – {} (CST)", format_local(f.sale.begin_ms), format_local(f.sale.end_ms))}</p>
+        <p class="crumbs"><a href="/merchant">{td_string!(locale, merchant.crumb_console)}</a> " / "
+            <a href=format!("/merchant/shops/{}/coupons", f.shop_id)>{td_string!(locale, merchant.tab_coupons)}</a>
+            " / " {f.sale.title.clone()}</p>
+        <h1>{f.sale.title.clone()} " "
+            <span class=format!("badge {}", f.sale.state.label())>{sale_state(locale, f.sale.state)}</span></h1>
+        <p class="muted">{td_string!(
+            locale,
+            merchant.window_cst,
+            begin = format_local(f.sale.begin_ms),
+            end = format_local(f.sale.end_ms)
+        )}</p>
         <div class="live-figures" aria-live="polite">
-            <div class="big"><span class="stock-left">{f.sale.left}</span><small>{format!(" of {} left", f.sale.total)}</small></div>
+            <div class="big"><span class="stock-left">{f.sale.left}</span><small>{td_string!(locale, merchant.of_total_left, total = f.sale.total)}</small></div>
             // A <progress>, not a styled bar: the CSP allows no inline styles.
-            <progress class="meter" max="100" value=percent aria-label="Sold">{format!("{percent}% sold")}</progress>
+            <progress class="meter" max="100" value=percent aria-label=td_string!(locale, merchant.sold_label)>
+                {td_string!(locale, merchant.percent_sold, percent)}
+            </progress>
             <dl class="figures">
-                <div><dt>"Grabs / s"</dt><dd class="grab-rate">{move || match (live, rate.get()) {
+                <div><dt>{td_string!(locale, merchant.grabs_per_second)}</dt><dd class="grab-rate">{move || match (live, rate.get()) {
                     (true, Some(r)) => format!("{r:.0}"),
                     _ => "—".to_string(),
                 }}</dd></div>
-                <div><dt>"Attempts"</dt><dd class="attempts">{f.attempts}</dd></div>
-                <div><dt>"Orders in flight"</dt><dd class="in-flight">{f.in_flight}</dd></div>
-                <div><dt>"Awaiting payment"</dt><dd>{o.unpaid}</dd></div>
-                <div><dt>"Paid"</dt><dd class="paid">{o.paid + o.used}</dd></div>
-                <div><dt>"Used"</dt><dd class="used">{o.used}</dd></div>
+                <div><dt>{td_string!(locale, merchant.attempts)}</dt><dd class="attempts">{f.attempts}</dd></div>
+                <div><dt>{td_string!(locale, merchant.in_flight)}</dt><dd class="in-flight">{f.in_flight}</dd></div>
+                <div><dt>{td_string!(locale, merchant.awaiting_payment)}</dt><dd>{o.unpaid}</dd></div>
+                <div><dt>{td_string!(locale, merchant.paid)}</dt><dd class="paid">{o.paid + o.used}</dd></div>
+                <div><dt>{td_string!(locale, merchant.used)}</dt><dd class="used">{o.used}</dd></div>
             </dl>
         </div>
-        <Chart caption="Funnel" svg/>
+        <Chart caption=td_string!(locale, merchant.chart_funnel) svg/>
         <table class="console-table outcomes">
-            <thead><tr><th>"Outcome"</th><th>"Grabs"</th></tr></thead>
+            <thead><tr><th>{td_string!(locale, merchant.th_outcome)}</th><th>{td_string!(locale, merchant.th_grabs)}</th></tr></thead>
             <tbody>
-                <tr><td>"Queued an order"</td><td>{f.queued}</td></tr>
-                <tr><td>"Puzzle not solved"</td><td>{f.puzzle_failed}</td></tr>
-                <tr><td>"Rate-limited"</td><td>{f.rate_limited}</td></tr>
-                <tr><td>"Sold out"</td><td>{f.sold_out}</td></tr>
-                <tr><td>"Already held one"</td><td>{f.duplicate}</td></tr>
-                <tr><td>"Other (not started, ended, errors)"</td><td>{f.other}</td></tr>
+                <tr><td>{td_string!(locale, merchant.queued_order)}</td><td>{f.queued}</td></tr>
+                <tr><td>{td_string!(locale, merchant.puzzle_failed)}</td><td>{f.puzzle_failed}</td></tr>
+                <tr><td>{td_string!(locale, merchant.rate_limited)}</td><td>{f.rate_limited}</td></tr>
+                <tr><td>{td_string!(locale, merchant.sold_out)}</td><td>{f.sold_out}</td></tr>
+                <tr><td>{td_string!(locale, merchant.already_held)}</td><td>{f.duplicate}</td></tr>
+                <tr><td>{td_string!(locale, merchant.other_outcome)}</td><td>{f.other}</td></tr>
             </tbody>
         </table>
-        <p class="muted">"Counts are stored in Postgres every second by each server; closed and refunded orders gave their coupon back."</p>
+        <p class="muted">{td_string!(locale, merchant.counts_note)}</p>
     }
 }
 
@@ -629,16 +717,17 @@ fn SaleView(f: SaleFunnel, rate: RwSignal<Option<f64>>) -> impl IntoView {
 /// and the coupon is honoured once.
 #[island(lazy)]
 pub fn RedeemPage() -> impl IntoView {
+    let locale = locale();
     let redeem = ServerAction::<RedeemCode>::new();
     let error = Signal::derive(move || redeem.value().get().and_then(Result::err));
     let code = RwSignal::new(String::new());
     view! {
         <section class="console redeem">
-            <p class="crumbs"><a href="/merchant">"Console"</a> " / Redeem"</p>
-            <h1>"Redeem a coupon"</h1>
+            <p class="crumbs"><a href="/merchant">{td_string!(locale, merchant.crumb_console)}</a> {td_string!(locale, merchant.crumb_redeem)}</p>
+            <h1>{td_string!(locale, merchant.redeem_a_coupon)}</h1>
             <ActionForm action=redeem attr:class="card form-grid redeem-form">
                 <div class="form-row">
-                    <label for="redeem-code">"Code the customer shows (12 digits)"</label>
+                    <label for="redeem-code">{td_string!(locale, merchant.code_label)}</label>
                     <input id="redeem-code" name="code" inputmode="numeric" autocomplete="off" placeholder="1234 5678 9012"
                         prop:value=move || code.get() on:input=move |ev| code.set(event_target_value(&ev))/>
                     <FieldError error field="code"/>
@@ -646,7 +735,11 @@ pub fn RedeemPage() -> impl IntoView {
                 <FormError error fields=&["code"]/>
                 <div class="form-actions">
                     <button type="submit" class="primary" disabled=move || redeem.pending().get() aria-busy=move || busy(redeem.pending().get())>
-                        {move || if redeem.pending().get() { "Checking…" } else { "Redeem" }}
+                        {move || if redeem.pending().get() {
+                            td_string!(locale, merchant.checking)
+                        } else {
+                            td_string!(locale, merchant.redeem)
+                        }}
                     </button>
                     <Scanner code redeem/>
                 </div>
@@ -655,17 +748,29 @@ pub fn RedeemPage() -> impl IntoView {
                 if r.earlier {
                     view! {
                         <div class="card redeem-result already" role="alert">
-                            <h2>"Already used"</h2>
-                            <p>{format!("This coupon was used on {}. Do not honour it again.", format_local(r.used_ms))}</p>
-                            <p class="muted">{format!("{} · {} · order {}", r.title, yuan(r.amount_cents), order_code(r.order_id))}</p>
+                            <h2>{td_string!(locale, merchant.already_used)}</h2>
+                            <p>{td_string!(locale, merchant.used_on, at = format_local(r.used_ms))}</p>
+                            <p class="muted">{td_string!(
+                                locale,
+                                merchant.redeem_meta_earlier,
+                                title = &r.title,
+                                amount = yuan(r.amount_cents),
+                                code = order_code(r.order_id)
+                            )}</p>
                         </div>
                     }.into_any()
                 } else {
                     view! {
                         <div class="card redeem-result ok" role="status">
-                            <h2>"Redeemed ✓"</h2>
+                            <h2>{td_string!(locale, merchant.redeemed)}</h2>
                             <p>{format!("{} · {}", r.title, yuan(r.amount_cents))}</p>
-                            <p class="muted">{format!("{} · order {} · {}", r.shop_name, order_code(r.order_id), format_local(r.used_ms))}</p>
+                            <p class="muted">{td_string!(
+                                locale,
+                                merchant.redeem_meta_ok,
+                                shop = &r.shop_name,
+                                code = order_code(r.order_id),
+                                at = format_local(r.used_ms)
+                            )}</p>
                         </div>
                     }.into_any()
                 }
@@ -678,6 +783,7 @@ pub fn RedeemPage() -> impl IntoView {
 /// camera and redeems the first code it sees.
 #[component]
 fn Scanner(code: RwSignal<String>, redeem: ServerAction<RedeemCode>) -> impl IntoView {
+    let locale = locale();
     let available = RwSignal::new(false);
     let scanning = RwSignal::new(false);
     let status = RwSignal::new(String::new());
@@ -685,11 +791,11 @@ fn Scanner(code: RwSignal<String>, redeem: ServerAction<RedeemCode>) -> impl Int
     let video = NodeRef::<leptos::html::Video>::new();
     let start = move |_| {
         scanning.set(true);
-        status.set("Point the camera at the customer's QR code…".into());
+        status.set(td_string!(locale, merchant.point_camera).into());
         #[cfg(feature = "hydrate")]
         if let Some(el) = video.get() {
             leptos::task::spawn_local(async move {
-                match scan::first_code(el).await {
+                match scan::first_code(el, locale).await {
                     Ok(raw) => {
                         let digits: String = raw.chars().filter(char::is_ascii_digit).collect();
                         code.set(crate::orders::model::grouped_code(&digits));
@@ -706,7 +812,7 @@ fn Scanner(code: RwSignal<String>, redeem: ServerAction<RedeemCode>) -> impl Int
     };
     view! {
         <Show when=move || available.get()>
-            <button type="button" class="secondary scan" on:click=start disabled=move || scanning.get()>"Scan with camera"</button>
+            <button type="button" class="secondary scan" on:click=start disabled=move || scanning.get()>{td_string!(locale, merchant.scan_with_camera)}</button>
         </Show>
         <video node_ref=video class="scanner" class:hidden=move || !scanning.get() muted=true playsinline=true></video>
         <p class="muted" role="status">{move || status.get()}</p>
@@ -728,34 +834,39 @@ mod scan {
     }
 
     /// Opens the back camera into `video` and polls the detector until a QR code is read (or 60 s pass);
-    /// the camera is released either way.
+    /// the camera is released either way, and a failure is told in `locale`.
     #[cfg(feature = "hydrate")]
-    pub async fn first_code(video: web_sys::HtmlVideoElement) -> Result<String, String> {
+    pub async fn first_code(
+        video: web_sys::HtmlVideoElement,
+        locale: crate::shared::i18n::Locale,
+    ) -> Result<String, String> {
+        use crate::shared::i18n::td_string;
         use js_sys::{Array, Function, Object, Promise, Reflect};
         use wasm_bindgen::{JsCast, JsValue};
         use wasm_bindgen_futures::JsFuture;
-        let fail = |what: &str| format!("The camera could not {what}; type the code instead.");
+        let no_start = td_string!(locale, merchant.camera_no_start);
+        let no_read = td_string!(locale, merchant.camera_no_read);
         let window = leptos::prelude::window();
-        let devices = window.navigator().media_devices().map_err(|_| fail("start"))?;
+        let devices = window.navigator().media_devices().map_err(|_| no_start.to_string())?;
         let constraints = web_sys::MediaStreamConstraints::new();
         let facing = Object::new();
         let _ = Reflect::set(&facing, &"facingMode".into(), &"environment".into());
         constraints.set_video(&facing);
         let stream: web_sys::MediaStream =
-            JsFuture::from(devices.get_user_media_with_constraints(&constraints).map_err(|_| fail("start"))?)
+            JsFuture::from(devices.get_user_media_with_constraints(&constraints).map_err(|_| no_start.to_string())?)
                 .await
-                .map_err(|_| fail("start (permission refused?)"))?
+                .map_err(|_| td_string!(locale, merchant.camera_no_permission).to_string())?
                 .unchecked_into();
         video.set_src_object(Some(&stream));
         let _ = video.play().map(JsFuture::from);
         let result = async {
             let ctor: Function =
-                Reflect::get(&window, &"BarcodeDetector".into()).map_err(|_| fail("read codes"))?.unchecked_into();
+                Reflect::get(&window, &"BarcodeDetector".into()).map_err(|_| no_read.to_string())?.unchecked_into();
             let options = Object::new();
             let _ = Reflect::set(&options, &"formats".into(), &Array::of1(&"qr_code".into()));
-            let detector = Reflect::construct(&ctor, &Array::of1(&options)).map_err(|_| fail("read codes"))?;
+            let detector = Reflect::construct(&ctor, &Array::of1(&options)).map_err(|_| no_read.to_string())?;
             let detect: Function =
-                Reflect::get(&detector, &"detect".into()).map_err(|_| fail("read codes"))?.unchecked_into();
+                Reflect::get(&detector, &"detect".into()).map_err(|_| no_read.to_string())?.unchecked_into();
             for _ in 0..200 {
                 gloo_sleep(300).await;
                 let Ok(found) = detect.call1(&detector, &video) else { continue };
@@ -765,7 +876,7 @@ mod scan {
                     return Ok(raw);
                 }
             }
-            Err("No code seen for a minute; type it instead.".to_string())
+            Err(td_string!(locale, merchant.no_code_seen).to_string())
         }
         .await;
         stream.get_tracks().for_each(&mut |track: JsValue, _, _| {
@@ -797,6 +908,7 @@ pub fn ReviewsConsolePage() -> impl IntoView {
 /// The reviews of shop `id`, a page at a time by keyset.
 #[island(lazy)]
 fn ReviewsConsole(id: Option<i64>) -> impl IntoView {
+    let locale = locale();
     let unanswered = RwSignal::new(true);
     let after = RwSignal::new(String::new());
     let page = Resource::new(
@@ -805,7 +917,7 @@ fn ReviewsConsole(id: Option<i64>) -> impl IntoView {
     );
     view! {
         <section class="console">
-            <Transition fallback=|| view! { <p>"Loading reviews…"</p> }>
+            <Transition fallback=move || view! { <p>{td_string!(locale, merchant.loading_reviews)}</p> }>
                 {move || Suspend::new(async move {
                     match page.await {
                         Ok(c) => {
@@ -813,15 +925,15 @@ fn ReviewsConsole(id: Option<i64>) -> impl IntoView {
                             let aspects = c.aspects.clone();
                             view! {
                                 <ShopTabs shop_id=c.shop_id name=c.shop_name.clone() current="Reviews"/>
-                                <p class="unanswered-count">{format!("{} without a reply", c.unanswered)}</p>
-                                <div class="chips" role="group" aria-label="Which reviews">
+                                <p class="unanswered-count">{td_string!(locale, merchant.without_reply, n = c.unanswered)}</p>
+                                <div class="chips" role="group" aria-label=td_string!(locale, merchant.which_reviews)>
                                     <button type="button" class="chip" class:current=move || unanswered.get()
-                                        on:click=move |_| { after.set(String::new()); unanswered.set(true); }>"Unanswered"</button>
+                                        on:click=move |_| { after.set(String::new()); unanswered.set(true); }>{td_string!(locale, merchant.unanswered)}</button>
                                     <button type="button" class="chip" class:current=move || !unanswered.get()
-                                        on:click=move |_| { after.set(String::new()); unanswered.set(false); }>"All"</button>
+                                        on:click=move |_| { after.set(String::new()); unanswered.set(false); }>{td_string!(locale, merchant.all)}</button>
                                 </div>
                                 {if c.page.items.is_empty() {
-                                    view! { <p class="muted">"No reviews here."</p> }.into_any()
+                                    view! { <p class="muted">{td_string!(locale, merchant.no_reviews_here)}</p> }.into_any()
                                 } else {
                                     view! {
                                         <ul class="review-list">
@@ -832,12 +944,12 @@ fn ReviewsConsole(id: Option<i64>) -> impl IntoView {
                                     }.into_any()
                                 }}
                                 {next.map(|n| view! {
-                                    <button type="button" class="more-reviews" on:click=move |_| after.set(n.clone())>"Next page"</button>
+                                    <button type="button" class="more-reviews" on:click=move |_| after.set(n.clone())>{td_string!(locale, merchant.next_page)}</button>
                                 })}
                             }
                             .into_any()
                         }
-                        Err(e) => refused(e, format!("/merchant/shops/{}/reviews", id.unwrap_or_default())),
+                        Err(e) => refused(locale, e, format!("/merchant/shops/{}/reviews", id.unwrap_or_default())),
                     }
                 })}
             </Transition>

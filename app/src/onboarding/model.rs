@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::shared::error::AppError;
+use crate::shared::i18n::{Locale, td_string};
 use crate::shared::point::GeoPoint;
 use crate::shared::text::{FreeText, TextRule};
 
@@ -168,12 +169,12 @@ impl ApplicationStatus {
         }
     }
 
-    /// How the applicant's page names it.
-    pub fn label(self) -> &'static str {
+    /// How the applicant's page names it, in `locale`.
+    pub fn label(self, locale: Locale) -> &'static str {
         match self {
-            Self::Pending => "Waiting for review 审核中",
-            Self::Approved => "Approved 已通过",
-            Self::Rejected => "Not approved 未通过",
+            Self::Pending => td_string!(locale, onboarding.status_pending),
+            Self::Approved => td_string!(locale, onboarding.status_approved),
+            Self::Rejected => td_string!(locale, onboarding.status_rejected),
         }
     }
 }

@@ -12,6 +12,7 @@ use crate::catalog::model::ShopType;
 use crate::geo::model::AREAS;
 use crate::shared::clock::format_local;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::shared::point::GeoPoint;
 use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_notice, error_view, field_value};
 
@@ -24,6 +25,7 @@ pub fn OpenShopPage() -> impl IntoView {
 /// The latest application and, when one may be sent, the form; read again after sending.
 #[island(lazy)]
 fn ApplyPanel() -> impl IntoView {
+    let locale = locale();
     let apply = ServerAction::<ApplyToOpenShop>::new();
     // Read again once an application is filed — not after a refused try, which would redraw the form
     // and lose what was typed.
@@ -31,9 +33,9 @@ fn ApplyPanel() -> impl IntoView {
     let types = Resource::new(|| (), |_| list_shop_types());
     view! {
         <section class="auth-card wide open-shop">
-            <h1>"Open your shop on Haodian 商家入驻"</h1>
-            <p class="muted">"Tell us about the business. An operator checks the licence and the photo, usually within a day; once approved, your shop is listed at once and you sell coupons from the merchant console."</p>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
+            <h1>{td_string!(locale, onboarding.open_shop_title)}</h1>
+            <p class="muted">{td_string!(locale, onboarding.open_shop_intro)}</p>
+            <Transition fallback=move || view! { <p>{td_string!(locale, onboarding.loading)}</p> }>
                 {move || Suspend::new(async move {
                     let (mine, types) = (mine.await, types.await.unwrap_or_default());
                     match mine {
@@ -44,7 +46,12 @@ fn ApplyPanel() -> impl IntoView {
                                 None => view! { <ApplicationFormView apply types/> }.into_any(),
                             }}
                         }.into_any(),
-                        Err(e) => error_notice(e, "apply to open a shop", "/me/open-shop".into(), "This is for shoppers."),
+                        Err(e) => error_notice(
+                            e,
+                            td_string!(locale, onboarding.login_to_apply),
+                            "/me/open-shop".into(),
+                            td_string!(locale, onboarding.shoppers_only),
+                        ),
                     }
                 })}
             </Transition>
@@ -55,26 +62,33 @@ fn ApplyPanel() -> impl IntoView {
 /// Where the applicant's latest application stands.
 #[component]
 fn ApplicationCard(a: ApplicationView) -> impl IntoView {
+    let locale = locale();
     let status = a.status;
     view! {
         <div class="application" data-status=status.as_db()>
-            <h2>{a.business_name.clone()} " · " <span class="application-status">{status.label()}</span></h2>
-            <p class="muted">{format!("{} · {} · sent {}", a.type_name, a.address, format_local(a.sent_ms))}</p>
+            <h2>{a.business_name.clone()} " · " <span class="application-status">{status.label(locale)}</span></h2>
+            <p class="muted">{td_string!(
+                locale,
+                onboarding.card_meta,
+                kind = &a.type_name,
+                address = &a.address,
+                at = format_local(a.sent_ms)
+            )}</p>
             {match status {
                 ApplicationStatus::Pending => view! {
-                    <p>"An operator will look at it soon; you will find the decision here and in your inbox."</p>
+                    <p>{td_string!(locale, onboarding.pending_hint)}</p>
                 }.into_any(),
                 ApplicationStatus::Approved => view! {
-                    <p>"Your shop is open. "
+                    <p>{td_string!(locale, onboarding.shop_is_open)}
                         {a.shop_id.map(|id| view! {
-                            <a href=format!("/merchant/shops/{id}/coupons")>"Add its coupons"</a>
-                            " · " <a href=format!("/shops/{id}")>"See it as shoppers do"</a>
+                            <a href=format!("/merchant/shops/{id}/coupons")>{td_string!(locale, onboarding.add_its_coupons)}</a>
+                            " · " <a href=format!("/shops/{id}")>{td_string!(locale, onboarding.see_as_shoppers)}</a>
                         })}
                     </p>
                 }.into_any(),
                 ApplicationStatus::Rejected => view! {
-                    <p class="rejection">"Not approved: " <strong>{a.reason.clone().unwrap_or_default()}</strong></p>
-                    <p class="muted">"Fix what the operator asked for and send the application again below."</p>
+                    <p class="rejection">{td_string!(locale, onboarding.not_approved)} <strong>{a.reason.clone().unwrap_or_default()}</strong></p>
+                    <p class="muted">{td_string!(locale, onboarding.fix_and_resend)}</p>
                 }.into_any(),
             }}
         </div>
@@ -84,6 +98,7 @@ fn ApplicationCard(a: ApplicationView) -> impl IntoView {
 /// The application form: each field with its inline error; the licence number is checked as it is typed.
 #[component]
 fn ApplicationFormView(apply: ServerAction<ApplyToOpenShop>, types: Vec<ShopType>) -> impl IntoView {
+    let locale = locale();
     let error = Signal::derive(move || apply.value().get().and_then(Result::err));
     let photo = RwSignal::new(String::new());
     let on_uploaded = Callback::new(move |urls: Vec<String>| {
@@ -98,7 +113,7 @@ fn ApplicationFormView(apply: ServerAction<ApplyToOpenShop>, types: Vec<ShopType
             None
         } else {
             match LicenceNumber::parse(&typed) {
-                Ok(_) => Some("✓ The code checks out.".to_string()),
+                Ok(_) => Some(td_string!(locale, onboarding.code_checks_out).to_string()),
                 Err(e) => e.field_message(LicenceNumber::FIELD),
             }
         };
@@ -107,41 +122,41 @@ fn ApplicationFormView(apply: ServerAction<ApplyToOpenShop>, types: Vec<ShopType
     view! {
         <ActionForm action=apply attr:class="application-form">
             <div class="form-row">
-                <label for="business_name">"Shop name (as shoppers will see it)"</label>
+                <label for="business_name">{td_string!(locale, onboarding.field_business_name)}</label>
                 <input id="business_name" name="form[business_name]" maxlength="64" required/>
                 <FieldError error field="business_name"/>
             </div>
             <div class="form-row">
-                <label for="type_id">"Kind of shop"</label>
+                <label for="type_id">{td_string!(locale, onboarding.field_type)}</label>
                 <select id="type_id" name="form[type_id]">
                     {types.into_iter().map(|t| view! { <option value=t.id>{t.name}</option> }).collect_view()}
                 </select>
                 <FieldError error field="type_id"/>
             </div>
             <div class="form-row">
-                <label for="address">"Address"</label>
+                <label for="address">{td_string!(locale, onboarding.field_address)}</label>
                 <input id="address" name="form[address]" maxlength="128" autocomplete="street-address" required/>
                 <FieldError error field="address"/>
             </div>
             <MapPicker error/>
             <div class="form-row">
-                <label for="licence_no">"Unified social credit code 统一社会信用代码 (on the business licence)"</label>
+                <label for="licence_no">{td_string!(locale, onboarding.field_licence)}</label>
                 <input id="licence_no" name="form[licence_no]" maxlength="24" autocapitalize="characters"
                     spellcheck="false" on:input=check_licence/>
                 {move || licence_hint.get().map(|h| view! { <p class="hint" aria-live="polite">{h}</p> })}
                 <FieldError error field="licence_no"/>
             </div>
             <div class="form-row">
-                <span class="label">"Photo of the shop front"</span>
+                <span class="label">{td_string!(locale, onboarding.field_shop_front)}</span>
                 {move || (!photo.get().is_empty()).then(|| view! {
-                    <img class="shop-front" src=photo.get() alt="The shop front you uploaded"/>
+                    <img class="shop-front" src=photo.get() alt=td_string!(locale, onboarding.shop_front_alt)/>
                 })}
                 <input type="hidden" name="form[shop_front]" prop:value=move || photo.get()/>
-                <PhotoUpload input_id="shop-front-file" on_uploaded label="Shop-front photo (JPEG, PNG, GIF or WebP, up to 2 MB)"/>
+                <PhotoUpload input_id="shop-front-file" on_uploaded label=td_string!(locale, onboarding.upload_shop_front)/>
                 <FieldError error field="shop_front"/>
             </div>
             <FormError error fields=&ApplicationForm::FIELDS/>
-            <button type="submit" class="primary" disabled=move || apply.pending().get() aria-busy=move || busy(apply.pending().get())>"Send the application"</button>
+            <button type="submit" class="primary" disabled=move || apply.pending().get() aria-busy=move || busy(apply.pending().get())>{td_string!(locale, onboarding.send_application)}</button>
         </ActionForm>
     }
 }
@@ -181,6 +196,7 @@ fn from_map(center: GeoPoint, x: f64, y: f64) -> GeoPoint {
 /// JavaScript the two fields still work.
 #[component]
 fn MapPicker(error: Signal<Option<AppError>>) -> impl IntoView {
+    let locale = locale();
     let center = RwSignal::new(
         AREAS.first().map_or(GeoPoint { lon: 120.16, lat: 30.27 }, |(_, lon, lat)| GeoPoint { lon: *lon, lat: *lat }),
     );
@@ -220,7 +236,7 @@ fn MapPicker(error: Signal<Option<AppError>>) -> impl IntoView {
                 place(p);
                 located.set(None);
             },
-            move || located.set(Some("This device did not tell its location: tap the map or pick an area.")),
+            move || located.set(Some(td_string!(locale, onboarding.no_location))),
         );
     };
     let jump = move |ev: leptos::ev::Event| {
@@ -240,8 +256,8 @@ fn MapPicker(error: Signal<Option<AppError>>) -> impl IntoView {
     let grid_step = 200.0 / (MAP_SPAN_M / MAP_W);
     view! {
         <fieldset class="map-picker">
-            <legend>"Where is the shop? Tap the map"</legend>
-            <svg viewBox=format!("0 0 {MAP_W} {MAP_H}") role="img" aria-label="Map: tap where the shop is"
+            <legend>{td_string!(locale, onboarding.map_legend)}</legend>
+            <svg viewBox=format!("0 0 {MAP_W} {MAP_H}") role="img" aria-label=td_string!(locale, onboarding.map_label)
                 class="pick-map" on:click=on_tap data-testid="pick-map">
                 <rect class="land" width=MAP_W height=MAP_H/>
                 {(1..(MAP_W / grid_step) as i32).map(|i| view! {
@@ -250,8 +266,8 @@ fn MapPicker(error: Signal<Option<AppError>>) -> impl IntoView {
                 {(1..=(MAP_H / grid_step) as i32).map(|i| view! {
                     <line class="grid" x1="0" y1=f64::from(i) * grid_step x2=MAP_W y2=f64::from(i) * grid_step/>
                 }).collect_view()}
-                <text class="ring-label" x="12" y={MAP_H - 12.0}>"grid: 200 m"</text>
-                <text class="north" x={MAP_W - 24.0} y="30" text-anchor="middle">"N"</text>
+                <text class="ring-label" x="12" y={MAP_H - 12.0}>{td_string!(locale, onboarding.grid)}</text>
+                <text class="north" x={MAP_W - 24.0} y="30" text-anchor="middle">{td_string!(locale, onboarding.north)}</text>
                 {move || typed().map(|p| {
                     let (x, y) = to_map(center.get(), p);
                     view! {
@@ -262,18 +278,18 @@ fn MapPicker(error: Signal<Option<AppError>>) -> impl IntoView {
                 })}
             </svg>
             <div class="map-tools">
-                <label for="map-area">"Go to"</label>
+                <label for="map-area">{td_string!(locale, onboarding.go_to)}</label>
                 <select id="map-area" on:change=jump>
                     {AREAS.iter().enumerate().map(|(i, (name, _, _))| view! { <option value=i>{*name}</option> }).collect_view()}
                 </select>
-                <button type="button" on:click=locate>"Use my location"</button>
+                <button type="button" on:click=locate>{td_string!(locale, onboarding.use_my_location)}</button>
             </div>
             {move || located.get().map(|m| view! { <p class="hint" role="status">{m}</p> })}
             <div class="coords">
-                <label for="longitude">"Longitude"</label>
+                <label for="longitude">{td_string!(locale, onboarding.longitude)}</label>
                 <input id="longitude" name="form[longitude]" inputmode="decimal" prop:value=move || lon.get()
                     on:input=move |ev| lon.set(event_target_value(&ev))/>
-                <label for="latitude">"Latitude"</label>
+                <label for="latitude">{td_string!(locale, onboarding.latitude)}</label>
                 <input id="latitude" name="form[latitude]" inputmode="decimal" prop:value=move || lat.get()
                     on:input=move |ev| lat.set(event_target_value(&ev))/>
             </div>
@@ -292,30 +308,36 @@ pub fn ApplicationsPage() -> impl IntoView {
 /// The waiting applications, re-read after each decision.
 #[island(lazy)]
 fn ApplicationQueue() -> impl IntoView {
+    let locale = locale();
     let decide = ServerAction::<DecideApplication>::new();
     let queue = Resource::new(move || decide.version().get(), |_| application_queue());
     view! {
         <section class="moderation applications">
-            <h1>"Applications to open a shop 入驻申请"</h1>
-            <p><a href="/ops/audit">"Audit log"</a>" — every decision, with its reason"</p>
+            <h1>{td_string!(locale, onboarding.queue_title)}</h1>
+            <p><a href="/ops/audit">{td_string!(locale, onboarding.audit_log)}</a>{td_string!(locale, onboarding.every_decision)}</p>
             {move || decide.value().get().map(|r| match r {
                 Ok(Some(shop)) => view! {
-                    <p class="saved" role="status">"Approved: the shop is open. " <a href=format!("/shops/{shop}")>"See it"</a></p>
+                    <p class="saved" role="status">{td_string!(locale, onboarding.approved_open)} <a href=format!("/shops/{shop}")>{td_string!(locale, onboarding.see_it)}</a></p>
                 }.into_any(),
-                Ok(None) => view! { <p class="saved" role="status">"Rejected; the applicant is told why."</p> }.into_any(),
+                Ok(None) => view! { <p class="saved" role="status">{td_string!(locale, onboarding.rejected_told)}</p> }.into_any(),
                 Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
             })}
-            <Transition fallback=|| view! { <p>"Loading the queue…"</p> }>
+            <Transition fallback=move || view! { <p>{td_string!(locale, onboarding.loading_queue)}</p> }>
                 {move || Suspend::new(async move {
                     match queue.await {
-                        Ok(list) if list.is_empty() => view! { <p class="muted">"No application is waiting."</p> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p class="muted">{td_string!(locale, onboarding.none_waiting)}</p> }.into_any(),
                         Ok(list) => view! {
                             <ul class="report-queue">
                                 {list.into_iter().map(|q| view! { <QueuedView q decide/> }).collect_view()}
                             </ul>
                         }.into_any(),
                         Err(e @ (AppError::LoginRequired | AppError::Forbidden)) =>
-                            error_notice(e, "review applications", "/ops/applications".into(), "This is for the platform's operators."),
+                            error_notice(
+                                e,
+                                td_string!(locale, onboarding.login_to_review),
+                                "/ops/applications".into(),
+                                td_string!(locale, onboarding.operators_only),
+                            ),
                         Err(e) => error_view(e),
                     }
                 })}
@@ -328,31 +350,42 @@ fn ApplicationQueue() -> impl IntoView {
 #[component]
 fn QueuedView(q: QueuedApplication, decide: ServerAction<DecideApplication>) -> impl IntoView {
     let QueuedApplication { application: a, applicant_id, applicant_name, applicant_since_ms, earlier_rejections } = q;
+    let locale = locale();
     let id = a.id;
     let reason_id = format!("decision-reason-{id}");
     let (approve_reason, reject_reason) = (reason_id.clone(), reason_id.clone());
     view! {
         <li class="open-report application" data-application-id=id>
-            <img class="shop-front" src=a.shop_front.clone() alt=format!("Shop front of {}", a.business_name)/>
+            <img class="shop-front" src=a.shop_front.clone() alt=td_string!(locale, onboarding.shop_front_of, name = &a.business_name)/>
             <p><strong>{a.business_name.clone()}</strong>" · " {a.type_name.clone()}</p>
-            <p>{a.address.clone()} <span class="muted">{format!(" ({:.5}° N, {:.5}° E)", a.latitude, a.longitude)}</span></p>
-            <p>"Licence " <code>{a.licence_no.clone()}</code> " (its check character is valid)"</p>
+            <p>{a.address.clone()} <span class="muted">{td_string!(
+                locale,
+                onboarding.coordinates,
+                lat = format!("{:.5}", a.latitude),
+                lon = format!("{:.5}", a.longitude)
+            )}</span></p>
+            <p>{td_string!(locale, onboarding.licence)} <code>{a.licence_no.clone()}</code> {td_string!(locale, onboarding.check_valid)}</p>
             <p class="muted">
-                "By " <a href=format!("/users/{applicant_id}")>{applicant_name}</a>
-                {format!(", with us since {}; sent {}", format_local(applicant_since_ms), format_local(a.sent_ms))}
+                {td_string!(locale, onboarding.by)} <a href=format!("/users/{applicant_id}")>{applicant_name}</a>
+                {td_string!(
+                    locale,
+                    onboarding.since_sent,
+                    since = format_local(applicant_since_ms),
+                    at = format_local(a.sent_ms)
+                )}
             </p>
             {(earlier_rejections > 0).then(|| view! {
-                <p class="warning">{format!("Rejected before: {earlier_rejections} time(s)")}</p>
+                <p class="warning">{td_string!(locale, onboarding.rejected_before, n = earlier_rejections)}</p>
             })}
-            <label for=reason_id.clone()>"Reason (shown to the applicant; required to reject)"</label>
+            <label for=reason_id.clone()>{td_string!(locale, onboarding.decision_reason)}</label>
             <input id=reason_id maxlength="200"/>
             <button type="button" class="primary" on:click=move |_| {
                 decide.dispatch(DecideApplication { id, approve: true, reason: field_value(&approve_reason) });
-            }>"Approve"</button>
+            }>{td_string!(locale, onboarding.approve)}</button>
             " "
             <button type="button" class="danger" on:click=move |_| {
                 decide.dispatch(DecideApplication { id, approve: false, reason: field_value(&reject_reason) });
-            }>"Reject"</button>
+            }>{td_string!(locale, onboarding.reject)}</button>
         </li>
     }
 }

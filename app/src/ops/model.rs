@@ -3,21 +3,26 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::shared::i18n::{Locale, td_string};
+
+/// A person's reading of an action, in the page's language (a function: the words are the locale's).
+pub type ActionWords = fn(Locale) -> &'static str;
+
 /// Every action an operator can take, as the log spells it and as a person reads it.
-pub const ACTIONS: [(&str, &str); 8] = [
-    ("review.hide", "Hid a review"),
-    ("review.keep", "Kept a reported review"),
-    ("review.restore", "Restored a hidden review"),
-    ("note.hide", "Hid a note"),
-    ("note.keep", "Kept a reported note"),
-    ("note.restore", "Restored a hidden note"),
-    ("application.approve", "Approved a shop's application"),
-    ("application.reject", "Rejected a shop's application"),
+pub const ACTIONS: [(&str, ActionWords); 8] = [
+    ("review.hide", |l| td_string!(l, ops.action_review_hide)),
+    ("review.keep", |l| td_string!(l, ops.action_review_keep)),
+    ("review.restore", |l| td_string!(l, ops.action_review_restore)),
+    ("note.hide", |l| td_string!(l, ops.action_note_hide)),
+    ("note.keep", |l| td_string!(l, ops.action_note_keep)),
+    ("note.restore", |l| td_string!(l, ops.action_note_restore)),
+    ("application.approve", |l| td_string!(l, ops.action_application_approve)),
+    ("application.reject", |l| td_string!(l, ops.action_application_reject)),
 ];
 
-/// What a log's action means in words (the spelling itself when unknown to this build).
-pub fn action_label(action: &str) -> &str {
-    ACTIONS.iter().find(|(a, _)| *a == action).map_or(action, |(_, label)| label)
+/// What a log's action means in words, in `locale` (the spelling itself when unknown to this build).
+pub fn action_label(locale: Locale, action: &str) -> &str {
+    ACTIONS.iter().find(|(a, _)| *a == action).map_or(action, |(_, words)| words(locale))
 }
 
 /// One page of the audit log, newest first.

@@ -15,6 +15,7 @@ use crate::reviews::model::{ReviewStatus, stars_text};
 use crate::seckill::model::SaleState;
 use crate::shared::clock::format_local;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::shared::moderation::{Report, Subject};
 use crate::ui::chart::{Chart, Day, daily_bars, short_day};
 use crate::ui::{FieldError, FormError, busy, error_notice, error_view, field_value, yuan};
@@ -22,19 +23,26 @@ use crate::ui::{FieldError, FormError, busy, error_notice, error_view, field_val
 /// `/ops`.
 #[component]
 pub fn DashboardPage() -> impl IntoView {
+    let locale = locale();
     let dashboard = Resource::new(|| (), |_| read_dashboard());
     view! {
         <section class="console ops-dashboard">
-            <h1>"The site today 平台概览"</h1>
+            <h1>{td_string!(locale, ops.dashboard_title)}</h1>
             <p class="ops-links">
-                <a href="/ops/applications">"Applications"</a> " · " <a href="/ops/moderation">"Moderation"</a>
-                " · " <a href="/ops/audit">"Audit log"</a>
+                <a href="/ops/applications">{td_string!(locale, ops.link_applications)}</a> " · "
+                <a href="/ops/moderation">{td_string!(locale, ops.link_moderation)}</a>
+                " · " <a href="/ops/audit">{td_string!(locale, ops.link_audit)}</a>
             </p>
-            <Suspense fallback=|| view! { <p>"Reading the figures…"</p> }>
+            <Suspense fallback=move || view! { <p>{td_string!(locale, ops.reading_figures)}</p> }>
                 {move || Suspend::new(async move {
                     match dashboard.await {
                         Ok(d) => view! { <DashboardView d/> }.into_any(),
-                        Err(e) => error_notice(e, "see the dashboard", "/ops".into(), "Only operators see the dashboard."),
+                        Err(e) => error_notice(
+                            e,
+                            td_string!(locale, ops.login_to_see_dashboard),
+                            "/ops".into(),
+                            td_string!(locale, ops.dashboard_operators_only),
+                        ),
                     }
                 })}
             </Suspense>
@@ -45,6 +53,7 @@ pub fn DashboardPage() -> impl IntoView {
 /// The figures, the charts, the sales and this instance's health.
 #[component]
 fn DashboardView(d: Dashboard) -> impl IntoView {
+    let locale = locale();
     let Dashboard { days, unavailable, sales, writer_lag, breakers, read_at_ms } = d;
     let series = |value: fn(&SiteDay) -> i64| -> Vec<Day> {
         days.iter().map(|d| Day { label: short_day(&d.day), value: value(d) }).collect()
@@ -53,14 +62,17 @@ fn DashboardView(d: Dashboard) -> impl IntoView {
     let money = |v: i64| yuan(v);
     let today = days.last().cloned().unwrap_or_default();
     let visitors_known = !unavailable.iter().any(|u| u == "visitors");
-    let title = |what: &str| format!("{what} per day, last {DASHBOARD_DAYS} days");
+    let title = |what: &str| td_string!(locale, ops.per_day_title, what, days = DASHBOARD_DAYS);
     let visitors = series(|d| i64::try_from(d.visitors).unwrap_or(i64::MAX));
     let tiles = [
-        ("Visitors today", if visitors_known { today.visitors.to_string() } else { "unavailable".into() }),
-        ("New accounts today", today.new_accounts.to_string()),
-        ("Orders today", today.orders.to_string()),
-        ("Sales today", yuan(today.sales_cents)),
-        ("Refunds today", format!("{} · {}", today.refunds, yuan(today.refunded_cents))),
+        (
+            td_string!(locale, ops.tile_visitors),
+            if visitors_known { today.visitors.to_string() } else { td_string!(locale, ops.unavailable).into() },
+        ),
+        (td_string!(locale, ops.tile_accounts), today.new_accounts.to_string()),
+        (td_string!(locale, ops.tile_orders), today.orders.to_string()),
+        (td_string!(locale, ops.tile_sales), yuan(today.sales_cents)),
+        (td_string!(locale, ops.tile_refunds), format!("{} · {}", today.refunds, yuan(today.refunded_cents))),
     ];
     view! {
         <ul class="ops-tiles">
@@ -70,58 +82,78 @@ fn DashboardView(d: Dashboard) -> impl IntoView {
         </ul>
         <div class="charts">
             {if visitors_known {
-                view! { <Chart caption="Visitors per day (anyone who opened a shop page)" svg=daily_bars(&title("Distinct visitors"), &visitors, &count)/> }.into_any()
+                view! {
+                    <Chart caption=td_string!(locale, ops.chart_visitors)
+                        svg=daily_bars(&title(td_string!(locale, ops.what_visitors)), &visitors, &count)/>
+                }.into_any()
             } else {
-                view! { <p class="form-error">"Visitor counts are unavailable: Redis did not answer. The other figures come from Postgres."</p> }.into_any()
+                view! { <p class="form-error">{td_string!(locale, ops.visitors_unavailable)}</p> }.into_any()
             }}
-            <Chart caption="New accounts per day" svg=daily_bars(&title("New accounts"), &series(|d| d.new_accounts), &count)/>
-            <Chart caption="Orders per day" svg=daily_bars(&title("Orders"), &series(|d| d.orders), &count)/>
-            <Chart caption="Sales per day (money charged)" svg=daily_bars(&title("Sales"), &series(|d| d.sales_cents), &money)/>
-            <Chart caption="Refunds per day (money returned)" svg=daily_bars(&title("Refunds"), &series(|d| d.refunded_cents), &money)/>
+            <Chart caption=td_string!(locale, ops.chart_accounts)
+                svg=daily_bars(&title(td_string!(locale, ops.what_accounts)), &series(|d| d.new_accounts), &count)/>
+            <Chart caption=td_string!(locale, ops.chart_orders)
+                svg=daily_bars(&title(td_string!(locale, ops.what_orders)), &series(|d| d.orders), &count)/>
+            <Chart caption=td_string!(locale, ops.chart_sales)
+                svg=daily_bars(&title(td_string!(locale, ops.what_sales)), &series(|d| d.sales_cents), &money)/>
+            <Chart caption=td_string!(locale, ops.chart_refunds)
+                svg=daily_bars(&title(td_string!(locale, ops.what_refunds)), &series(|d| d.refunded_cents), &money)/>
         </div>
-        <h2>"Flash sales running and to come"</h2>
+        <h2>{td_string!(locale, ops.sales_heading)}</h2>
         {if sales.is_empty() {
-            view! { <p class="muted">"No flash sale is running or planned."</p> }.into_any()
+            view! { <p class="muted">{td_string!(locale, ops.no_sales)}</p> }.into_any()
         } else {
             view! {
                 <table class="order-list ops-sales">
-                    <thead><tr><th>"Shop"</th><th>"Sale"</th><th>"When"</th><th>"Left"</th><th>"State"</th></tr></thead>
+                    <thead><tr>
+                        <th>{td_string!(locale, ops.th_shop)}</th><th>{td_string!(locale, ops.th_sale)}</th><th>{td_string!(locale, ops.th_when)}</th>
+                        <th>{td_string!(locale, ops.th_left)}</th><th>{td_string!(locale, ops.th_state)}</th>
+                    </tr></thead>
                     <tbody>{sales.into_iter().map(|s| view! { <SaleRow s/> }).collect_view()}</tbody>
                 </table>
             }.into_any()
         }}
-        <h2>"This instance"</h2>
+        <h2>{td_string!(locale, ops.instance_heading)}</h2>
         <dl class="ops-health">
-            <dt>"Order writer lag"</dt>
+            <dt>{td_string!(locale, ops.writer_lag)}</dt>
             <dd data-testid="writer-lag">{match writer_lag {
-                Some(n) => format!("{n} message(s) behind"),
-                None => "reads no partition on this instance".to_string(),
+                Some(n) => td_string!(locale, ops.messages_behind, n),
+                None => td_string!(locale, ops.no_partition).to_string(),
             }}</dd>
-            {breakers.into_iter().map(|(service, state)| view! {
-                <dt>{format!("{service} breaker")}</dt>
-                <dd class=format!("breaker breaker-{state}")>{state.clone()}</dd>
+            {breakers.into_iter().map(|(service, state)| {
+                // The class keeps the state as the server spells it; only the words follow the language.
+                let words = match state.as_str() {
+                    "closed" => td_string!(locale, ops.breaker_closed).to_string(),
+                    "half-open" => td_string!(locale, ops.breaker_half_open).to_string(),
+                    "open" => td_string!(locale, ops.breaker_open).to_string(),
+                    other => other.to_string(),
+                };
+                view! {
+                    <dt>{td_string!(locale, ops.breaker, service)}</dt>
+                    <dd class=format!("breaker breaker-{state}")>{words}</dd>
+                }
             }).collect_view()}
         </dl>
-        <p class="muted">{format!("Read at {}. The same figures as /metrics on the operators' port.", format_local(read_at_ms))}</p>
+        <p class="muted">{td_string!(locale, ops.read_at, at = format_local(read_at_ms))}</p>
     }
 }
 
 /// One sale running or to come.
 #[component]
 fn SaleRow(s: SiteSale) -> impl IntoView {
+    let locale = locale();
     let SiteSale { shop_id, shop_name, sale } = s;
     let state = match sale.state {
-        SaleState::Live => "running",
-        SaleState::Upcoming => "upcoming",
-        SaleState::Ended => "ended",
-        SaleState::Cancelled => "cancelled",
+        SaleState::Live => td_string!(locale, ops.sale_running),
+        SaleState::Upcoming => td_string!(locale, ops.sale_upcoming),
+        SaleState::Ended => td_string!(locale, ops.sale_ended),
+        SaleState::Cancelled => td_string!(locale, ops.sale_cancelled),
     };
     view! {
         <tr class="ops-sale" data-sale-id=sale.id>
             <td data-label="Shop"><a href=format!("/shops/{shop_id}")>{shop_name}</a></td>
             <td data-label="Sale">{sale.title}</td>
             <td data-label="When">{format!("{} – {}", format_local(sale.begin_ms), format_local(sale.end_ms))}</td>
-            <td data-label="Left">{format!("{} of {}", sale.left, sale.total)}</td>
+            <td data-label="Left">{td_string!(locale, ops.left_of_total, left = sale.left, total = sale.total)}</td>
             <td data-label="State">{state}</td>
         </tr>
     }
@@ -130,6 +162,7 @@ fn SaleRow(s: SiteSale) -> impl IntoView {
 /// `/ops/audit`.
 #[component]
 pub fn AuditPage() -> impl IntoView {
+    let locale = locale();
     let query = use_query_map();
     let read = move |key: &str| query.read().get(key).unwrap_or_default();
     let number = move |key: &str| read(key).trim().parse::<i64>().ok();
@@ -139,15 +172,20 @@ pub fn AuditPage() -> impl IntoView {
     );
     view! {
         <section class="audit">
-            <h1>"Audit log 操作日志"</h1>
-            <p class="muted">"Every operator action: who, what, on what, when and why. Nobody can change or remove an entry."</p>
-            <p><a href="/ops">"← Dashboard"</a>" · "<a href="/ops/moderation">"Moderation"</a></p>
-            <Suspense fallback=|| view! { <p>"Loading the log…"</p> }>
+            <h1>{td_string!(locale, ops.audit_title)}</h1>
+            <p class="muted">{td_string!(locale, ops.audit_intro)}</p>
+            <p><a href="/ops">{td_string!(locale, ops.back_dashboard)}</a>" · "<a href="/ops/moderation">{td_string!(locale, ops.link_moderation)}</a></p>
+            <Suspense fallback=move || view! { <p>{td_string!(locale, ops.loading_log)}</p> }>
                 {move || Suspend::new(async move {
                     let (operator, action, subject) = (number("operator"), read("action"), number("subject"));
                     match log.await {
                         Ok(log) => view! { <AuditView log operator action subject/> }.into_any(),
-                        Err(e) => error_notice(e, "read the audit log", "/ops/audit".into(), "Only operators read the audit log."),
+                        Err(e) => error_notice(
+                            e,
+                            td_string!(locale, ops.login_to_read_audit),
+                            "/ops/audit".into(),
+                            td_string!(locale, ops.audit_operators_only),
+                        ),
                     }
                 })}
             </Suspense>
@@ -158,6 +196,7 @@ pub fn AuditPage() -> impl IntoView {
 /// The filters and one page of entries.
 #[component]
 fn AuditView(log: AuditLog, operator: Option<i64>, action: String, subject: Option<i64>) -> impl IntoView {
+    let locale = locale();
     let AuditLog { entries, operators, next_before } = log;
     let older = next_before.map(|before| {
         let mut q = form_urlencoded::Serializer::new(String::new());
@@ -175,45 +214,57 @@ fn AuditView(log: AuditLog, operator: Option<i64>, action: String, subject: Opti
     });
     view! {
         <form class="audit-filters" method="get" action="/ops/audit">
-            <label for="audit-operator">"Operator"</label>
+            <label for="audit-operator">{td_string!(locale, ops.filter_operator)}</label>
             <select id="audit-operator" name="operator">
-                <option value="">"Anyone"</option>
+                <option value="">{td_string!(locale, ops.anyone)}</option>
                 {operators.into_iter().map(|(id, name)| view! {
                     <option value=id.to_string() selected=operator == Some(id)>{name}</option>
                 }).collect_view()}
             </select>
-            <label for="audit-action">"Action"</label>
+            <label for="audit-action">{td_string!(locale, ops.filter_action)}</label>
             <select id="audit-action" name="action">
-                <option value="">"Any"</option>
-                {ACTIONS.iter().map(|(a, label)| view! {
-                    <option value=*a selected=action == *a>{*label}</option>
+                <option value="">{td_string!(locale, ops.any)}</option>
+                {ACTIONS.iter().map(|(a, words)| view! {
+                    <option value=*a selected=action == *a>{words(locale)}</option>
                 }).collect_view()}
             </select>
-            <label for="audit-subject">"On (id)"</label>
+            <label for="audit-subject">{td_string!(locale, ops.filter_subject)}</label>
             <input id="audit-subject" name="subject" type="text" inputmode="numeric"
                 value=subject.map(|s| s.to_string()).unwrap_or_default()/>
-            <button type="submit" class="primary">"Filter"</button>
+            <button type="submit" class="primary">{td_string!(locale, ops.filter)}</button>
         </form>
         {if entries.is_empty() {
-            view! { <p class="muted">"No operator action matches."</p> }.into_any()
+            view! { <p class="muted">{td_string!(locale, ops.no_action_matches)}</p> }.into_any()
         } else {
             view! {
                 <table class="order-list audit-log">
-                    <thead><tr><th>"When"</th><th>"Who"</th><th>"What"</th><th>"On"</th><th>"Why"</th></tr></thead>
+                    <thead><tr>
+                        <th>{td_string!(locale, ops.th_when)}</th><th>{td_string!(locale, ops.th_who)}</th><th>{td_string!(locale, ops.th_what)}</th>
+                        <th>{td_string!(locale, ops.th_on)}</th><th>{td_string!(locale, ops.th_why)}</th>
+                    </tr></thead>
                     <tbody>{entries.into_iter().map(|e| view! { <AuditRow e/> }).collect_view()}</tbody>
                 </table>
             }.into_any()
         }}
-        {older.map(|href| view! { <p><a class="older" href=href>"Older →"</a></p> })}
+        {older.map(|href| view! { <p><a class="older" href=href>{td_string!(locale, ops.older)}</a></p> })}
     }
 }
 
 /// One entry.
 #[component]
 fn AuditRow(e: AuditItem) -> impl IntoView {
-    let label = action_label(&e.action).to_string();
+    let locale = locale();
+    let label = action_label(locale, &e.action).to_string();
     let subject = match e.action.split_once('.') {
-        Some((kind, _)) => format!("{kind} #{}", e.subject_id),
+        Some((kind, _)) => {
+            let kind = match kind {
+                "review" => td_string!(locale, ops.subject_review),
+                "note" => td_string!(locale, ops.subject_note),
+                "application" => td_string!(locale, ops.subject_application),
+                other => other,
+            };
+            format!("{kind} #{}", e.subject_id)
+        }
         None => format!("#{}", e.subject_id),
     };
     view! {
@@ -253,19 +304,25 @@ impl Desk {
 /// The queue, re-read after each decision.
 #[island(lazy)]
 fn ModerationDesk() -> impl IntoView {
+    let locale = locale();
     let desk = Desk { decide: ServerAction::<Moderate>::new(), last: RwSignal::new(String::new()) };
     let queue = Resource::new(move || desk.decide.version().get(), |_| read_moderation());
     view! {
         <section class="moderation">
-            <h1>"Moderation 内容审核"</h1>
-            <p class="ops-links"><a href="/ops">"Dashboard"</a>" · "<a href="/ops/audit">"Audit log"</a>
-                " — every decision, with its reason"</p>
-            <Transition fallback=|| view! { <p>"Loading the queue…"</p> }>
+            <h1>{td_string!(locale, ops.moderation_title)}</h1>
+            <p class="ops-links"><a href="/ops">{td_string!(locale, ops.link_dashboard)}</a>" · "<a href="/ops/audit">{td_string!(locale, ops.link_audit)}</a>
+                {td_string!(locale, ops.every_decision)}</p>
+            <Transition fallback=move || view! { <p>{td_string!(locale, ops.loading_queue)}</p> }>
                 {move || Suspend::new(async move {
                     match queue.await {
                         Ok(m) => view! { <ModerationView m desk/> }.into_any(),
                         Err(e @ (AppError::LoginRequired | AppError::Forbidden)) =>
-                            error_notice(e, "moderate", "/ops/moderation".into(), "This is for the platform's operators."),
+                            error_notice(
+                                e,
+                                td_string!(locale, ops.login_to_moderate),
+                                "/ops/moderation".into(),
+                                td_string!(locale, ops.operators_only),
+                            ),
                         Err(e) => error_view(e),
                     }
                 })}
@@ -277,19 +334,20 @@ fn ModerationDesk() -> impl IntoView {
 /// The three parts of the page.
 #[component]
 fn ModerationView(m: Moderation, desk: Desk) -> impl IntoView {
+    let locale = locale();
     let hidden_of = |user_id: i64| m.hidden_of(user_id);
     let reported: Vec<AnyView> = m
         .reviews
         .iter()
         .map(|r| {
-            let what = format!("Review of {} · {}", r.shop_name, stars_text(r.review.stars));
+            let what = td_string!(locale, ops.review_of, shop = &r.shop_name, stars = stars_text(r.review.stars));
             let item = Item::of(Subject::Review, r.review.id, what, &r.review.author_name, r.review.author_id);
             view! { <ModerationItem item body=r.review.body.clone() reports=r.reports.clone() prior=hidden_of(r.review.author_id) desk/> }
                 .into_any()
         })
         .chain(m.notes.iter().map(|n| {
             let s = &n.note.summary;
-            let what = format!("Note “{}” about {}", s.title, n.note.shop_name);
+            let what = td_string!(locale, ops.note_about, title = &s.title, shop = &n.note.shop_name);
             let item = Item::of(Subject::Note, s.id, what, &s.author_name, s.author_id);
             view! { <ModerationItem item body=n.note.body.clone() reports=n.reports.clone() prior=hidden_of(s.author_id) desk/> }
                 .into_any()
@@ -299,7 +357,7 @@ fn ModerationView(m: Moderation, desk: Desk) -> impl IntoView {
         .hidden_reviews
         .iter()
         .map(|h| {
-            let what = format!("Review of {} · {}", h.shop_name, stars_text(h.review.stars));
+            let what = td_string!(locale, ops.review_of, shop = &h.shop_name, stars = stars_text(h.review.stars));
             let reason = match &h.review.status {
                 ReviewStatus::Hidden(r) => r.clone(),
                 ReviewStatus::Visible => String::new(),
@@ -309,7 +367,7 @@ fn ModerationView(m: Moderation, desk: Desk) -> impl IntoView {
         })
         .chain(m.hidden_notes.iter().map(|n| {
             let s = &n.summary;
-            let what = format!("Note “{}” about {}", s.title, n.shop_name);
+            let what = td_string!(locale, ops.note_about, title = &s.title, shop = &n.shop_name);
             let item = Item::of(Subject::Note, s.id, what, &s.author_name, s.author_id);
             let reason = n.hidden_reason.clone().unwrap_or_default();
             view! { <HiddenItem item body=n.body.clone() reason at_ms=n.hidden_ms.unwrap_or_default() desk/> }
@@ -318,19 +376,19 @@ fn ModerationView(m: Moderation, desk: Desk) -> impl IntoView {
         .collect();
     let count = reported.len();
     view! {
-        <h2>{format!("Reported ({count})")}</h2>
+        <h2>{td_string!(locale, ops.reported_count, count)}</h2>
         {if reported.is_empty() {
-            view! { <p class="muted">"Nothing reported is waiting."</p> }.into_any()
+            view! { <p class="muted">{td_string!(locale, ops.nothing_reported)}</p> }.into_any()
         } else {
             view! { <ul class="report-queue">{reported}</ul> }.into_any()
         }}
-        <h2>"Hidden lately"</h2>
+        <h2>{td_string!(locale, ops.hidden_lately)}</h2>
         {if hidden.is_empty() {
-            view! { <p class="muted">"Nothing is hidden."</p> }.into_any()
+            view! { <p class="muted">{td_string!(locale, ops.nothing_hidden)}</p> }.into_any()
         } else {
             view! { <ul class="report-queue hidden-items">{hidden}</ul> }.into_any()
         }}
-        <h2>"Authors with hidden writing"</h2>
+        <h2>{td_string!(locale, ops.authors_heading)}</h2>
         <OffenderTable authors=m.authors/>
     }
 }
@@ -372,13 +430,14 @@ impl Item {
 /// Who wrote it, marked when this is not their first hidden item.
 #[component]
 fn Byline(item: Item, prior: i64) -> impl IntoView {
+    let locale = locale();
     view! {
         <p>
-            <strong>{item.what.clone()}</strong>" by "
+            <strong>{item.what.clone()}</strong>{td_string!(locale, ops.by)}
             <a href=format!("/users/{}", item.author_id)>{item.author_name.clone()}</a>
             {(prior > 0).then(|| view! {
                 " " <span class="offender-badge" class:repeat={prior >= REPEAT_OFFENDER}>
-                    {format!("{prior} hidden already")}</span>
+                    {td_string!(locale, ops.hidden_already, prior)}</span>
             })}
         </p>
     }
@@ -391,6 +450,7 @@ fn ModerationItem(item: Item, body: String, reports: Vec<Report>, prior: i64, de
     let error = desk.error_of(key.clone());
     let input = format!("reason-{key}");
     let (hide, keep) = (item.clone(), item.clone());
+    let locale = locale();
     view! {
         <li class="open-report" data-subject=item.subject.as_str() data-id=item.id>
             <Byline item=item.clone() prior/>
@@ -400,15 +460,15 @@ fn ModerationItem(item: Item, body: String, reports: Vec<Report>, prior: i64, de
                     <li>{format!("{} · {}: {}", format_local(r.at_ms), r.reporter_name, r.reason)}</li>
                 }).collect_view()}
             </ul>
-            <label for=input.clone()>"Reason shown to the author"</label>
+            <label for=input.clone()>{td_string!(locale, ops.reason_for_author)}</label>
             <input id=input.clone() name="reason"/>
             <FieldError error field="reason"/>
             <FormError error fields=&["reason"]/>
             <div class="decide">
                 <button type="button" class="danger" disabled=move || desk.decide.pending().get()
-                    aria-busy=move || busy(desk.decide.pending().get()) on:click=move |_| hide.decide(desk, "hide")>"Hide"</button>
+                    aria-busy=move || busy(desk.decide.pending().get()) on:click=move |_| hide.decide(desk, "hide")>{td_string!(locale, ops.hide)}</button>
                 <button type="button" disabled=move || desk.decide.pending().get()
-                    on:click=move |_| keep.decide(desk, "keep")>"Keep"</button>
+                    on:click=move |_| keep.decide(desk, "keep")>{td_string!(locale, ops.keep)}</button>
             </div>
         </li>
     }
@@ -421,17 +481,18 @@ fn HiddenItem(item: Item, body: String, reason: String, at_ms: i64, desk: Desk) 
     let error = desk.error_of(key.clone());
     let input = format!("reason-{key}");
     let restore = item.clone();
+    let locale = locale();
     view! {
         <li class="hidden-item" data-subject=item.subject.as_str() data-id=item.id>
             <Byline item=item.clone() prior=0/>
             <p class="review-body">{body}</p>
-            <p class="muted">{format!("Hidden {}: {reason}", format_local(at_ms))}</p>
-            <label for=input.clone()>"Why it comes back"</label>
+            <p class="muted">{td_string!(locale, ops.hidden_at, at = format_local(at_ms), reason)}</p>
+            <label for=input.clone()>{td_string!(locale, ops.why_back)}</label>
             <input id=input.clone() name="reason"/>
             <FieldError error field="reason"/>
             <FormError error fields=&["reason"]/>
             <button type="button" disabled=move || desk.decide.pending().get()
-                on:click=move |_| restore.decide(desk, "restore")>"Restore"</button>
+                on:click=move |_| restore.decide(desk, "restore")>{td_string!(locale, ops.restore)}</button>
         </li>
     }
 }
@@ -439,19 +500,23 @@ fn HiddenItem(item: Item, body: String, reason: String, at_ms: i64, desk: Desk) 
 /// Every author with hidden writing, most first; repeat offenders marked.
 #[component]
 fn OffenderTable(authors: Vec<Offender>) -> impl IntoView {
+    let locale = locale();
     if authors.is_empty() {
-        return view! { <p class="muted">"Nobody's writing is hidden."</p> }.into_any();
+        return view! { <p class="muted">{td_string!(locale, ops.nobody_hidden)}</p> }.into_any();
     }
     view! {
         <table class="order-list offenders">
-            <thead><tr><th>"Author"</th><th>"Reviews hidden"</th><th>"Notes hidden"</th><th>"In all"</th></tr></thead>
+            <thead><tr>
+                <th>{td_string!(locale, ops.th_author)}</th><th>{td_string!(locale, ops.th_reviews_hidden)}</th>
+                <th>{td_string!(locale, ops.th_notes_hidden)}</th><th>{td_string!(locale, ops.th_in_all)}</th>
+            </tr></thead>
             <tbody>
                 {authors.into_iter().map(|a| {
                     let total = a.hidden();
                     view! {
                         <tr class="offender" class:repeat={total >= REPEAT_OFFENDER} data-user-id=a.user_id>
                             <td data-label="Author"><a href=format!("/users/{}", a.user_id)>{a.name.clone()}</a>
-                                {(total >= REPEAT_OFFENDER).then(|| view! { " " <span class="offender-badge repeat">"repeat offender"</span> })}</td>
+                                {(total >= REPEAT_OFFENDER).then(|| view! { " " <span class="offender-badge repeat">{td_string!(locale, ops.repeat_offender)}</span> })}</td>
                             <td data-label="Reviews hidden">{a.reviews}</td>
                             <td data-label="Notes hidden">{a.notes}</td>
                             <td data-label="In all">{total}</td>

@@ -8,6 +8,7 @@ use super::api::{
 };
 use super::model::{FeedPage, NoteSummary};
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_notice, error_view, field_value};
 
 /// The URL's `:id` (0, which finds nothing, when it is not a number).
@@ -17,10 +18,11 @@ fn page_id() -> i64 {
 
 #[component]
 fn NoteItem(n: NoteSummary) -> impl IntoView {
+    let locale = locale();
     view! {
         <li class="note-item" data-note-id=n.id>
             <a class="note-title" href=format!("/notes/{}", n.id)>{n.title}</a>
-            <span class="muted">" by " <a href=format!("/users/{}", n.author_id)>{n.author_name}</a>
+            <span class="muted">{td_string!(locale, social.by_author)} <a href=format!("/users/{}", n.author_id)>{n.author_name}</a>
                 {format!(" · ♥ {}", n.liked)}</span>
         </li>
     }
@@ -30,13 +32,16 @@ fn NoteItem(n: NoteSummary) -> impl IntoView {
 /// by [`NotesBlock`].
 #[component]
 pub fn ShopNotes(shop_id: i64) -> impl IntoView {
+    let locale = locale();
     let notes = Resource::new(|| (), move |_| shop_notes(shop_id));
     view! {
-        <Suspense fallback=|| view! { <section class="notes"><h2>"Notes"</h2><p>"Loading notes…"</p></section> }>
+        <Suspense fallback=move || view! {
+            <section class="notes"><h2>{td_string!(locale, social.notes)}</h2><p>{td_string!(locale, social.loading_notes)}</p></section>
+        }>
             {move || Suspend::new(async move {
                 match notes.await {
                     Ok(notes) => view! { <NotesBlock shop_id notes/> }.into_any(),
-                    Err(e) => view! { <section class="notes"><h2>"Notes"</h2>{error_view(e)}</section> }.into_any(),
+                    Err(e) => view! { <section class="notes"><h2>{td_string!(locale, social.notes)}</h2>{error_view(e)}</section> }.into_any(),
                 }
             })}
         </Suspense>
@@ -48,6 +53,7 @@ pub fn ShopNotes(shop_id: i64) -> impl IntoView {
 /// the browser's bundle free of resource hydration.
 #[island]
 fn NotesBlock(shop_id: i64, notes: Vec<NoteSummary>) -> impl IntoView {
+    let locale = locale();
     let notes = RwSignal::new(notes);
     let write = ServerAction::<WriteNote>::new();
     let reread = Action::new(move |_: &()| shop_notes(shop_id));
@@ -64,11 +70,11 @@ fn NotesBlock(shop_id: i64, notes: Vec<NoteSummary>) -> impl IntoView {
     let error = Signal::derive(move || write.value().get().and_then(Result::err));
     view! {
         <section class="notes">
-            <h2>"Notes"</h2>
+            <h2>{td_string!(locale, social.notes)}</h2>
             {move || {
                 let list = notes.get();
                 if list.is_empty() {
-                    Either::Left(view! { <p class="muted">"No notes yet — be the first."</p> })
+                    Either::Left(view! { <p class="muted">{td_string!(locale, social.no_notes)}</p> })
                 } else {
                     Either::Right(view! {
                         <ul class="note-list">{list.into_iter().map(|n| view! { <NoteItem n/> }).collect_view()}</ul>
@@ -76,7 +82,7 @@ fn NotesBlock(shop_id: i64, notes: Vec<NoteSummary>) -> impl IntoView {
                 }
             }}
             <details class="note-form">
-                <summary>"Write a note"</summary>
+                <summary>{td_string!(locale, social.write_note)}</summary>
                 <form method="post" action={<WriteNote as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
                     ev.prevent_default();
                     write.dispatch(WriteNote {
@@ -87,18 +93,18 @@ fn NotesBlock(shop_id: i64, notes: Vec<NoteSummary>) -> impl IntoView {
                     });
                 }>
                     <input type="hidden" name="shop_id" value=shop_id/>
-                    <label for="note-title">"Title"</label>
+                    <label for="note-title">{td_string!(locale, social.field_title)}</label>
                     <input id="note-title" name="title"/>
                     <FieldError error field="title"/>
-                    <label for="note-body">"What did you like?"</label>
+                    <label for="note-body">{td_string!(locale, social.field_body)}</label>
                     <textarea id="note-body" name="body" rows="4"></textarea>
                     <FieldError error field="body"/>
                     <PhotoUpload input_id="note-files" target="note-images"/>
-                    <label for="note-images">"Images (one address per line, up to 9)"</label>
+                    <label for="note-images">{td_string!(locale, social.field_images)}</label>
                     <textarea id="note-images" name="images" rows="2"></textarea>
                     <FieldError error field="images"/>
                     <FormError error fields=&["title", "body", "images"]/>
-                    <button type="submit" class="primary" disabled=move || write.pending().get() aria-busy=move || busy(write.pending().get())>"Publish"</button>
+                    <button type="submit" class="primary" disabled=move || write.pending().get() aria-busy=move || busy(write.pending().get())>{td_string!(locale, social.publish)}</button>
                 </form>
             </details>
         </section>
@@ -114,12 +120,13 @@ pub fn NotePage() -> impl IntoView {
 /// Note `id` with its like and delete buttons.
 #[island(lazy)]
 fn NoteView(id: i64) -> impl IntoView {
+    let locale = locale();
     let id = move || id;
     let like = Action::new(|id: &i64| toggle_like(*id));
     let delete = Action::new(|id: &i64| delete_note(*id));
     let note = Resource::new(move || (id(), like.version().get(), delete.version().get()), |(id, _, _)| get_note(id));
     view! {
-        <Transition fallback=|| view! { <p>"Loading note…"</p> }>
+        <Transition fallback=move || view! { <p>{td_string!(locale, social.loading_note)}</p> }>
             {move || Suspend::new(async move {
                 match note.await {
                     Ok(n) => {
@@ -127,28 +134,28 @@ fn NoteView(id: i64) -> impl IntoView {
                         view! {
                             <article class="note">
                                 {n.hidden.clone().map(|reason| view! {
-                                    <p class="notice review-hidden" role="status">{format!("Hidden by a moderator: {reason}. Only you can see it; it is out of the shop's notes and your followers' feeds.")}</p>
+                                    <p class="notice review-hidden" role="status">{td_string!(locale, social.hidden_notice, reason)}</p>
                                 })}
                                 <h1>{n.summary.title.clone()}</h1>
-                                <p class="muted">"by " <a class="note-author" href=format!("/users/{}", n.summary.author_id)>{n.summary.author_name.clone()}</a>
-                                    " about " <a href=format!("/shops/{}", n.summary.shop_id)>"this shop"</a></p>
+                                <p class="muted">{td_string!(locale, social.by)} <a class="note-author" href=format!("/users/{}", n.summary.author_id)>{n.summary.author_name.clone()}</a>
+                                    {td_string!(locale, social.about)} <a href=format!("/shops/{}", n.summary.shop_id)>{td_string!(locale, social.this_shop)}</a></p>
                                 <div class="gallery">{n.images.iter().map(|src| view! { <img src=src.clone() alt=""/> }).collect_view()}</div>
                                 <p class="note-body">{n.body.clone()}</p>
                                 <button class="like-button" class:liked=n.liked_by_me disabled=move || like.pending().get() aria-busy=move || busy(like.pending().get())
                                     on:click=move |_| { like.dispatch(nid); }>
-                                    {if n.liked_by_me { "♥ Liked" } else { "♡ Like" }}
+                                    {if n.liked_by_me { td_string!(locale, social.liked) } else { td_string!(locale, social.like) }}
                                 </button>
-                                " " <span class="like-count">{n.summary.liked}</span>" likes"
+                                " " <span class="like-count">{n.summary.liked}</span>{td_string!(locale, social.likes)}
                                 <p class="likers muted">
                                     {n.first_likers.iter().map(|p| view! { <a href=format!("/users/{}", p.id)>{p.nickname.clone()}</a>" " }).collect_view()}
                                 </p>
                                 {n.mine.then(|| view! {
                                     <button class="delete-note" disabled=move || delete.pending().get() aria-busy=move || busy(delete.pending().get())
-                                        on:click=move |_| { delete.dispatch(nid); }>"Delete my note"</button>
+                                        on:click=move |_| { delete.dispatch(nid); }>{td_string!(locale, social.delete_note)}</button>
                                 })}
                                 {(!n.mine).then(|| view! { <ReportNoteForm id=nid/> })}
                                 {move || like.value().get().and_then(Result::err).map(|e| match e {
-                                    AppError::LoginRequired => view! { <p>"Log in first. " <a href=format!("/login?next=/notes/{nid}")>"Log in"</a></p> }.into_any(),
+                                    AppError::LoginRequired => view! { <p>{td_string!(locale, social.log_in_first)} <a href=format!("/login?next=/notes/{nid}")>{td_string!(locale, social.log_in)}</a></p> }.into_any(),
                                     other => view! { <p class="form-error">{other.to_string()}</p> }.into_any(),
                                 })}
                             </article>
@@ -164,30 +171,31 @@ fn NoteView(id: i64) -> impl IntoView {
 /// "Report": a reason, sent to the operators' queue.
 #[component]
 fn ReportNoteForm(id: i64) -> impl IntoView {
+    let locale = locale();
     let action = ServerAction::<ReportNote>::new();
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
     view! {
         <details class="report-form">
-            <summary>"Report"</summary>
+            <summary>{td_string!(locale, social.report)}</summary>
             <form method="post" action={<ReportNote as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
                 ev.prevent_default();
                 action.dispatch(ReportNote { note_id: id, reason: field_value("report-note") });
             }>
                 <input type="hidden" name="note_id" value=id/>
-                <label for="report-note">"What is wrong with it?"</label>
+                <label for="report-note">{td_string!(locale, social.report_reason)}</label>
                 <input id="report-note" name="reason"/>
                 <FieldError error field="reason"/>
                 {move || match error.get() {
                     Some(AppError::LoginRequired) => Some(view! {
-                        <p class="form-error" role="alert">"Log in to report. " <a href=format!("/login?next=/notes/{id}")>"Log in"</a></p>
+                        <p class="form-error" role="alert">{td_string!(locale, social.log_in_to_report)} <a href=format!("/login?next=/notes/{id}")>{td_string!(locale, social.log_in)}</a></p>
                     }.into_any()),
                     _ => None,
                 }}
                 <FormError error=Signal::derive(move || error.get().filter(|e| *e != AppError::LoginRequired)) fields=&["reason"]/>
-                <button type="submit" disabled=move || action.pending().get()>"Send the report"</button>
+                <button type="submit" disabled=move || action.pending().get()>{td_string!(locale, social.send_report)}</button>
             </form>
             {move || matches!(action.value().get(), Some(Ok(()))).then(|| view! {
-                <p class="saved" role="status">"Reported. An operator will look at it."</p>
+                <p class="saved" role="status">{td_string!(locale, social.reported)}</p>
             })}
         </details>
     }
@@ -202,11 +210,12 @@ pub fn ProfilePage() -> impl IntoView {
 /// User `id`'s profile and the follow button.
 #[island(lazy)]
 fn ProfileView(id: i64) -> impl IntoView {
+    let locale = locale();
     let id = move || id;
     let follow = Action::new(|(uid, on): &(i64, bool)| set_follow(*uid, *on));
     let profile = Resource::new(move || (id(), follow.version().get()), |(id, _)| get_profile(id));
     view! {
-        <Transition fallback=|| view! { <p>"Loading…"</p> }>
+        <Transition fallback=move || view! { <p>{td_string!(locale, social.loading)}</p> }>
             {move || Suspend::new(async move {
                 match profile.await {
                     Ok(p) => {
@@ -217,17 +226,17 @@ fn ProfileView(id: i64) -> impl IntoView {
                                     {p.person.avatar.clone().map(|src| view! { <img class="avatar small" src=src alt=""/> })}
                                     {p.person.nickname.clone()}
                                 </h1>
-                                <p><span class="followers">{p.followers}</span>" followers · "
-                                   <span class="following">{p.following}</span>" following"</p>
+                                <p><span class="followers">{p.followers}</span>{td_string!(locale, social.followers)}
+                                   <span class="following">{p.following}</span>{td_string!(locale, social.following)}</p>
                                 <button class="follow-button primary" disabled=move || follow.pending().get() aria-busy=move || busy(follow.pending().get())
                                     on:click=move |_| { follow.dispatch((uid, on)); }>
-                                    {if p.followed_by_me { "Unfollow" } else { "Follow" }}
+                                    {if p.followed_by_me { td_string!(locale, social.unfollow) } else { td_string!(locale, social.follow) }}
                                 </button>
                                 {move || follow.value().get().and_then(Result::err).map(|e| {
-                                    error_notice(e, "follow people", format!("/users/{uid}"), "Not allowed.")
+                                    error_notice(e, td_string!(locale, social.login_to_follow), format!("/users/{uid}"), td_string!(locale, social.not_allowed))
                                 })}
                                 {(!p.common.is_empty()).then(|| view! {
-                                    <h2>"You both follow"</h2>
+                                    <h2>{td_string!(locale, social.both_follow)}</h2>
                                     <ul class="common">{p.common.iter().map(|c| view! {
                                         <li><a href=format!("/users/{}", c.id)>{c.nickname.clone()}</a></li>
                                     }).collect_view()}</ul>
@@ -245,6 +254,7 @@ fn ProfileView(id: i64) -> impl IntoView {
 /// `/feed`: notes of the people you follow, newest first, with "More" continuing from the cursor.
 #[island(lazy)]
 pub fn FeedPageView() -> impl IntoView {
+    let locale = locale();
     let (shown, set_shown) = signal(Vec::<NoteSummary>::new());
     let (cursor, set_cursor) = signal(Some((None::<i64>, 0u32)));
     let more = Action::new(|c: &(Option<i64>, u32)| my_feed(c.0, c.1));
@@ -261,15 +271,15 @@ pub fn FeedPageView() -> impl IntoView {
     });
     view! {
         <section class="feed">
-            <h1>"Following"</h1>
+            <h1>{td_string!(locale, social.feed_title)}</h1>
             <ul class="note-list">{move || shown.get().into_iter().map(|n| view! { <NoteItem n/> }).collect_view()}</ul>
             {move || match more.value().get() {
-                Some(Err(e)) => Some(error_notice(e, "see your feed", "/feed".into(), "Not allowed.")),
-                Some(Ok(_)) if shown.get().is_empty() => Some(view! { <p class="muted">"Nothing yet — follow people whose notes you like."</p> }.into_any()),
+                Some(Err(e)) => Some(error_notice(e, td_string!(locale, social.login_to_see_feed), "/feed".into(), td_string!(locale, social.not_allowed))),
+                Some(Ok(_)) if shown.get().is_empty() => Some(view! { <p class="muted">{td_string!(locale, social.feed_empty)}</p> }.into_any()),
                 _ => None,
             }}
             {move || cursor.get().filter(|_| more.value().get().is_some()).map(|c| view! {
-                <button class="more-button" disabled=move || more.pending().get() aria-busy=move || busy(more.pending().get()) on:click=move |_| { more.dispatch(c); }>"More"</button>
+                <button class="more-button" disabled=move || more.pending().get() aria-busy=move || busy(more.pending().get()) on:click=move |_| { more.dispatch(c); }>{td_string!(locale, social.more)}</button>
             })}
         </section>
     }
