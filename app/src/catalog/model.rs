@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::shared::error::AppError;
+use crate::shared::i18n::{Locale, td_string};
 use crate::shared::point::GeoPoint;
 use crate::shared::text::{FreeText, TextRule};
 
@@ -151,36 +152,50 @@ pub enum ShopSort {
 }
 
 impl ShopSort {
-    /// Every option with its URL value and label, for the sort links.
-    pub const ALL: [(ShopSort, &'static str, &'static str); 4] = [
-        (ShopSort::Score, "score", "Best rated"),
-        (ShopSort::PriceAsc, "price_asc", "Price ↑"),
-        (ShopSort::PriceDesc, "price_desc", "Price ↓"),
-        (ShopSort::Popular, "popular", "Most popular"),
+    /// Every option with its URL value, for the sort links.
+    pub const ALL: [(ShopSort, &'static str); 4] = [
+        (ShopSort::Score, "score"),
+        (ShopSort::PriceAsc, "price_asc"),
+        (ShopSort::PriceDesc, "price_desc"),
+        (ShopSort::Popular, "popular"),
     ];
 
     /// Parses the `sort` query value; unknown values fall back to the default rather than erroring,
     /// because a stale bookmark should still show the category.
     pub fn from_query(s: Option<&str>) -> Self {
-        Self::ALL.iter().find(|(_, v, _)| Some(*v) == s).map(|(k, _, _)| *k).unwrap_or_default()
+        Self::ALL.iter().find(|(_, v)| Some(*v) == s).map(|(k, _)| *k).unwrap_or_default()
     }
 
     /// The URL value.
     pub fn as_query(self) -> &'static str {
-        Self::ALL.iter().find(|(k, _, _)| *k == self).map(|(_, v, _)| *v).unwrap_or("score")
+        Self::ALL.iter().find(|(k, _)| *k == self).map(|(_, v)| *v).unwrap_or("score")
+    }
+
+    /// The sort link's words in `locale`.
+    pub fn label(self, locale: Locale) -> &'static str {
+        match self {
+            ShopSort::Score => td_string!(locale, catalog.sort_score),
+            ShopSort::PriceAsc => td_string!(locale, catalog.sort_price_asc),
+            ShopSort::PriceDesc => td_string!(locale, catalog.sort_price_desc),
+            ShopSort::Popular => td_string!(locale, catalog.sort_popular),
+        }
     }
 }
 
+/// The words of a filter choice in the page's language.
+pub type Label = fn(Locale) -> &'static str;
+
 /// Price-per-person bands a list narrows to: URL value, label, from and below (fen).
-pub const PRICE_BANDS: [(&str, &str, i64, i64); 4] = [
-    ("0-50", "Under ¥50", 0, 5_000),
-    ("50-100", "¥50–100", 5_000, 10_000),
-    ("100-200", "¥100–200", 10_000, 20_000),
-    ("200-", "¥200 and more", 20_000, i64::MAX),
+pub const PRICE_BANDS: [(&str, Label, i64, i64); 4] = [
+    ("0-50", |l| td_string!(l, catalog.price_under_50), 0, 5_000),
+    ("50-100", |l| td_string!(l, catalog.price_50_100), 5_000, 10_000),
+    ("100-200", |l| td_string!(l, catalog.price_100_200), 10_000, 20_000),
+    ("200-", |l| td_string!(l, catalog.price_200_up), 20_000, i64::MAX),
 ];
 
 /// Lowest scores a list narrows to (rated shops only): URL value, label, score.
-pub const MIN_SCORES: [(&str, &str, f64); 2] = [("4", "★ 4.0 and up", 4.0), ("4.5", "★ 4.5 and up", 4.5)];
+pub const MIN_SCORES: [(&str, Label, f64); 2] =
+    [("4", |l| td_string!(l, catalog.rating_4_up), 4.0), ("4.5", |l| td_string!(l, catalog.rating_4_5_up), 4.5)];
 
 /// What a category or a search is narrowed to, from the page's URL: a business area, a price band, a
 /// lowest score. A value the lists do not offer narrows nothing, as an unknown sort sorts by score: a stale
@@ -246,8 +261,12 @@ pub struct Listing {
 
 /// A shop's score as people read it ("4.5"), or that it has no review yet: a score before the first
 /// review would be the type's mean, not the shop's.
-pub fn score_text(score: f64, reviews: i32) -> String {
-    if reviews == 0 { "No reviews yet".to_string() } else { format!("★ {score:.1} · {reviews} reviews") }
+pub fn score_text(locale: Locale, score: f64, reviews: i32) -> String {
+    if reviews == 0 {
+        td_string!(locale, catalog.no_reviews_yet).to_string()
+    } else {
+        td_string!(locale, catalog.score_reviews, score = format!("{score:.1}"), reviews = reviews)
+    }
 }
 
 /// Parses a 1-based page number from a URL; garbage or 0 means page 1, huge values are capped.

@@ -11,16 +11,18 @@ use super::model::{
     page_from_query, score_text,
 };
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::ui::{NO_PICTURE, Pager, error_view, yuan};
 
 /// The search form of the home, category and search pages.
 #[component]
 pub fn SearchBox(value: String) -> impl IntoView {
+    let locale = locale();
     view! {
         <form class="search-box" action="/search" method="get" role="search">
-            <label for="q" class="visually-hidden">"Search shops"</label>
-            <input id="q" name="q" type="search" placeholder="Search shops by name, e.g. 火锅" value=value maxlength="50"/>
-            <button type="submit" class="primary">"Search"</button>
+            <label for="q" class="visually-hidden">{td_string!(locale, catalog.search_label)}</label>
+            <input id="q" name="q" type="search" placeholder=td_string!(locale, catalog.search_placeholder) value=value maxlength="50"/>
+            <button type="submit" class="primary">{td_string!(locale, catalog.search_button)}</button>
         </form>
     }
 }
@@ -28,8 +30,9 @@ pub fn SearchBox(value: String) -> impl IntoView {
 /// Shop cards, each with its heart (filled for the shops in `saved`).
 #[component]
 fn ShopList(items: Vec<ShopSummary>, saved: Vec<i64>) -> impl IntoView {
+    let locale = locale();
     if items.is_empty() {
-        return view! { <p class="muted">"No shops here."</p> }.into_any();
+        return view! { <p class="muted">{td_string!(locale, catalog.no_shops_here)}</p> }.into_any();
     }
     view! {
         <ul class="shop-list">
@@ -41,7 +44,14 @@ fn ShopList(items: Vec<ShopSummary>, saved: Vec<i64>) -> impl IntoView {
                         <div>
                             <a class="shop-name" href=format!("/shops/{}", s.id)>{s.name.clone()}</a>
                             <p class="muted">
-                                {format!("{} · {} / person · {} · {} sold", super::model::score_text(s.score, s.reviews), yuan(s.avg_price_cents), s.area, s.sold)}
+                                {td_string!(
+                                    locale,
+                                    catalog.list_line,
+                                    score = score_text(locale, s.score, s.reviews),
+                                    price = yuan(s.avg_price_cents),
+                                    area = s.area,
+                                    sold = s.sold,
+                                )}
                             </p>
                         </div>
                         <FavouriteButton shop_id=s.id name=s.name saved=is_saved count=None/>
@@ -65,6 +75,7 @@ async fn saved_of(items: &[ShopSummary]) -> Vec<i64> {
 /// many saved it; list cards show none.
 #[island]
 pub fn FavouriteButton(shop_id: i64, name: String, saved: bool, count: Option<i64>) -> impl IntoView {
+    let locale = locale();
     let state = RwSignal::new((saved, count));
     let toggle = Action::new(move |on: &bool| set_favourite(shop_id, *on));
     Effect::new(move |_| {
@@ -81,14 +92,14 @@ pub fn FavouriteButton(shop_id: i64, name: String, saved: bool, count: Option<i6
                 aria-pressed=move || state.get().0.to_string() disabled=move || toggle.pending().get()
                 on:click=move |_| { toggle.dispatch(!state.get_untracked().0); }>
                 {move || if state.get().0 { "♥ " } else { "♡ " }}
-                <span class="favourite-word">{move || if state.get().0 { "Saved" } else { "Save" }}</span>
+                <span class="favourite-word">{move || if state.get().0 { td_string!(locale, catalog.saved) } else { td_string!(locale, catalog.save) }}</span>
                 <span class="visually-hidden">{format!(" {name}")}</span>
             </button>
-            {move || state.get().1.map(|n| view! { <span class="favourite-count">{format!("{n} saved")}</span> })}
+            {move || state.get().1.map(|n| view! { <span class="favourite-count">{td_string!(locale, catalog.saved_count, n = n)}</span> })}
             {move || match toggle.value().get() {
                 Some(Err(AppError::LoginRequired)) => Some(view! {
                     <span class="favourite-note" role="status">
-                        <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>" to save shops."
+                        <a href=format!("/login?next=/shops/{shop_id}")>{td_string!(locale, catalog.log_in)}</a>{td_string!(locale, catalog.to_save_shops)}
                     </span>
                 }.into_any()),
                 Some(Err(e)) => Some(view! { <span class="favourite-note form-error" role="alert">{e.to_string()}</span> }.into_any()),
@@ -104,27 +115,28 @@ pub fn FavouritesPage() -> impl IntoView {
     let query = use_query_map();
     let page = move || page_from_query(query.read().get("page").as_deref());
     let data = Resource::new(page, my_favourites);
+    let locale = locale();
     view! {
-        <h1>"Favourites 收藏"</h1>
-        <Suspense fallback=|| view! { <p>"Loading your favourites…"</p> }>
+        <h1>{td_string!(locale, catalog.favourites_title)}</h1>
+        <Suspense fallback=move || view! { <p>{td_string!(locale, catalog.loading_favourites)}</p> }>
             {move || Suspend::new(async move {
                 match data.await {
                     Ok(Favourites { total: 0, .. }) => view! {
                         <p class="muted empty-favourites">
-                            "No saved shops yet. Press ♡ Save on a shop or a list to keep it here. "
-                            <a href="/">"Browse shops"</a>
+                            {td_string!(locale, catalog.no_favourites)}
+                            <a href="/">{td_string!(locale, catalog.browse_shops)}</a>
                         </p>
                     }.into_any(),
                     Ok(Favourites { page: Page { items, page, has_next }, total }) => {
                         let saved = items.iter().map(|s| s.id).collect();
                         view! {
-                            <p class="muted favourites-total">{format!("{total} saved shops")}</p>
+                            <p class="muted favourites-total">{td_string!(locale, catalog.favourites_total, total = total)}</p>
                             <ShopList items saved/>
                             <Pager base="/me/favourites".to_string() page has_next/>
                         }.into_any()
                     }
                     Err(AppError::LoginRequired) => view! {
-                        <p>"Log in to see your favourites. " <a href="/login?next=/me/favourites">"Log in"</a></p>
+                        <p>{td_string!(locale, catalog.log_in_for_favourites)} <a href="/login?next=/me/favourites">{td_string!(locale, catalog.log_in)}</a></p>
                     }.into_any(),
                     Err(e) => error_view(e),
                 }
@@ -136,6 +148,7 @@ pub fn FavouritesPage() -> impl IntoView {
 /// `/types/:id?sort=&area=&price=&rating=&page=`: one category, 20 shops a page, sorted and narrowed.
 #[component]
 pub fn CategoryPage() -> impl IntoView {
+    let locale = locale();
     let params = use_params_map();
     let query = use_query_map();
     let key = move || {
@@ -144,14 +157,14 @@ pub fn CategoryPage() -> impl IntoView {
         let filter = ShopFilter::from_query(|k| q.get(k));
         (id, ShopSort::from_query(q.get("sort").as_deref()), filter, page_from_query(q.get("page").as_deref()))
     };
-    let data = Resource::new(key, |(id, sort, filter, page)| async move {
+    let data = Resource::new(key, move |(id, sort, filter, page)| async move {
         match id {
             Some(id) => list_shops(id, sort.as_query().to_string(), filter, page).await,
-            None => Err(AppError::NotFound("Category".into())),
+            None => Err(AppError::NotFound(td_string!(locale, catalog.category).into())),
         }
     });
     view! {
-        <Suspense fallback=|| view! { <p>"Loading shops…"</p> }>
+        <Suspense fallback=move || view! { <p>{td_string!(locale, catalog.loading_shops)}</p> }>
             {move || Suspend::new(async move {
                 let (_, sort, filter, _) = key();
                 match data.await {
@@ -161,7 +174,7 @@ pub fn CategoryPage() -> impl IntoView {
                         let kept = filter.as_query();
                         view! {
                             <h1>{ty.icon}" "{ty.name}</h1>
-                            <p><a class="rankings-link" href=format!("/rankings?type={tid}")>"Top 10 of this kind (榜单) →"</a></p>
+                            <p><a class="rankings-link" href=format!("/rankings?type={tid}")>{td_string!(locale, catalog.top_10_of_kind)}</a></p>
                             <FilterBar action=format!("/types/{tid}") hidden=vec![("sort", sort.as_query().to_string())] filter=filter.clone() areas/>
                             <SortLinks base=format!("/types/{tid}?") sort kept=kept.clone()/>
                             <ShopList items=page.items saved/>
@@ -179,6 +192,7 @@ pub fn CategoryPage() -> impl IntoView {
 /// `/search?q=&sort=&area=&price=&rating=&page=`.
 #[component]
 pub fn SearchPage() -> impl IntoView {
+    let locale = locale();
     let query = use_query_map();
     let key = move || {
         let q = query.read();
@@ -193,7 +207,7 @@ pub fn SearchPage() -> impl IntoView {
     let data = Resource::new(key, |(q, sort, filter, page)| search_shops(q, sort.as_query().to_string(), filter, page));
     view! {
         <SearchBox value=key().0/>
-        <Suspense fallback=|| view! { <p>"Searching…"</p> }>
+        <Suspense fallback=move || view! { <p>{td_string!(locale, catalog.searching)}</p> }>
             {move || Suspend::new(async move {
                 let (q, sort, filter, _) = key();
                 match data.await {
@@ -202,7 +216,7 @@ pub fn SearchPage() -> impl IntoView {
                         let encoded = form_urlencoded::byte_serialize(q.as_bytes()).collect::<String>();
                         let kept = filter.as_query();
                         view! {
-                            <h1>{format!("Shops matching “{q}”")}</h1>
+                            <h1>{td_string!(locale, catalog.shops_matching, q = &q)}</h1>
                             <FilterBar action="/search".to_string() hidden=vec![("q", q.clone()), ("sort", sort.as_query().to_string())] filter=filter.clone() areas/>
                             <SortLinks base=format!("/search?q={encoded}&") sort kept=kept.clone()/>
                             <ShopList items saved/>
@@ -220,10 +234,11 @@ pub fn SearchPage() -> impl IntoView {
 /// The sort links of a list (`base` ends in `?` or `&`), each keeping the list's filter (`kept`).
 #[component]
 fn SortLinks(base: String, sort: ShopSort, kept: String) -> impl IntoView {
+    let locale = locale();
     view! {
-        <nav class="sort-links" aria-label="Sort">
-            {ShopSort::ALL.iter().map(|(s, v, label)| view! {
-                <a href=format!("{base}sort={v}{kept}") class:active=*s == sort>{*label}</a>
+        <nav class="sort-links" aria-label=td_string!(locale, catalog.sort)>
+            {ShopSort::ALL.iter().map(|(s, v)| view! {
+                <a href=format!("{base}sort={v}{kept}") class:active=*s == sort>{s.label(locale)}</a>
             }).collect_view()}
         </nav>
     }
@@ -238,16 +253,17 @@ fn FilterBar(
     filter: ShopFilter,
     areas: Vec<String>,
 ) -> impl IntoView {
+    let locale = locale();
     view! {
         <form method="get" action=action class="filters">
             {hidden.into_iter().map(|(name, value)| view! { <input type="hidden" name=name value=value/> }).collect_view()}
-            <FilterSelect name="area" label="Area" any="Any area" chosen=filter.area
-                options=areas.into_iter().map(|a| (a.clone(), a)).collect()/>
-            <FilterSelect name="price" label="Per person" any="Any price" chosen=filter.price
-                options=PRICE_BANDS.iter().map(|b| (b.0.to_string(), b.1.to_string())).collect()/>
-            <FilterSelect name="rating" label="Rating" any="Any rating" chosen=filter.rating
-                options=MIN_SCORES.iter().map(|m| (m.0.to_string(), m.1.to_string())).collect()/>
-            <button type="submit" class="secondary">"Filter"</button>
+            <FilterSelect name="area" label=td_string!(locale, catalog.filter_area) any=td_string!(locale, catalog.any_area)
+                chosen=filter.area options=areas.into_iter().map(|a| (a.clone(), a)).collect()/>
+            <FilterSelect name="price" label=td_string!(locale, catalog.filter_price) any=td_string!(locale, catalog.any_price)
+                chosen=filter.price options=PRICE_BANDS.iter().map(|b| (b.0.to_string(), b.1(locale).to_string())).collect()/>
+            <FilterSelect name="rating" label=td_string!(locale, catalog.filter_rating) any=td_string!(locale, catalog.any_rating)
+                chosen=filter.rating options=MIN_SCORES.iter().map(|m| (m.0.to_string(), m.1(locale).to_string())).collect()/>
+            <button type="submit" class="secondary">{td_string!(locale, catalog.filter_button)}</button>
         </form>
     }
 }
@@ -279,6 +295,7 @@ fn FilterSelect(
 /// A coupon's price, title and rules around `children` (its button and state), normal or flash.
 #[component]
 pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
+    let locale = locale();
     view! {
         <li class="voucher" class:flash=v.kind == "flash" data-voucher-id=v.id>
             <div class="price">
@@ -288,7 +305,7 @@ pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
             <div class="flash-body">
                 <p class="voucher-title">{v.title}</p>
                 <p class="muted">{v.sub_title}" · "{v.rules}</p>
-                <p class="muted validity">{format!("Valid {} days after purchase · refundable any time, refunded by itself if unused", v.valid_days)}</p>
+                <p class="muted validity">{td_string!(locale, catalog.validity, days = v.valid_days)}</p>
                 {children()}
             </div>
         </li>
@@ -298,12 +315,13 @@ pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
 /// A shop as a small card — picture, name, score and one line of `note` — in the home page's rows.
 #[component]
 pub fn ShopTile(shop: ShopSummary, note: String) -> impl IntoView {
+    let locale = locale();
     view! {
         <li class="shop-tile" data-shop-id=shop.id>
             <a href=format!("/shops/{}", shop.id)>
                 <img src=shop.image.unwrap_or_else(|| NO_PICTURE.into()) alt="" width="240" height="150" loading="lazy" decoding="async"/>
                 <span class="tile-name">{shop.name}</span>
-                <span class="tile-score">{score_text(shop.score, shop.reviews)}</span>
+                <span class="tile-score">{score_text(locale, shop.score, shop.reviews)}</span>
                 <span class="tile-note">{note}</span>
             </a>
         </li>
@@ -314,6 +332,7 @@ pub fn ShopTile(shop: ShopSummary, note: String) -> impl IntoView {
 /// nothing for a visitor who is not logged in or opened none.
 #[component]
 pub fn RecentlyViewed() -> impl IntoView {
+    let locale = locale();
     let shops = Resource::new(|| (), |_| get_recently_viewed());
     view! {
         <Suspense fallback=|| ()>
@@ -324,7 +343,7 @@ pub fn RecentlyViewed() -> impl IntoView {
                         <RecentRow>
                             <ul class="shop-tiles">
                                 {list.into_iter().map(|s| {
-                                    let note = format!("{} · {} / person", s.area, yuan(s.avg_price_cents));
+                                    let note = td_string!(locale, catalog.tile_note, area = s.area.clone(), price = yuan(s.avg_price_cents));
                                     view! { <ShopTile shop=s note/> }
                                 }).collect_view()}
                             </ul>
@@ -332,7 +351,7 @@ pub fn RecentlyViewed() -> impl IntoView {
                     }.into_any()),
                     // The rest of the home page still serves: say that this part is missing.
                     Err(e) => Some(view! {
-                        <p class="muted home-row-error">{format!("Your recently viewed shops cannot be shown just now: {e}")}</p>
+                        <p class="muted home-row-error">{td_string!(locale, catalog.recent_unavailable, error = e)}</p>
                     }.into_any()),
                 }
             })}
@@ -343,13 +362,14 @@ pub fn RecentlyViewed() -> impl IntoView {
 /// The "Recently viewed" row with its "Clear", which forgets the list and takes the row away.
 #[island(lazy)]
 fn RecentRow(children: Children) -> impl IntoView {
+    let locale = locale();
     let clear = ServerAction::<ForgetViewed>::new();
     let cleared = move || matches!(clear.value().get(), Some(Ok(())));
     view! {
         <section class="home-row recently-viewed" aria-labelledby="recent-title" hidden=cleared>
             <div class="row-head">
-                <h2 id="recent-title">"Recently viewed"</h2>
-                <button type="button" class="link clear-recent" on:click=move |_| { clear.dispatch(ForgetViewed {}); }>"Clear"</button>
+                <h2 id="recent-title">{td_string!(locale, catalog.recently_viewed)}</h2>
+                <button type="button" class="link clear-recent" on:click=move |_| { clear.dispatch(ForgetViewed {}); }>{td_string!(locale, catalog.clear)}</button>
             </div>
             {move || clear.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
             {children()}

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::model::{GeoPoint, NearbyShop};
+use crate::shared::i18n::{Locale, locale, td_string};
 
 /// The drawing's size in SVG units; the page scales it to its width.
 pub const WIDTH: f64 = 640.0;
@@ -59,14 +60,14 @@ fn offset_m(center: GeoPoint, p: GeoPoint) -> (f64, f64) {
     (east, north)
 }
 
-/// "500 m" or "2 km".
-fn ring_label(m: f64) -> String {
-    if m < 1_000.0 { format!("{m} m") } else { format!("{} km", m / 1_000.0) }
+/// "500 m" or "2 km" ("500 米", "2 公里"): a ring's round figure, so no decimals as in a shop's distance.
+fn ring_label(locale: Locale, m: f64) -> String {
+    if m < 1_000.0 { td_string!(locale, geo.ring_m, m = m) } else { td_string!(locale, geo.ring_km, km = m / 1_000.0) }
 }
 
 /// Lays out the shops found (numbered from `first_number`) around `center`, at the scale that spreads them
-/// over the whole drawing (the point stays in the middle), with rings out to its corners.
-pub fn plan(center: GeoPoint, shops: &[NearbyShop], first_number: usize) -> MapPlan {
+/// over the whole drawing (the point stays in the middle), with rings out to its corners labelled in `locale`.
+pub fn plan(locale: Locale, center: GeoPoint, shops: &[NearbyShop], first_number: usize) -> MapPlan {
     let offsets: Vec<(f64, f64)> = shops.iter().map(|s| offset_m(center, s.position)).collect();
     // The farthest shop in each direction, at least 50 m so a shop at the point itself still gets a scale.
     let reach = |pick: fn(&(f64, f64)) -> f64| offsets.iter().map(pick).fold(50.0_f64, f64::max);
@@ -78,7 +79,7 @@ pub fn plan(center: GeoPoint, shops: &[NearbyShop], first_number: usize) -> MapP
     let rings = (1..)
         .map(|i| i as f64 * step)
         .take_while(|m| m * scale <= corner)
-        .map(|m| Ring { r: m * scale, label: ring_label(m) })
+        .map(|m| Ring { r: m * scale, label: ring_label(locale, m) })
         .collect();
     let pins = shops
         .iter()
@@ -105,20 +106,17 @@ pub fn NearbyMap(
     first_number: usize,
     #[prop(optional)] around: Option<String>,
 ) -> impl IntoView {
-    let MapPlan { rings, pins } = plan(center, &shops, first_number);
+    let locale = locale();
+    let MapPlan { rings, pins } = plan(locale, center, &shops, first_number);
     let (cx, cy) = (WIDTH / 2.0, HEIGHT / 2.0);
     let on_shop_page = around.is_some();
     let (label, caption) = match &around {
-        Some(name) => (
-            format!("Map of {name} and similar shops nearby, numbered as in the list"),
-            "Similar shops are numbered as in the list; tap one to open it.",
-        ),
-        None => (
-            "Map of the shops found, numbered as in the list".to_string(),
-            "Pins are numbered as in the list; tap one to jump to its shop.",
-        ),
+        Some(name) => {
+            (td_string!(locale, geo.map_around_label, name = name), td_string!(locale, geo.map_around_caption))
+        }
+        None => (td_string!(locale, geo.map_label).to_string(), td_string!(locale, geo.map_caption)),
     };
-    let here = around.unwrap_or_else(|| "You are here".to_string());
+    let here = around.unwrap_or_else(|| td_string!(locale, geo.you_are_here).to_string());
     view! {
         <figure class="nearby-map">
             <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="group" aria-label=label>
@@ -128,7 +126,7 @@ pub fn NearbyMap(
                         <circle class="ring" cx=cx cy=cy r=ring.r/>
                         <text class="ring-label" x={cx + ring.r * 0.707 + 4.0} y={cy - ring.r * 0.707 - 4.0}>{ring.label}</text>
                     }).collect_view()}
-                    <text class="north" x={WIDTH - 24.0} y="30" text-anchor="middle">"N"</text>
+                    <text class="north" x={WIDTH - 24.0} y="30" text-anchor="middle">{td_string!(locale, geo.north)}</text>
                     <path class="north" d=format!("M{} 38 l-7 14 h14 z", WIDTH - 24.0)/>
                     <circle class="you-halo" cx=cx cy=cy r="16"/>
                     <circle class="you" cx=cx cy=cy r="7"/>
@@ -172,7 +170,7 @@ mod tests {
         let here = GeoPoint { lon: 120.1645, lat: 30.2565 };
         // ~1.1 km north, ~0.5 km east, ~2.8 km south-west (2.0 km west, 2.0 km south).
         let shops = [shop(1, 120.1645, 30.2665), shop(2, 120.1697, 30.2565), shop(3, 120.1435, 30.2385)];
-        let plan = plan(here, &shops, 21);
+        let plan = plan(Locale::en, here, &shops, 21);
         assert_eq!(plan.pins.iter().map(|p| p.number).collect::<Vec<_>>(), [21, 22, 23], "numbered as the list");
         let (north, east, south_west) = (&plan.pins[0], &plan.pins[1], &plan.pins[2]);
         assert!((north.x - WIDTH / 2.0).abs() < 1.0 && north.y < HEIGHT / 2.0, "north is up");
@@ -195,8 +193,18 @@ mod tests {
     #[test]
     fn shops_at_the_point_itself_still_get_a_ring() {
         let here = GeoPoint { lon: 120.0, lat: 30.0 };
-        let plan = plan(here, &[shop(1, 120.0, 30.0)], 1);
+        let plan = plan(Locale::en, here, &[shop(1, 120.0, 30.0)], 1);
         assert_eq!(plan.rings.len(), 1);
         assert_eq!(plan.rings[0].label, "100 m");
+    }
+
+    #[test]
+    fn rings_are_labelled_in_chinese_for_a_chinese_page() {
+        let here = GeoPoint { lon: 120.1645, lat: 30.2565 };
+        let near = plan(Locale::zh_CN, here, &[shop(1, 120.1645, 30.2565)], 1);
+        assert_eq!(near.rings[0].label, "100 米");
+        let shops = [shop(1, 120.1645, 30.2665), shop(2, 120.1697, 30.2565), shop(3, 120.1435, 30.2385)];
+        let labels: Vec<String> = plan(Locale::zh_CN, here, &shops, 1).rings.into_iter().map(|r| r.label).collect();
+        assert_eq!(labels, ["1 公里", "2 公里", "3 公里", "4 公里"]);
     }
 }

@@ -35,11 +35,6 @@ pub struct NearbyShop {
     pub position: GeoPoint,
 }
 
-/// "850 m" under a kilometre, else "2.3 km".
-pub fn format_distance(m: f64) -> String {
-    if m < 1000.0 { format!("{} m", m.round() as i64) } else { format!("{:.1} km", m / 1000.0) }
-}
-
 /// How far the home page's "Best rated near you" looks.
 pub const BEST_NEAR_RADIUS_M: f64 = 3_000.0;
 /// How many shops it shows.
@@ -105,11 +100,5 @@ mod tests {
         assert!(near_place("10", "", "").unwrap_err().field_message("area").is_some());
         assert!(near_place("x", "", "").unwrap_err().field_message("area").is_some());
         assert!(near_place("", "120.1", "").unwrap_err().field_message("lat").is_some());
-    }
-
-    #[test]
-    fn distances_read_naturally() {
-        assert_eq!(format_distance(849.6), "850 m");
-        assert_eq!(format_distance(2_345.0), "2.3 km");
     }
 }

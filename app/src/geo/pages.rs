@@ -6,11 +6,12 @@ use leptos_router::hooks::use_query_map;
 
 use super::api::{get_best_near, nearby_shops};
 use super::map::NearbyMap;
-use super::model::{AREAS, BEST_NEAR_RADIUS_M, GeoPoint, PAGE_SIZE, format_distance};
+use super::model::{AREAS, BEST_NEAR_RADIUS_M, GeoPoint, PAGE_SIZE};
 use crate::catalog::api::list_shop_types;
 use crate::catalog::model::page_from_query;
 use crate::catalog::pages::ShopTile;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{distance, locale, td_string};
 use crate::ui::{FieldError, NO_PICTURE, Pager, error_view, yuan};
 
 /// Asks the browser where it is; `found(lon, lat)` or `failed()` runs when it answers.
@@ -33,6 +34,7 @@ pub(crate) fn locate(found: impl FnOnce(f64, f64) + 'static, failed: impl FnOnce
 /// `/nearby?type=&area=|lon=&lat=&r=&page=`.
 #[component]
 pub fn NearbyPage() -> impl IntoView {
+    let locale = locale();
     let query = use_query_map();
     let params = move || {
         let q = query.read();
@@ -53,10 +55,10 @@ pub fn NearbyPage() -> impl IntoView {
     });
     view! {
         <section class="nearby">
-            <h1>"Near me"</h1>
+            <h1>{td_string!(locale, geo.near_me)}</h1>
             <form method="get" action="/nearby" class="nearby-form form-grid">
                 <div class="form-row">
-                    <label for="type">"Kind of shop"</label>
+                    <label for="type">{td_string!(locale, geo.kind_of_shop)}</label>
                     <Suspense fallback=|| view! { <select id="type" name="type"></select> }>
                         {move || Suspend::new(async move {
                             let list = types.await.unwrap_or_default();
@@ -72,15 +74,15 @@ pub fn NearbyPage() -> impl IntoView {
                     </Suspense>
                 </div>
                 <div class="form-row">
-                    <label for="area">"Around"</label>
+                    <label for="area">{td_string!(locale, geo.around)}</label>
                     <select id="area" name="area">
                         {AREAS.iter().enumerate().map(|(i, (name, _, _))| view! { <option value=i>{*name}</option> }).collect_view()}
                     </select>
                 </div>
                 <div class="form-row">
-                    <label for="radius">"Within (km)"</label>
+                    <label for="radius">{td_string!(locale, geo.within_km)}</label>
                     <input id="radius" name="r" placeholder="5" inputmode="decimal" aria-describedby="radius-hint" value=move || params().3/>
-                    <p class="hint" id="radius-hint">"0.1 to 50 km; 5 if left empty."</p>
+                    <p class="hint" id="radius-hint">{td_string!(locale, geo.radius_hint)}</p>
                     // The search's refusal, when it is about this field (inside Suspense: it waits for the search).
                     <Suspense fallback=|| ()>
                         {move || Suspend::new(async move {
@@ -90,15 +92,15 @@ pub fn NearbyPage() -> impl IntoView {
                     </Suspense>
                 </div>
                 <div class="form-actions">
-                    <button type="submit" class="primary">"Search"</button>
+                    <button type="submit" class="primary">{td_string!(locale, geo.search)}</button>
                     <LocateButton home=false/>
                 </div>
             </form>
-            <Suspense fallback=|| view! { <p>"Searching…"</p> }>
+            <Suspense fallback=move || view! { <p>{td_string!(locale, geo.searching)}</p> }>
                 {move || Suspend::new(async move {
                     match results.await {
-                        None => view! { <p class="muted">"Choose a kind of shop and a place."</p> }.into_any(),
-                        Some(Ok(page)) if page.items.is_empty() => view! { <p class="muted">"No such shops within that radius."</p> }.into_any(),
+                        None => view! { <p class="muted">{td_string!(locale, geo.choose_kind_and_place)}</p> }.into_any(),
+                        Some(Ok(page)) if page.items.is_empty() => view! { <p class="muted">{td_string!(locale, geo.none_within_radius)}</p> }.into_any(),
                         Some(Ok(page)) => {
                             let (type_id, lon, lat, r, _) = params();
                             let base = format!("/nearby?type={}&lon={lon}&lat={lat}&r={r}", type_id.unwrap_or_default());
@@ -116,7 +118,7 @@ pub fn NearbyPage() -> impl IntoView {
                                             <div>
                                                 <a class="shop-name" href=format!("/shops/{}", n.shop.id)>{n.shop.name}</a>
                                                 <p class="muted">
-                                                    <span class="distance" data-m=n.distance_m>{format_distance(n.distance_m)}</span>
+                                                    <span class="distance" data-m=n.distance_m>{distance(locale, n.distance_m)}</span>
                                                     " · "{n.shop.area}" · "{yuan(n.shop.avg_price_cents)}
                                                 </p>
                                             </div>
@@ -141,12 +143,13 @@ pub fn NearbyPage() -> impl IntoView {
 /// else says to choose an area.
 #[island(lazy)]
 fn LocateButton(home: bool) -> impl IntoView {
+    let locale = locale();
     let (locating, set_locating) = signal(None::<&'static str>);
     let use_my_location = move |_| {
         #[cfg(feature = "hydrate")]
         {
             let (type_id, radius) = (crate::ui::field_value("type"), crate::ui::field_value("radius"));
-            set_locating.set(Some("Finding you…"));
+            set_locating.set(Some(td_string!(locale, geo.finding_you)));
             locate(
                 move |lon, lat| {
                     set_locating.set(None);
@@ -156,14 +159,14 @@ fn LocateButton(home: bool) -> impl IntoView {
                         format!("/nearby?type={type_id}&lon={lon:.6}&lat={lat:.6}&r={radius}")
                     });
                 },
-                move || set_locating.set(Some("Your browser did not share a location — choose an area instead.")),
+                move || set_locating.set(Some(td_string!(locale, geo.location_not_shared))),
             );
         }
         #[cfg(not(feature = "hydrate"))]
         let _ = (set_locating, home);
     };
     view! {
-        <button type="button" class="secondary locate-button" on:click=use_my_location>"Use my location"</button>
+        <button type="button" class="secondary locate-button" on:click=use_my_location>{td_string!(locale, geo.use_my_location)}</button>
         {move || locating.get().map(|m| view! { <p class="locate-status" role="status">{m}</p> })}
     }
 }
@@ -173,6 +176,7 @@ fn LocateButton(home: bool) -> impl IntoView {
 /// best first, each with its distance; the area can be changed in place.
 #[component]
 pub fn BestNearRow(near: String, lon: String, lat: String) -> impl IntoView {
+    let locale = locale();
     let best = Resource::new(|| (), move |_| get_best_near(near.clone(), lon.clone(), lat.clone()));
     let km = BEST_NEAR_RADIUS_M / 1000.0;
     view! {
@@ -181,32 +185,32 @@ pub fn BestNearRow(near: String, lon: String, lat: String) -> impl IntoView {
                 let found = best.await;
                 let chosen = found.as_ref().ok().and_then(|b| b.area);
                 let title = match &found {
-                    Ok(b) if b.area.is_none() => "Best rated near you".to_string(),
-                    _ => format!("Best rated around {}", AREAS[chosen.unwrap_or(0)].0),
+                    Ok(b) if b.area.is_none() => td_string!(locale, geo.best_near_you).to_string(),
+                    _ => td_string!(locale, geo.best_around, area = AREAS[chosen.unwrap_or(0)].0),
                 };
                 view! {
                     <section class="home-row best-near" id="best-near" aria-labelledby="best-near-title">
                         <div class="row-head">
                             <h2 id="best-near-title">{title}</h2>
                             <form method="get" action="/#best-near" class="near-form">
-                                <label for="near">"Around"</label>
+                                <label for="near">{td_string!(locale, geo.around)}</label>
                                 <select id="near" name="near">
                                     {AREAS.iter().enumerate().map(|(i, (name, _, _))| view! {
                                         <option value=i selected=chosen == Some(i)>{*name}</option>
                                     }).collect_view()}
                                 </select>
-                                <button type="submit" class="secondary">"Show"</button>
+                                <button type="submit" class="secondary">{td_string!(locale, geo.show)}</button>
                                 <LocateButton home=true/>
                             </form>
                         </div>
                         {match found {
                             Ok(b) if b.shops.is_empty() => view! {
-                                <p class="muted">{format!("No rated shops within {km} km yet — try another area.")}</p>
+                                <p class="muted">{td_string!(locale, geo.no_rated_within, km = km)}</p>
                             }.into_any(),
                             Ok(b) => view! {
                                 <ul class="shop-tiles">
                                     {b.shops.into_iter().map(|n| {
-                                        let note = format!("{} · {} / person", format_distance(n.distance_m), yuan(n.shop.avg_price_cents));
+                                        let note = td_string!(locale, geo.tile_note, distance = distance(locale, n.distance_m), price = yuan(n.shop.avg_price_cents));
                                         view! { <ShopTile shop=n.shop note/> }
                                     }).collect_view()}
                                 </ul>
@@ -217,7 +221,7 @@ pub fn BestNearRow(near: String, lon: String, lat: String) -> impl IntoView {
                                 <p class="form-error" role="alert">{message}</p>
                             }.into_any(),
                             Err(e) => view! {
-                                <p class="muted home-row-error">{format!("Shops near you cannot be shown just now: {e}")}</p>
+                                <p class="muted home-row-error">{td_string!(locale, geo.best_near_unavailable, error = e)}</p>
                             }.into_any(),
                         }}
                     </section>

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::model::ShopSummary;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{Locale, td_string};
 use crate::shared::text::{FreeText, TextRule};
 
 /// Reviews per page of a shop's list.
@@ -189,18 +190,25 @@ pub enum ReviewSort {
 }
 
 impl ReviewSort {
-    /// Every option with its URL value and label.
-    pub const ALL: [(ReviewSort, &'static str, &'static str); 2] =
-        [(ReviewSort::Newest, "newest", "Newest"), (ReviewSort::Helpful, "helpful", "Most helpful")];
+    /// Every option with its URL value.
+    pub const ALL: [(ReviewSort, &'static str); 2] = [(ReviewSort::Newest, "newest"), (ReviewSort::Helpful, "helpful")];
 
     /// Parses the `sort` value; anything else is the default (a stale link still shows reviews).
     pub fn from_query(s: &str) -> Self {
-        Self::ALL.iter().find(|(_, v, _)| *v == s).map(|(k, _, _)| *k).unwrap_or_default()
+        Self::ALL.iter().find(|(_, v)| *v == s).map(|(k, _)| *k).unwrap_or_default()
     }
 
     /// The URL value.
     pub fn as_query(self) -> &'static str {
-        Self::ALL.iter().find(|(k, _, _)| *k == self).map(|(_, v, _)| *v).unwrap_or("newest")
+        Self::ALL.iter().find(|(k, _)| *k == self).map(|(_, v)| *v).unwrap_or("newest")
+    }
+
+    /// The sort button's words in `locale`.
+    pub fn label(self, locale: Locale) -> &'static str {
+        match self {
+            ReviewSort::Newest => td_string!(locale, reviews.sort_newest),
+            ReviewSort::Helpful => td_string!(locale, reviews.sort_helpful),
+        }
     }
 }
 

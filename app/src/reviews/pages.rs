@@ -13,12 +13,14 @@ use super::model::{Review, ReviewContext, ReviewForm, ReviewPage, ReviewSort, Re
 use crate::catalog::model::{Shop, score_text};
 use crate::shared::clock::{date_of, iso_day};
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_view, field_value, yuan};
 
 /// A shop's figures — its score, how many reviews, the stars' spread and the sub-scores — and below them
 /// its reviews, read on the server and then kept by [`ReviewsBlock`].
 #[component]
 pub fn ShopReviews(shop: Shop) -> impl IntoView {
+    let locale = locale();
     let shop_id = shop.id;
     let data = Resource::new(
         || (),
@@ -30,9 +32,9 @@ pub fn ShopReviews(shop: Shop) -> impl IntoView {
     );
     view! {
         <section class="reviews" id="reviews">
-            <h2>"Reviews"</h2>
+            <h2>{td_string!(locale, reviews.reviews)}</h2>
             <RatingSummary shop/>
-            <Suspense fallback=|| view! { <p>"Loading reviews…"</p> }>
+            <Suspense fallback=move || view! { <p>{td_string!(locale, reviews.loading_reviews)}</p> }>
                 {move || Suspend::new(async move {
                     match data.await {
                         Ok((context, first)) => view! { <ReviewsBlock shop_id context first/> }.into_any(),
@@ -47,12 +49,13 @@ pub fn ShopReviews(shop: Shop) -> impl IntoView {
 /// The score, the histogram of stars and the three sub-score averages, as Postgres keeps them.
 #[component]
 fn RatingSummary(shop: Shop) -> impl IntoView {
+    let locale = locale();
     let total = shop.reviews.max(1);
     let hist: Vec<(usize, i32)> = shop.star_hist.iter().copied().enumerate().map(|(i, n)| (i + 1, n)).rev().collect();
     view! {
         <div class="rating-summary">
-            <p class="rating-score" data-reviews=shop.reviews>{score_text(shop.score, shop.reviews)}</p>
-            <ol class="star-hist" aria-label="Reviews by stars">
+            <p class="rating-score" data-reviews=shop.reviews>{score_text(locale, shop.score, shop.reviews)}</p>
+            <ol class="star-hist" aria-label=td_string!(locale, reviews.by_stars)>
                 {hist.into_iter().map(|(stars, n)| view! {
                     <li data-stars=stars>
                         <span class="hist-label">{format!("{stars}★")}</span>
@@ -73,6 +76,7 @@ fn RatingSummary(shop: Shop) -> impl IntoView {
 /// One review's text, photos, tags, the merchant's reply and the viewer's buttons (the owner's reply form).
 #[component]
 pub fn ReviewItem(review: Review, aspects: Vec<String>, viewer: Viewer, signed_in: bool) -> impl IntoView {
+    let locale = locale();
     let id = review.id;
     let helpful = RwSignal::new(review.helpful);
     let voted = RwSignal::new(review.voted_by_me);
@@ -98,15 +102,15 @@ pub fn ReviewItem(review: Review, aspects: Vec<String>, viewer: Viewer, signed_i
         <li class="review" data-review-id=id>
             <p class="review-head">
                 <a class="review-author" href=format!("/users/{}", review.author_id)>{review.author_name.clone()}</a>
-                " " <span class="review-stars" aria-label=format!("{} stars", review.stars)>{stars_text(review.stars)}</span>
-                {review.verified.then(|| view! { " " <span class="verified-visit">"✓ Verified visit"</span> })}
+                " " <span class="review-stars" aria-label=td_string!(locale, reviews.n_stars, n = review.stars)>{stars_text(review.stars)}</span>
+                {review.verified.then(|| view! { " " <span class="verified-visit">{td_string!(locale, reviews.verified_visit)}</span> })}
             </p>
             {hidden.map(|reason| view! {
-                <p class="notice review-hidden" role="status">{format!("Hidden by a moderator: {reason}. Only you can see it.")}</p>
+                <p class="notice review-hidden" role="status">{td_string!(locale, reviews.hidden_only_you, reason = reason)}</p>
             })}
             <p class="review-sub muted">
                 {sub}
-                {review.spend_cents.map(|c| format!(" · {} per person", yuan(c)))}
+                {review.spend_cents.map(|c| td_string!(locale, reviews.spend_per_person, price = yuan(c)))}
             </p>
             <p class="review-body">{review.body.clone()}</p>
             {(!review.images.is_empty()).then(|| view! {
@@ -119,17 +123,17 @@ pub fn ReviewItem(review: Review, aspects: Vec<String>, viewer: Viewer, signed_i
             })}
             <p class="review-foot muted">
                 {iso_day(date_of(review.created_ms))}
-                {review.edited.then_some(" · edited")}
+                {review.edited.then_some(td_string!(locale, reviews.edited))}
                 " · "
                 <button type="button" class="helpful-button link" class:voted=move || voted.get()
                     disabled=move || !signed_in || vote.pending().get() aria-pressed=move || voted.get().to_string()
                     on:click=move |_| { vote.dispatch(!voted.get_untracked()); }>
-                    "👍 Helpful " <span class="helpful-count">{move || helpful.get()}</span>
+                    {td_string!(locale, reviews.helpful)} <span class="helpful-count">{move || helpful.get()}</span>
                 </button>
             </p>
             {move || vote.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
             {move || reply.get().map(|text| view! {
-                <div class="review-reply"><strong>"Merchant's reply: "</strong>{text}</div>
+                <div class="review-reply"><strong>{td_string!(locale, reviews.merchant_reply)}</strong>{text}</div>
             })}
             {(viewer == Viewer::Owner).then(|| view! { <ReplyForm id reply/> })}
             {signed_in.then(|| view! { <ReportForm id/> })}
@@ -140,6 +144,7 @@ pub fn ReviewItem(review: Review, aspects: Vec<String>, viewer: Viewer, signed_i
 /// The owner's reply under a review: written or rewritten in place.
 #[component]
 fn ReplyForm(id: i64, reply: RwSignal<Option<String>>) -> impl IntoView {
+    let locale = locale();
     let action = ServerAction::<ReplyReview>::new();
     let input_id = format!("reply-{id}");
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
@@ -149,7 +154,11 @@ fn ReplyForm(id: i64, reply: RwSignal<Option<String>>) -> impl IntoView {
             reply.set(Some(field_value(&field)));
         }
     });
-    let label = if reply.get_untracked().is_some() { "Edit the reply" } else { "Reply" };
+    let label = if reply.get_untracked().is_some() {
+        td_string!(locale, reviews.edit_reply)
+    } else {
+        td_string!(locale, reviews.reply)
+    };
     let submit_id = input_id.clone();
     view! {
         <details class="reply-form">
@@ -159,11 +168,11 @@ fn ReplyForm(id: i64, reply: RwSignal<Option<String>>) -> impl IntoView {
                 action.dispatch(ReplyReview { review_id: id, reply: field_value(&submit_id) });
             }>
                 <input type="hidden" name="review_id" value=id/>
-                <label for=input_id.clone()>"Your reply"</label>
+                <label for=input_id.clone()>{td_string!(locale, reviews.your_reply)}</label>
                 <textarea id=input_id.clone() name="reply" rows="2">{reply.get_untracked().unwrap_or_default()}</textarea>
                 <FieldError error field="reply"/>
                 <FormError error fields=&["reply"]/>
-                <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>"Save the reply"</button>
+                <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>{td_string!(locale, reviews.save_reply)}</button>
             </form>
         </details>
     }
@@ -172,26 +181,27 @@ fn ReplyForm(id: i64, reply: RwSignal<Option<String>>) -> impl IntoView {
 /// "Report": a reason, sent to the operators' queue.
 #[component]
 fn ReportForm(id: i64) -> impl IntoView {
+    let locale = locale();
     let action = ServerAction::<ReportReview>::new();
     let input_id = format!("report-{id}");
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
     let submit_id = input_id.clone();
     view! {
         <details class="report-form">
-            <summary>"Report"</summary>
+            <summary>{td_string!(locale, reviews.report)}</summary>
             <form method="post" action={<ReportReview as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
                 ev.prevent_default();
                 action.dispatch(ReportReview { review_id: id, reason: field_value(&submit_id) });
             }>
                 <input type="hidden" name="review_id" value=id/>
-                <label for=input_id.clone()>"What is wrong with it?"</label>
+                <label for=input_id.clone()>{td_string!(locale, reviews.whats_wrong)}</label>
                 <input id=input_id.clone() name="reason"/>
                 <FieldError error field="reason"/>
                 <FormError error fields=&["reason"]/>
-                <button type="submit" disabled=move || action.pending().get()>"Send the report"</button>
+                <button type="submit" disabled=move || action.pending().get()>{td_string!(locale, reviews.send_report)}</button>
             </form>
             {move || matches!(action.value().get(), Some(Ok(()))).then(|| view! {
-                <p class="saved" role="status">"Reported. An operator will look at it."</p>
+                <p class="saved" role="status">{td_string!(locale, reviews.reported)}</p>
             })}
         </details>
     }
@@ -201,6 +211,7 @@ fn ReportForm(id: i64) -> impl IntoView {
 /// server read comes in as props and actions re-read it.
 #[island]
 fn ReviewsBlock(shop_id: i64, context: ReviewContext, first: ReviewPage) -> impl IntoView {
+    let locale = locale();
     let ReviewContext { aspects, mine, viewer } = context;
     let items = RwSignal::new(first.items);
     let next = RwSignal::new(first.next);
@@ -234,12 +245,12 @@ fn ReviewsBlock(shop_id: i64, context: ReviewContext, first: ReviewPage) -> impl
     let signed_in = viewer != Viewer::Anonymous;
     let labels = aspects.clone();
     view! {
-        <div class="review-controls" role="group" aria-label="Sort and filter reviews">
-            {ReviewSort::ALL.into_iter().map(|(s, _, label)| view! {
+        <div class="review-controls" role="group" aria-label=td_string!(locale, reviews.sort_and_filter)>
+            {ReviewSort::ALL.into_iter().map(|(s, _)| view! {
                 <button type="button" class="chip" class:current=move || sort.get() == s aria-pressed=move || (sort.get() == s).to_string()
-                    on:click=move |_| { sort.set(s); reload(); }>{label}</button>
+                    on:click=move |_| { sort.set(s); reload(); }>{s.label(locale)}</button>
             }).collect_view()}
-            <button type="button" class="chip" class:current=move || stars.get().is_none() on:click=move |_| { stars.set(None); reload(); }>"All"</button>
+            <button type="button" class="chip" class:current=move || stars.get().is_none() on:click=move |_| { stars.set(None); reload(); }>{td_string!(locale, reviews.all)}</button>
             {(1..=5).rev().map(|n: i16| view! {
                 <button type="button" class="chip star-filter" data-stars=n class:current=move || stars.get() == Some(n)
                     aria-pressed=move || (stars.get() == Some(n)).to_string()
@@ -248,14 +259,14 @@ fn ReviewsBlock(shop_id: i64, context: ReviewContext, first: ReviewPage) -> impl
             <label class="chip">
                 <input type="checkbox" id="with-photos" prop:checked=move || photos.get()
                     on:change=move |ev| { photos.set(event_target_checked(&ev)); reload(); }/>
-                " With photos"
+                {td_string!(locale, reviews.with_photos)}
             </label>
         </div>
         <MyReview shop_id aspects=aspects.clone() viewer mine/>
         {move || {
             let list = items.get();
             if list.is_empty() {
-                Either::Left(view! { <p class="muted no-reviews">"No reviews here yet."</p> })
+                Either::Left(view! { <p class="muted no-reviews">{td_string!(locale, reviews.no_reviews_here)}</p> })
             } else {
                 let labels = labels.clone();
                 Either::Right(view! {
@@ -268,7 +279,7 @@ fn ReviewsBlock(shop_id: i64, context: ReviewContext, first: ReviewPage) -> impl
         {move || load.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
         {move || next.get().map(|after| view! {
             <button type="button" class="more-reviews" disabled=move || load.pending().get() aria-busy=move || busy(load.pending().get())
-                on:click=move |_| { appending.set(true); load.dispatch(after.clone()); }>"More reviews"</button>
+                on:click=move |_| { appending.set(true); load.dispatch(after.clone()); }>{td_string!(locale, reviews.more_reviews)}</button>
         })}
     }
 }
@@ -277,12 +288,13 @@ fn ReviewsBlock(shop_id: i64, context: ReviewContext, first: ReviewPage) -> impl
 /// owner and visitors who are not logged in see why they cannot.
 #[component]
 fn MyReview(shop_id: i64, aspects: Vec<String>, viewer: Viewer, mine: Option<Review>) -> impl IntoView {
+    let locale = locale();
     match viewer {
         Viewer::Anonymous => view! {
-            <p class="muted">"Been here? " <a href=format!("/login?next=/shops/{shop_id}")>"Log in to write a review"</a></p>
+            <p class="muted">{td_string!(locale, reviews.been_here)} <a href=format!("/login?next=/shops/{shop_id}")>{td_string!(locale, reviews.log_in_to_write)}</a></p>
         }
         .into_any(),
-        Viewer::Owner => view! { <p class="muted owner-note">"You run this shop: reply to its reviews below."</p> }.into_any(),
+        Viewer::Owner => view! { <p class="muted owner-note">{td_string!(locale, reviews.owner_note)}</p> }.into_any(),
         Viewer::Reviewer => view! { <ReviewFormView shop_id aspects mine/> }.into_any(),
     }
 }
@@ -290,6 +302,7 @@ fn MyReview(shop_id: i64, aspects: Vec<String>, viewer: Viewer, mine: Option<Rev
 /// The review form, filled from the viewer's review when they have one.
 #[component]
 fn ReviewFormView(shop_id: i64, aspects: Vec<String>, mine: Option<Review>) -> impl IntoView {
+    let locale = locale();
     let write = ServerAction::<WriteReview>::new();
     let delete = Action::new(|id: &i64| delete_review(*id));
     let error = Signal::derive(move || write.value().get().and_then(Result::err));
@@ -321,15 +334,15 @@ fn ReviewFormView(shop_id: i64, aspects: Vec<String>, mine: Option<Review>) -> i
     let label = |i: usize| aspects.get(i).cloned().unwrap_or_default();
     view! {
         {hidden.map(|reason| view! {
-            <p class="notice review-hidden" role="status">{format!("Your review was hidden by a moderator: {reason}. It does not count in the shop's score.")}</p>
+            <p class="notice review-hidden" role="status">{td_string!(locale, reviews.your_review_hidden, reason = reason)}</p>
         })}
         {move || match write.value().get() {
-            Some(Ok(_)) => Some(view! { <p class="saved review-saved" role="status">"Thank you — your review is saved. " <a href=format!("/shops/{shop_id}")>"See the shop's figures"</a></p> }),
+            Some(Ok(_)) => Some(view! { <p class="saved review-saved" role="status">{td_string!(locale, reviews.review_saved)} <a href=format!("/shops/{shop_id}")>{td_string!(locale, reviews.see_figures)}</a></p> }),
             _ => None,
         }}
         <details class="review-form" open=editing>
-            <summary>{if editing { "Edit your review" } else { "Write a review" }}</summary>
-            {verified.then(|| view! { <p class="verified-visit">"✓ Verified visit: you redeemed a coupon here."</p> })}
+            <summary>{if editing { td_string!(locale, reviews.edit_your_review) } else { td_string!(locale, reviews.write_review) }}</summary>
+            {verified.then(|| view! { <p class="verified-visit">{td_string!(locale, reviews.verified_you_redeemed)}</p> })}
             <form method="post" action={<WriteReview as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
                 ev.prevent_default();
                 write.dispatch(WriteReview {
@@ -347,42 +360,42 @@ fn ReviewFormView(shop_id: i64, aspects: Vec<String>, mine: Option<Review>) -> i
                 });
             }>
                 <input type="hidden" name="shop_id" value=shop_id/>
-                {rating("stars", "Overall".to_string(), stars)}
+                {rating("stars", td_string!(locale, reviews.overall).to_string(), stars)}
                 {rating("aspect1", label(0), subs.first().copied().unwrap_or(0))}
                 {rating("aspect2", label(1), subs.get(1).copied().unwrap_or(0))}
                 {rating("aspect3", label(2), subs.get(2).copied().unwrap_or(0))}
                 <div class="form-row">
-                    <label for="spend">"Spend per person (yuan, optional)"</label>
+                    <label for="spend">{td_string!(locale, reviews.spend_label)}</label>
                     <input id="spend" name="form[spend]" inputmode="decimal" value=spend/>
                     <FieldError error field="spend"/>
                 </div>
                 <div class="form-row">
-                    <label for="review-body">"Your visit (15 to 2000 characters)"</label>
+                    <label for="review-body">{td_string!(locale, reviews.body_label)}</label>
                     <textarea id="review-body" name="form[body]" rows="5">{body}</textarea>
                     <FieldError error field="body"/>
                 </div>
                 <PhotoUpload input_id="review-files" target="review-images"/>
                 <div class="form-row">
-                    <label for="review-images">"Photos (one address per line, up to 9)"</label>
+                    <label for="review-images">{td_string!(locale, reviews.photos_label)}</label>
                     <textarea id="review-images" name="form[images]" rows="2">{images}</textarea>
                     <FieldError error field="images"/>
                 </div>
                 <div class="form-row">
-                    <label for="tags">"Tags (up to 5, separated by commas)"</label>
-                    <input id="tags" name="form[tags]" value=tags placeholder="环境好, 服务热情"/>
+                    <label for="tags">{td_string!(locale, reviews.tags_label)}</label>
+                    <input id="tags" name="form[tags]" value=tags placeholder=td_string!(locale, reviews.tags_placeholder)/>
                     <FieldError error field="tags"/>
                 </div>
                 <FormError error fields=&ReviewForm::FIELDS/>
                 {move || error.get().and_then(|e| e.field_message("review")).map(|m| view! { <p class="form-error" role="alert">{m}</p> })}
                 <button type="submit" class="primary" disabled=move || write.pending().get() aria-busy=move || busy(write.pending().get())>
-                    {if editing { "Save the new version" } else { "Publish the review" }}
+                    {if editing { td_string!(locale, reviews.save_new_version) } else { td_string!(locale, reviews.publish_review) }}
                 </button>
             </form>
             {mine_id.map(|id| view! {
                 <button type="button" class="danger delete-review" disabled=move || delete.pending().get()
-                    on:click=move |_| { delete.dispatch(id); }>"Delete my review"</button>
+                    on:click=move |_| { delete.dispatch(id); }>{td_string!(locale, reviews.delete_my_review)}</button>
                 {move || delete.value().get().map(|r| match r {
-                    Ok(()) => view! { <p class="saved" role="status">"Deleted."</p> }.into_any(),
+                    Ok(()) => view! { <p class="saved" role="status">{td_string!(locale, reviews.deleted)}</p> }.into_any(),
                     Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
                 })}
             })}
@@ -393,6 +406,7 @@ fn ReviewFormView(shop_id: i64, aspects: Vec<String>, mine: Option<Review>) -> i
 /// `/rankings?type=&area=`: the ten best shops of a type (with enough reviews), city-wide or in one area.
 #[component]
 pub fn RankingsPage() -> impl IntoView {
+    let locale = locale();
     let query = use_query_map();
     let ranking = Resource::new(
         move || {
@@ -403,8 +417,8 @@ pub fn RankingsPage() -> impl IntoView {
     );
     view! {
         <section class="rankings">
-            <h1>"Rankings 榜单"</h1>
-            <Suspense fallback=|| view! { <p>"Loading the ranking…"</p> }>
+            <h1>{td_string!(locale, reviews.rankings_title)}</h1>
+            <Suspense fallback=move || view! { <p>{td_string!(locale, reviews.loading_ranking)}</p> }>
                 {move || Suspend::new(async move {
                     match ranking.await {
                         Ok(r) => {
@@ -415,21 +429,21 @@ pub fn RankingsPage() -> impl IntoView {
                             };
                             let here = r.area.clone();
                             view! {
-                                <nav class="chips" aria-label="Kind of shop">
+                                <nav class="chips" aria-label=td_string!(locale, reviews.kind_of_shop)>
                                     {r.types.iter().map(|(id, name)| view! {
                                         <a class="chip" class:current=*id == type_id href=format!("/rankings?type={id}")>{name.clone()}</a>
                                     }).collect_view()}
                                 </nav>
-                                <nav class="chips" aria-label="Area">
-                                    <a class="chip" class:current=here.is_none() href=area_link(None)>"All of Hangzhou"</a>
+                                <nav class="chips" aria-label=td_string!(locale, reviews.area)>
+                                    <a class="chip" class:current=here.is_none() href=area_link(None)>{td_string!(locale, reviews.all_hangzhou)}</a>
                                     {r.areas.iter().map(|a| view! {
                                         <a class="chip" class:current=here.as_deref() == Some(a.as_str()) href=area_link(Some(a))>{a.clone()}</a>
                                     }).collect_view()}
                                 </nav>
-                                <h2>{format!("{} · {}", r.type_name, r.area.clone().unwrap_or_else(|| "All of Hangzhou".into()))}</h2>
-                                <p class="muted">{format!("The best scores among shops with at least {} reviews.", super::model::MIN_REVIEWS_TO_RANK)}</p>
+                                <h2>{format!("{} · {}", r.type_name, r.area.clone().unwrap_or_else(|| td_string!(locale, reviews.all_hangzhou).into()))}</h2>
+                                <p class="muted">{td_string!(locale, reviews.ranking_rule, min = super::model::MIN_REVIEWS_TO_RANK)}</p>
                                 {if r.shops.is_empty() {
-                                    Either::Left(view! { <p class="muted">"No shop has enough reviews here yet."</p> })
+                                    Either::Left(view! { <p class="muted">{td_string!(locale, reviews.no_shop_ranked)}</p> })
                                 } else {
                                     Either::Right(view! {
                                         <ol class="ranking">
@@ -437,7 +451,7 @@ pub fn RankingsPage() -> impl IntoView {
                                                 <li class="ranked-shop" data-shop-id=rs.shop.id>
                                                     <span class="place">{rs.place}</span>
                                                     <a href=format!("/shops/{}", rs.shop.id)>{rs.shop.name.clone()}</a>
-                                                    <span class="muted">{format!(" {} · {}", score_text(rs.shop.score, rs.shop.reviews), rs.shop.area)}</span>
+                                                    <span class="muted">{format!(" {} · {}", score_text(locale, rs.shop.score, rs.shop.reviews), rs.shop.area)}</span>
                                                 </li>
                                             }).collect_view()}
                                         </ol>
@@ -458,6 +472,7 @@ pub fn RankingsPage() -> impl IntoView {
 /// nothing while no shop has enough reviews to rank.
 #[component]
 pub fn RankingTops() -> impl IntoView {
+    let locale = locale();
     let podiums = Resource::new(|| (), |_| get_podiums());
     view! {
         <Suspense fallback=|| ()>
@@ -467,8 +482,8 @@ pub fn RankingTops() -> impl IntoView {
                     Ok(list) => Some(view! {
                         <section class="home-row ranking-tops" aria-labelledby="ranking-tops-title">
                             <div class="row-head">
-                                <h2 id="ranking-tops-title">"Rankings 榜单"</h2>
-                                <a class="all-rankings" href="/rankings">"All rankings →"</a>
+                                <h2 id="ranking-tops-title">{td_string!(locale, reviews.rankings_title)}</h2>
+                                <a class="all-rankings" href="/rankings">{td_string!(locale, reviews.all_rankings)}</a>
                             </div>
                             <ul class="podiums">
                                 {list.into_iter().map(|p| view! {
@@ -479,7 +494,7 @@ pub fn RankingTops() -> impl IntoView {
                                                 <li class="ranked-shop" data-shop-id=rs.shop.id>
                                                     <span class="place">{rs.place}</span>
                                                     <a href=format!("/shops/{}", rs.shop.id)>{rs.shop.name.clone()}</a>
-                                                    <span class="muted">{format!(" {}", score_text(rs.shop.score, rs.shop.reviews))}</span>
+                                                    <span class="muted">{format!(" {}", score_text(locale, rs.shop.score, rs.shop.reviews))}</span>
                                                 </li>
                                             }).collect_view()}
                                         </ol>
@@ -490,7 +505,7 @@ pub fn RankingTops() -> impl IntoView {
                     }.into_any()),
                     // The rest of the home page still serves: say that this part is missing.
                     Err(e) => Some(view! {
-                        <p class="muted home-row-error">{format!("The rankings cannot be shown just now: {e}")}</p>
+                        <p class="muted home-row-error">{td_string!(locale, reviews.rankings_unavailable, error = e)}</p>
                     }.into_any()),
                 }
             })}

@@ -9,13 +9,14 @@ use crate::catalog::api::{list_shop_types, shop_for_edit};
 use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
 use crate::catalog::pages::{FavouriteButton, RecentlyViewed, SearchBox, VoucherShell};
 use crate::geo::map::NearbyMap;
-use crate::geo::model::{GeoPoint, NearbyShop, format_distance};
+use crate::geo::model::{GeoPoint, NearbyShop};
 use crate::geo::pages::BestNearRow;
 use crate::orders::api::buy_voucher;
 use crate::orders::model::order_code;
 use crate::reviews::pages::{RankingTops, ShopReviews};
 use crate::seckill::pages::{FlashSaleCard, SalesNowStrip};
 use crate::shared::error::AppError;
+use crate::shared::i18n::{distance, locale, td_string};
 use crate::social::pages::ShopNotes;
 use crate::ui::{
     FieldError, FormError, NO_PICTURE, PhotoUpload, busy, error_notice, error_view, id_param, id_resource, yuan,
@@ -25,6 +26,7 @@ use crate::ui::{
 /// shops they viewed lately, the rankings' tops, and the shop-type tiles.
 #[component]
 pub fn HomePage() -> impl IntoView {
+    let locale = locale();
     let types = Resource::new(|| (), |_| list_shop_types());
     // Where closing an account lands, and where "Best rated near you" looks (the browser's location, else
     // the business area chosen).
@@ -34,20 +36,20 @@ pub fn HomePage() -> impl IntoView {
     });
     view! {
         {closed.then(|| view! {
-            <p class="notice-banner" role="status">"Your account is closed and you are logged out. Thank you for using Haodian."</p>
+            <p class="notice-banner" role="status">{td_string!(locale, storefront.account_closed)}</p>
         })}
         <section class="hero">
-            <h1>"好店 Haodian"</h1>
-            <p>"Find good shops nearby, grab flash-sale coupons, and share what you liked."</p>
+            <h1>{td_string!(locale, storefront.hero_title)}</h1>
+            <p>{td_string!(locale, storefront.hero_tagline)}</p>
             <SearchBox value=String::new()/>
-            <p><a class="nearby-link" href="/nearby">"Shops near me →"</a> " · " <a href="/checkin">"Daily check-in"</a>
-                " · " <a class="rankings-link" href="/rankings">"Rankings 榜单"</a></p>
+            <p><a class="nearby-link" href="/nearby">{td_string!(locale, storefront.nearby_link)}</a> " · " <a href="/checkin">{td_string!(locale, storefront.checkin_link)}</a>
+                " · " <a class="rankings-link" href="/rankings">{td_string!(locale, storefront.rankings_link)}</a></p>
         </section>
         <SalesNowStrip/>
         <BestNearRow near lon lat/>
         <RecentlyViewed/>
         <RankingTops/>
-        <Suspense fallback=|| view! { <p>"Loading categories…"</p> }>
+        <Suspense fallback=move || view! { <p>{td_string!(locale, storefront.loading_categories)}</p> }>
             {move || Suspend::new(async move {
                 match types.await {
                     Ok(types) => view! {
@@ -57,7 +59,7 @@ pub fn HomePage() -> impl IntoView {
                                     <a class="type-tile" href=format!("/types/{}", t.id) data-type-id=t.id>
                                         <span class="icon">{t.icon}</span>
                                         <span class="name">{t.name}</span>
-                                        <span class="count">{format!("{} shops", t.shop_count)}</span>
+                                        <span class="count">{td_string!(locale, storefront.type_shop_count, n = t.shop_count)}</span>
                                     </a>
                                 </li>
                             }).collect_view()}
@@ -73,9 +75,10 @@ pub fn HomePage() -> impl IntoView {
 /// `/shops/:id`.
 #[component]
 pub fn ShopDetailPage() -> impl IntoView {
-    let data = id_resource("Shop", id_param()(), || 0, get_shop_page);
+    let locale = locale();
+    let data = id_resource(td_string!(locale, storefront.shop), id_param()(), || 0, get_shop_page);
     view! {
-        <Suspense fallback=|| view! { <p>"Loading shop…"</p> }>
+        <Suspense fallback=move || view! { <p>{td_string!(locale, storefront.loading_shop)}</p> }>
             {move || Suspend::new(async move {
                 match data.await {
                     Ok(page) => view! { <ShopDetails page/> }.into_any(),
@@ -101,6 +104,7 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
         server_now_ms,
         similar,
     } = page;
+    let locale = locale();
     let id = shop.id;
     let centre = GeoPoint { lon: shop.longitude, lat: shop.latitude };
     // Each column a type of its own: the page's view type is otherwise deeper than the compiler's limit.
@@ -109,20 +113,20 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
             <h1 class="shop-title">{shop.name.clone()}</h1>
             <p class="muted">{format!("{} · {}", shop.type_name, shop.area)}</p>
             <dl class="facts">
-                <dt>"Score"</dt><dd class="shop-score">{score_text(shop.score, shop.reviews)}</dd>
-                <dt>"Per person"</dt><dd class="shop-price">{yuan(shop.avg_price_cents)}</dd>
-                <dt>"Address"</dt><dd class="shop-address">{shop.address.clone()}</dd>
-                <dt>"Hours"</dt><dd>{shop.open_hours.clone()}</dd>
-                <dt>"Sold"</dt><dd class="shop-sold">{shop.sold}</dd>
+                <dt>{td_string!(locale, storefront.fact_score)}</dt><dd class="shop-score">{score_text(locale, shop.score, shop.reviews)}</dd>
+                <dt>{td_string!(locale, storefront.fact_per_person)}</dt><dd class="shop-price">{yuan(shop.avg_price_cents)}</dd>
+                <dt>{td_string!(locale, storefront.fact_address)}</dt><dd class="shop-address">{shop.address.clone()}</dd>
+                <dt>{td_string!(locale, storefront.fact_hours)}</dt><dd>{shop.open_hours.clone()}</dd>
+                <dt>{td_string!(locale, storefront.fact_sold)}</dt><dd class="shop-sold">{shop.sold}</dd>
             </dl>
             {favourite.map(|f| view! {
                 <FavouriteButton shop_id=id name=shop.name.clone() saved=f.saved count=Some(f.count)/>
             })}
-            <p class="uv"><strong class="uv-today">{visitors_today}</strong>" visitors today"</p>
-            <h2>"Coupons"</h2>
+            <p class="uv"><strong class="uv-today">{visitors_today}</strong>{td_string!(locale, storefront.visitors_today)}</p>
+            <h2>{td_string!(locale, storefront.coupons)}</h2>
             {coupons_unavailable.then(|| view! {
                 <p class="notice coupons-unavailable" role="status">
-                    "The coupons can't be listed right now. Please try again in a moment."
+                    {td_string!(locale, storefront.coupons_unavailable)}
                 </p>
             })}
             <ul class="vouchers">
@@ -168,14 +172,15 @@ fn ShopSide(
     visitors_week: Vec<(String, u64)>,
     similar: Vec<NearbyShop>,
 ) -> impl IntoView {
+    let locale = locale();
     view! {
         <div class="shop-side">
             {is_owner.then(|| view! {
                 <section class="owner-panel">
-                    <a class="edit-link" href=format!("/shops/{id}/edit")>"Edit this shop"</a>
+                    <a class="edit-link" href=format!("/shops/{id}/edit")>{td_string!(locale, storefront.edit_link)}</a>
                     " · "
-                    <a class="sales-link" href=format!("/shops/{id}/sales")>"Flash sales"</a>
-                    <h2>"Visitors, last 7 days"</h2>
+                    <a class="sales-link" href=format!("/shops/{id}/sales")>{td_string!(locale, storefront.sales_link)}</a>
+                    <h2>{td_string!(locale, storefront.visitors_week)}</h2>
                     // Explicit <tbody>: the HTML parser inserts one anyway, and hydration must match the DOM.
                     <table class="uv-week">
                         <tbody>
@@ -185,12 +190,12 @@ fn ShopSide(
                 </section>
             })}
             <section class="shop-where" aria-labelledby="where-title">
-                <h2 id="where-title">"Where"</h2>
+                <h2 id="where-title">{td_string!(locale, storefront.where_title)}</h2>
                 <NearbyMap center=centre shops=similar.clone() first_number=1 around=shop_name/>
             </section>
             {(!similar.is_empty()).then(|| view! {
                 <section class="similar" aria-labelledby="similar-title">
-                    <h2 id="similar-title">"Similar shops nearby"</h2>
+                    <h2 id="similar-title">{td_string!(locale, storefront.similar_title)}</h2>
                     <ol class="similar-list">
                         {similar.into_iter().enumerate().map(|(i, n)| view! {
                             <li class="shop-row" data-shop-id=n.shop.id>
@@ -198,9 +203,9 @@ fn ShopSide(
                                 <div>
                                     <a class="shop-name" href=format!("/shops/{}", n.shop.id)>{n.shop.name.clone()}</a>
                                     <p class="muted">
-                                        {score_text(n.shop.score, n.shop.reviews)}<br/>
-                                        <span class="distance">{format_distance(n.distance_m)}</span>
-                                        " · "{yuan(n.shop.avg_price_cents)}" / person"
+                                        {score_text(locale, n.shop.score, n.shop.reviews)}<br/>
+                                        <span class="distance">{distance(locale, n.distance_m)}</span>
+                                        " · "{yuan(n.shop.avg_price_cents)}{td_string!(locale, storefront.per_person_suffix)}
                                     </p>
                                 </div>
                             </li>
@@ -228,22 +233,23 @@ fn VoucherCard(v: VoucherView, shop_id: i64) -> impl IntoView {
 /// "Buy", replaced by the order it created (or why not).
 #[island]
 fn BuyButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
+    let locale = locale();
     let buy = Action::new(move |vid: &i64| buy_voucher(*vid));
     move || match buy.value().get() {
         Some(Ok(order_id)) => EitherOf3::A(view! {
             <p class="buy-result ok" role="status" data-order-id=order_id>
-                {format!("Order {} created — ", order_code(order_id))} <a href="/orders">"pay in My orders"</a>
+                {td_string!(locale, storefront.order_created, code = order_code(order_id))} <a href="/orders">{td_string!(locale, storefront.pay_in_my_orders)}</a>
             </p>
         }),
         Some(Err(AppError::LoginRequired)) => EitherOf3::B(view! {
             <p class="buy-result" role="status">
-                "Log in first. " <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>
+                {td_string!(locale, storefront.log_in_first)} <a href=format!("/login?next=/shops/{shop_id}")>{td_string!(locale, storefront.log_in)}</a>
             </p>
         }),
         other => EitherOf3::C(view! {
             <button class="buy-button" disabled=move || buy.pending().get() aria-busy=move || busy(buy.pending().get())
                 on:click=move |_| { if !buy.pending().get_untracked() { buy.dispatch(voucher_id); } }>
-                "Buy"
+                {td_string!(locale, storefront.buy)}
             </button>
             {other.and_then(Result::err).map(|e| view! { <p class="buy-result" role="alert">{e.to_string()}</p> })}
         }),
@@ -254,17 +260,18 @@ fn BuyButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
 /// are named `form[…]`, the server functions' [`ShopForm`] argument; ids stay plain for labels and tests.
 #[component]
 fn ShopFields(shop: Option<Shop>, error: Signal<Option<AppError>>) -> impl IntoView {
+    let locale = locale();
     let s = shop.unwrap_or_default();
     let price = if s.id == 0 { String::new() } else { format!("{:.2}", s.avg_price_cents as f64 / 100.0) };
     let (lon, lat) =
         if s.id == 0 { (String::new(), String::new()) } else { (s.longitude.to_string(), s.latitude.to_string()) };
     let inputs = [
-        ("name", "Name", s.name),
-        ("address", "Address", s.address),
-        ("longitude", "Longitude", lon),
-        ("latitude", "Latitude", lat),
-        ("avg_price", "Average price per person (yuan)", price),
-        ("open_hours", "Opening hours", s.open_hours),
+        ("name", td_string!(locale, storefront.field_name), s.name),
+        ("address", td_string!(locale, storefront.field_address), s.address),
+        ("longitude", td_string!(locale, storefront.field_longitude), lon),
+        ("latitude", td_string!(locale, storefront.field_latitude), lat),
+        ("avg_price", td_string!(locale, storefront.field_avg_price), price),
+        ("open_hours", td_string!(locale, storefront.field_open_hours), s.open_hours),
     ];
     view! {
         {inputs.into_iter().map(|(field, label, value)| view! {
@@ -275,7 +282,7 @@ fn ShopFields(shop: Option<Shop>, error: Signal<Option<AppError>>) -> impl IntoV
             </div>
         }).collect_view()}
         <div class="form-row">
-            <label for="images">"Pictures (one address per line)"</label>
+            <label for="images">{td_string!(locale, storefront.field_images)}</label>
             <textarea id="images" name="form[images]" rows="3">{s.images.join("\n")}</textarea>
             <FieldError error field="images"/>
         </div>
@@ -293,33 +300,34 @@ pub fn EditShopPage() -> impl IntoView {
 /// The edit and remove forms of shop `id`, filled from what is stored.
 #[island(lazy)]
 fn EditShopForm(id: Option<i64>) -> impl IntoView {
-    let data = id_resource("Shop", id, || 0, shop_for_edit);
+    let locale = locale();
+    let data = id_resource(td_string!(locale, storefront.shop), id, || 0, shop_for_edit);
     let action = ServerAction::<UpdateShop>::new();
     let remove = ServerAction::<RemoveShop>::new();
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
     view! {
         <section class="auth-card wide">
-            <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+            <Suspense fallback=move || view! { <p>{td_string!(locale, storefront.loading)}</p> }>
                 {move || Suspend::new(async move {
                     match data.await {
                         Ok(shop) => {
                             let sid = shop.id;
                             view! {
-                            <h1>"Edit shop"</h1>
+                            <h1>{td_string!(locale, storefront.edit_shop)}</h1>
                             <ActionForm action=action>
                                 <input type="hidden" name="id" value=sid/>
                                 <ShopFields shop=Some(shop) error/>
-                                <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>"Save"</button>
+                                <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>{td_string!(locale, storefront.save)}</button>
                             </ActionForm>
                             {move || matches!(action.value().get(), Some(Ok(_))).then(|| view! {
-                                <p class="saved" role="status">"Saved. " <a href=format!("/shops/{}", sid)>"View the shop"</a></p>
+                                <p class="saved" role="status">{td_string!(locale, storefront.saved)} <a href=format!("/shops/{}", sid)>{td_string!(locale, storefront.view_shop)}</a></p>
                             })}
                             <ActionForm action=remove attr:class="remove-shop">
                                 <input type="hidden" name="id" value=sid/>
-                                <button type="submit" class="danger">"Remove this shop"</button>
+                                <button type="submit" class="danger">{td_string!(locale, storefront.remove_shop)}</button>
                             </ActionForm>
                             {move || remove.value().get().map(|r| match r {
-                                Ok(()) => view! { <p class="saved" role="status">"Removed. " <a href="/">"Home"</a></p> }.into_any(),
+                                Ok(()) => view! { <p class="saved" role="status">{td_string!(locale, storefront.removed)} <a href="/">{td_string!(locale, storefront.home)}</a></p> }.into_any(),
                                 Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
                             })}
                         }
@@ -327,9 +335,9 @@ fn EditShopForm(id: Option<i64>) -> impl IntoView {
                         },
                         Err(e @ (AppError::LoginRequired | AppError::Forbidden)) => error_notice(
                             e,
-                            "edit your shop",
+                            td_string!(locale, storefront.edit_your_shop),
                             format!("/shops/{}/edit", id.unwrap_or_default()),
-                            "You can only edit your own shops.",
+                            td_string!(locale, storefront.only_your_shops),
                         ),
                         Err(e) => error_view(e),
                     }
@@ -342,14 +350,15 @@ fn EditShopForm(id: Option<i64>) -> impl IntoView {
 /// `/shops/new`: a merchant opens a shop (it appears in its category and in nearby search at once).
 #[island(lazy)]
 pub fn NewShopPage() -> impl IntoView {
+    let locale = locale();
     let action = ServerAction::<OpenShop>::new();
     let error = Signal::derive(move || action.value().get().and_then(Result::err));
     let types = Resource::new(|| (), |_| list_shop_types());
     view! {
         <section class="auth-card wide">
-            <h1>"Open a shop"</h1>
+            <h1>{td_string!(locale, storefront.open_shop_title)}</h1>
             <ActionForm action=action>
-                <label for="type_id">"Kind of shop"</label>
+                <label for="type_id">{td_string!(locale, storefront.kind_of_shop)}</label>
                 <Suspense fallback=|| view! { <select id="type_id" name="type_id"></select> }>
                     {move || Suspend::new(async move {
                         let list = types.await.unwrap_or_default();
@@ -361,10 +370,10 @@ pub fn NewShopPage() -> impl IntoView {
                     })}
                 </Suspense>
                 <ShopFields shop=None error/>
-                <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>"Open the shop"</button>
+                <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>{td_string!(locale, storefront.open_shop_button)}</button>
             </ActionForm>
             {move || action.value().get().and_then(Result::ok).map(|id| view! {
-                <p class="saved" role="status">"Opened. " <a href=format!("/shops/{id}")>"View the shop"</a></p>
+                <p class="saved" role="status">{td_string!(locale, storefront.opened)} <a href=format!("/shops/{id}")>{td_string!(locale, storefront.view_shop)}</a></p>
             })}
         </section>
     }
