@@ -6,7 +6,7 @@ use std::time::Duration;
 use app::sale::inventory::{self, GrabCode};
 use app::seckill::service::{self, SeckillError};
 use app::shared::clock::now_ms;
-use app::shared::error::AppError;
+use app::shared::error::{AppError, Thing};
 use app::testing::{expires_at, sale_end_ms, seed_flash_sale, seed_users, test_state};
 use app::web::state::AppState;
 use sqlx::PgPool;
@@ -133,14 +133,14 @@ async fn before_start_after_end_and_unknown_sale_each_answer_clearly_and_write_n
         .unwrap();
 
     let answers = [
-        (1, GrabCode::NotStarted, "The sale has not started yet."),
-        (2, GrabCode::Ended, "The sale has ended."),
-        (999, GrabCode::NoSuchSale, "Flash sale not found."),
+        (1, GrabCode::NotStarted, AppError::invalid("grab", "The sale has not started yet.")),
+        (2, GrabCode::Ended, AppError::invalid("grab", "The sale has ended.")),
+        (999, GrabCode::NoSuchSale, AppError::NotFound(Thing::FlashSale)),
     ];
-    for (vid, code, message) in answers {
+    for (vid, code, answer) in answers {
         let err = service::grab(&state, user, vid, "10.0.0.2").await.expect_err("refused");
         assert!(matches!(err, SeckillError::Refused(c) if c == code), "voucher {vid}: {err:?}");
-        assert_eq!(AppError::from(err).to_string(), message);
+        assert_eq!(AppError::from(err), answer);
     }
     assert_eq!(AppError::from(SeckillError::Refused(GrabCode::NoSuchSale)).status_code(), 404);
     assert_eq!(AppError::from(SeckillError::Refused(GrabCode::NotStarted)).status_code(), 400);

@@ -10,7 +10,7 @@ use super::model::{
     Favourites, Listing, MIN_SCORES, PRICE_BANDS, Page, ShopFilter, ShopSort, ShopSummary, VoucherView,
     page_from_query, score_text,
 };
-use crate::shared::error::AppError;
+use crate::shared::error::{AppError, Thing};
 use crate::shared::i18n::{locale, td_string};
 use crate::ui::{NO_PICTURE, Pager, error_view, yuan};
 
@@ -160,7 +160,7 @@ pub fn CategoryPage() -> impl IntoView {
     let data = Resource::new(key, move |(id, sort, filter, page)| async move {
         match id {
             Some(id) => list_shops(id, sort.as_query().to_string(), filter, page).await,
-            None => Err(AppError::NotFound(td_string!(locale, catalog.category).into())),
+            None => Err(AppError::NotFound(Thing::Category)),
         }
     });
     view! {

@@ -18,7 +18,7 @@ use crate::platform::config::Config;
 use crate::platform::keys::Keys;
 use crate::platform::redis_conn::Redis;
 use crate::shared::clock;
-use crate::shared::error::AppError;
+use crate::shared::error::{AppError, Thing};
 use crate::web::state::AppState;
 use sqlx::PgPool;
 
@@ -113,9 +113,9 @@ impl std::ops::Deref for ShopCache {
 impl From<CatalogError> for AppError {
     fn from(e: CatalogError) -> Self {
         match e {
-            CatalogError::ShopNotFound(_) => AppError::NotFound("Shop".into()),
-            CatalogError::CouponNotFound => AppError::NotFound("Coupon".into()),
-            CatalogError::TypeNotFound(_) => AppError::NotFound("Category".into()),
+            CatalogError::ShopNotFound(_) => AppError::NotFound(Thing::Shop),
+            CatalogError::CouponNotFound => AppError::NotFound(Thing::Coupon),
+            CatalogError::TypeNotFound(_) => AppError::NotFound(Thing::Category),
             CatalogError::Invalid(app) => app,
             CatalogError::LoginRequired => AppError::LoginRequired,
             CatalogError::Forbidden(_) => AppError::Forbidden,

@@ -3,7 +3,7 @@
 use super::model::{INBOX_PAGE, Inbox, Notice, NoticeKind};
 use super::store;
 use crate::platform::backend::BackendError;
-use crate::shared::error::AppError;
+use crate::shared::error::{AppError, Thing};
 use crate::web::state::AppState;
 
 /// What can go wrong; converted to [`AppError`] at the edge.
@@ -22,7 +22,7 @@ crate::backend_errors!(InboxError);
 impl From<InboxError> for AppError {
     fn from(e: InboxError) -> Self {
         match e {
-            InboxError::NotFound => AppError::NotFound("Notice".into()),
+            InboxError::NotFound => AppError::NotFound(Thing::Notice),
             InboxError::Backend(e) => e.into(),
         }
     }

@@ -16,7 +16,7 @@ use crate::reviews::model::Viewer;
 use crate::reviews::pages::ReviewItem;
 use crate::seckill::model::{ConsoleSale, SaleState};
 use crate::shared::clock::{date_of, format_local, iso_day};
-use crate::shared::error::AppError;
+use crate::shared::error::{AppError, Thing};
 use crate::shared::i18n::{Locale, locale, td_string};
 use crate::shared::money::{DEFAULT_VALID_DAYS, VALIDITY_DAYS};
 use crate::ui::chart::{Chart, Day, daily_bars, funnel, short_day};
@@ -155,7 +155,7 @@ fn ShopCardView(shop: ShopCard) -> impl IntoView {
 pub fn ShopReportPage() -> impl IntoView {
     let locale = locale();
     let id = id_param();
-    let report = id_resource("Shop", id(), || 0, get_shop_report);
+    let report = id_resource(Thing::Shop, id(), || 0, get_shop_report);
     view! {
         <section class="console">
             <Suspense fallback=move || view! { <p>{td_string!(locale, merchant.loading_report)}</p> }>
@@ -228,7 +228,7 @@ fn CouponsConsole(id: Option<i64>) -> impl IntoView {
     let clone = ServerAction::<CloneSale>::new();
     let version =
         move || save.version().get() + toggle.version().get() + cancel.version().get() + clone.version().get();
-    let page = id_resource("Shop", id, version, get_coupons_page);
+    let page = id_resource(Thing::Shop, id, version, get_coupons_page);
     let id = move || id;
     let editing = RwSignal::new(None::<Coupon>);
     Effect::new(move |_| {
@@ -461,7 +461,7 @@ pub fn OrdersConsolePage() -> impl IntoView {
         |(id, filter, before)| async move {
             match id {
                 Some(id) => shop_orders(id, filter, before).await,
-                None => Err(AppError::NotFound("Shop".into())),
+                None => Err(AppError::NotFound(Thing::Shop)),
             }
         },
     );
@@ -615,7 +615,7 @@ pub fn SaleConsolePage() -> impl IntoView {
 fn SaleConsole(id: Option<i64>) -> impl IntoView {
     let locale = locale();
     let tick = RwSignal::new(0usize);
-    let funnel_data = id_resource("Flash sale", id, move || tick.get(), get_sale_funnel);
+    let funnel_data = id_resource(Thing::FlashSale, id, move || tick.get(), get_sale_funnel);
     let id = move || id;
     // Grabs per second, from the attempt counts of the last two answers on the server's clock.
     let last = StoredValue::new(None::<(i64, i64)>);

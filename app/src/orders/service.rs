@@ -14,7 +14,7 @@ use crate::platform::backend::BackendError;
 use crate::platform::kafka::{self, DueCheck, ORDERS_CLOSE_DELAY, ORDERS_EXPIRE_DELAY, OrderCreated};
 use crate::sale::inventory;
 use crate::shared::clock;
-use crate::shared::error::AppError;
+use crate::shared::error::{AppError, Thing};
 use crate::shared::money::{VALIDITY_DAYS, yuan_amount};
 use crate::web::state::AppState;
 
@@ -55,8 +55,8 @@ crate::backend_errors!(OrderError);
 impl From<OrderError> for AppError {
     fn from(e: OrderError) -> Self {
         match e {
-            OrderError::NotFound => AppError::NotFound("Order".into()),
-            OrderError::VoucherNotFound => AppError::NotFound("Coupon".into()),
+            OrderError::NotFound => AppError::NotFound(Thing::Order),
+            OrderError::VoucherNotFound => AppError::NotFound(Thing::Coupon),
             OrderError::CodeUnknown => {
                 AppError::invalid("code", "No coupon of your shops has this code. Check the digits and try again.")
             }

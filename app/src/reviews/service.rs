@@ -16,7 +16,7 @@ use crate::inbox::model::NoticeKind;
 use crate::inbox::service::{self as inbox, News};
 use crate::orders::service::{self as orders, OrderError};
 use crate::platform::backend::BackendError;
-use crate::shared::error::AppError;
+use crate::shared::error::{AppError, Thing};
 use crate::shared::moderation::{Decision, Report, Tally};
 use crate::shared::text::{FreeText, TextRule};
 use crate::web::state::AppState;
@@ -52,7 +52,7 @@ crate::backend_errors!(ReviewError, Catalog, Orders);
 impl From<ReviewError> for AppError {
     fn from(e: ReviewError) -> Self {
         match e {
-            ReviewError::NotFound => AppError::NotFound("Review".into()),
+            ReviewError::NotFound => AppError::NotFound(Thing::Review),
             ReviewError::OwnShop => AppError::invalid("review", "You run this shop, so you cannot review it."),
             ReviewError::OwnReview => AppError::invalid("helpful", "You cannot vote for your own review."),
             ReviewError::Invalid(e) => e,

@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use futures::{FutureExt, StreamExt};
 use tokio::sync::watch;
 
-use crate::shared::error::AppError;
+use crate::shared::error::{AppError, Thing};
 use crate::web::state::AppState;
 
 /// The shortest gap between two updates of one stream (five a second).
@@ -55,7 +55,7 @@ pub async fn stock_events(State(state): State<AppState>, Query(q): Query<Sales>)
         Err(e) => return e.into_response(),
     };
     if existing.is_empty() {
-        return AppError::NotFound("Flash sale".into()).into_response();
+        return AppError::NotFound(Thing::FlashSale).into_response();
     }
     let rxs: Vec<(i64, watch::Receiver<Option<i64>>)> =
         existing.iter().map(|id| (*id, state.live_stock.watch(*id))).collect();

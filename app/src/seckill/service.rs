@@ -6,7 +6,7 @@
 use super::model::{GrabCode, PUZZLE_FIELD};
 use crate::catalog::service::CatalogError;
 use crate::platform::backend::BackendError;
-use crate::shared::error::AppError;
+use crate::shared::error::{AppError, Thing};
 
 /// Why a grab or a sale change did not happen; converted to [`AppError`] at the server-function edge.
 #[derive(Debug, thiserror::Error)]
@@ -65,7 +65,7 @@ crate::backend_errors!(SeckillError, Catalog, Orders);
 impl From<SeckillError> for AppError {
     fn from(e: SeckillError) -> Self {
         match e {
-            SeckillError::Refused(GrabCode::NoSuchSale) => AppError::NotFound("Flash sale".into()),
+            SeckillError::Refused(GrabCode::NoSuchSale) => AppError::NotFound(Thing::FlashSale),
             // Its own field, so the page knows to show the puzzle (again).
             SeckillError::Refused(GrabCode::NeedsPuzzle) => {
                 AppError::invalid(PUZZLE_FIELD, GrabCode::NeedsPuzzle.message())

@@ -4,7 +4,7 @@ use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
 
-use crate::shared::i18n::{locale, td_string};
+use crate::shared::i18n::{Locale, locale, td_string};
 
 /// What went wrong, phrased for the person using the site. Internal details stay in the server log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,7 +18,7 @@ pub enum AppError {
     /// Logged in, but not allowed to do this.
     Forbidden,
     /// The thing asked for does not exist.
-    NotFound(String),
+    NotFound(Thing),
     /// Slowed down: too many attempts.
     TooManyRequests { message: String, retry_after_secs: u64 },
     /// The grab's gate is full this instant (more arrivals than the back end takes); nothing was tried, and
@@ -46,8 +46,9 @@ impl std::fmt::Display for AppError {
             }
             Self::LoginRequired => f.write_str(td_string!(locale, common.error_login_required)),
             Self::Forbidden => f.write_str(td_string!(locale, common.error_forbidden)),
-            // Worded by whoever names the thing, which is still in English (see the error messages).
-            Self::NotFound(what) => write!(f, "{what} not found."),
+            Self::NotFound(thing) => {
+                f.write_str(&td_string!(locale, common.error_not_found, what = thing.name(locale)))
+            }
             Self::Busy { .. } => f.write_str(td_string!(locale, common.error_busy)),
             Self::Internal => f.write_str(td_string!(locale, common.error_internal)),
             Self::Transport(cause) => f.write_str(&td_string!(locale, common.error_transport, cause = cause)),
@@ -56,6 +57,49 @@ impl std::fmt::Display for AppError {
 }
 
 impl std::error::Error for AppError {}
+
+/// What a "not found" is about: a closed list, so the page names it in its own language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Thing {
+    /// A shop.
+    Shop,
+    /// A shop category.
+    Category,
+    /// A coupon.
+    Coupon,
+    /// A flash sale.
+    FlashSale,
+    /// A note.
+    Note,
+    /// A notice in the inbox.
+    Notice,
+    /// An order.
+    Order,
+    /// A page of the site.
+    Page,
+    /// A review.
+    Review,
+    /// A person.
+    User,
+}
+
+impl Thing {
+    /// Its name in `locale`, as a sentence's subject: "Shop", "商户".
+    pub fn name(self, locale: Locale) -> &'static str {
+        match self {
+            Self::Shop => td_string!(locale, common.thing_shop),
+            Self::Category => td_string!(locale, common.thing_category),
+            Self::Coupon => td_string!(locale, common.thing_coupon),
+            Self::FlashSale => td_string!(locale, common.thing_flash_sale),
+            Self::Note => td_string!(locale, common.thing_note),
+            Self::Notice => td_string!(locale, common.thing_notice),
+            Self::Order => td_string!(locale, common.thing_order),
+            Self::Page => td_string!(locale, common.thing_page),
+            Self::Review => td_string!(locale, common.thing_review),
+            Self::User => td_string!(locale, common.thing_user),
+        }
+    }
+}
 
 impl AppError {
     /// Shorthand for a field-level validation error.

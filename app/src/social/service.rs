@@ -8,7 +8,7 @@ use super::store;
 use crate::inbox::model::NoticeKind;
 use crate::inbox::service::{self as inbox, News};
 use crate::platform::backend::BackendError;
-use crate::shared::error::AppError;
+use crate::shared::error::{AppError, Thing};
 use crate::shared::moderation::{Decision, Report, Tally};
 use crate::shared::text::{FreeText, TextRule};
 use crate::web::state::AppState;
@@ -23,8 +23,8 @@ pub enum SocialError {
     #[error("note not found")]
     NoteNotFound,
     /// No such shop or user.
-    #[error("{0} not found")]
-    NotFound(&'static str),
+    #[error("{0:?} not found")]
+    NotFound(Thing),
     /// Following oneself.
     #[error("cannot follow oneself")]
     SelfFollow,
@@ -47,8 +47,8 @@ crate::backend_errors!(SocialError);
 impl From<SocialError> for AppError {
     fn from(e: SocialError) -> Self {
         match e {
-            SocialError::NoteNotFound => AppError::NotFound("Note".into()),
-            SocialError::NotFound(what) => AppError::NotFound(what.into()),
+            SocialError::NoteNotFound => AppError::NotFound(Thing::Note),
+            SocialError::NotFound(thing) => AppError::NotFound(thing),
             SocialError::SelfFollow => AppError::invalid("follow", "You cannot follow yourself."),
             SocialError::Invalid(e) => e,
             SocialError::QuotaReached => AppError::invalid(
@@ -64,7 +64,7 @@ impl From<SocialError> for AppError {
 /// Writes a note about a shop and pushes it into every follower's inbox.
 pub async fn write_note(state: &AppState, author: i64, shop_id: i64, note: NewNote) -> Result<i64, SocialError> {
     let store::StoredNote { id, created_ms } =
-        store::insert_note(state.postgres()?, author, shop_id, &note).await?.ok_or(SocialError::NotFound("Shop"))?;
+        store::insert_note(state.postgres()?, author, shop_id, &note).await?.ok_or(SocialError::NotFound(Thing::Shop))?;
     let followers = store::followers(state.postgres()?, author).await?;
     store::push_to_feeds(&state.redis, &state.keys, &followers, id, created_ms).await?;
     Ok(id)
@@ -203,7 +203,7 @@ pub async fn set_follow(state: &AppState, user_id: i64, target: i64, on: bool) -
         return Err(SocialError::SelfFollow);
     }
     if store::people(state.postgres()?, &[target]).await?.is_empty() {
-        return Err(SocialError::NotFound("User"));
+        return Err(SocialError::NotFound(Thing::User));
     }
     if on {
         if store::follow(state.postgres()?, user_id, target).await?
@@ -248,7 +248,7 @@ pub async fn uploaded_by(state: &AppState, address: &str, user_id: i64) -> Resul
 /// A profile as `viewer` sees it: counts, whether they follow, and the people both follow.
 pub async fn profile(state: &AppState, user_id: i64, viewer: Option<i64>) -> Result<Profile, SocialError> {
     let person =
-        store::people(state.postgres()?, &[user_id]).await?.into_iter().next().ok_or(SocialError::NotFound("User"))?;
+        store::people(state.postgres()?, &[user_id]).await?.into_iter().next().ok_or(SocialError::NotFound(Thing::User))?;
     let store::FollowCounts { followers, following } = store::follow_counts(state.postgres()?, user_id).await?;
     let (common, followed_by_me) = match viewer.filter(|v| *v != user_id) {
         Some(v) => {

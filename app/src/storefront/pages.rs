@@ -15,7 +15,7 @@ use crate::orders::api::buy_voucher;
 use crate::orders::model::order_code;
 use crate::reviews::pages::{RankingTops, ShopReviews};
 use crate::seckill::pages::{FlashSaleCard, SalesNowStrip};
-use crate::shared::error::AppError;
+use crate::shared::error::{AppError, Thing};
 use crate::shared::i18n::{distance, locale, td_string};
 use crate::social::pages::ShopNotes;
 use crate::ui::{
@@ -76,7 +76,7 @@ pub fn HomePage() -> impl IntoView {
 #[component]
 pub fn ShopDetailPage() -> impl IntoView {
     let locale = locale();
-    let data = id_resource(td_string!(locale, storefront.shop), id_param()(), || 0, get_shop_page);
+    let data = id_resource(Thing::Shop, id_param()(), || 0, get_shop_page);
     view! {
         <Suspense fallback=move || view! { <p>{td_string!(locale, storefront.loading_shop)}</p> }>
             {move || Suspend::new(async move {
@@ -301,7 +301,7 @@ pub fn EditShopPage() -> impl IntoView {
 #[island(lazy)]
 fn EditShopForm(id: Option<i64>) -> impl IntoView {
     let locale = locale();
-    let data = id_resource(td_string!(locale, storefront.shop), id, || 0, shop_for_edit);
+    let data = id_resource(Thing::Shop, id, || 0, shop_for_edit);
     let action = ServerAction::<UpdateShop>::new();
     let remove = ServerAction::<RemoveShop>::new();
     let error = Signal::derive(move || action.value().get().and_then(Result::err));

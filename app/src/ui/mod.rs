@@ -7,7 +7,7 @@ use leptos::prelude::*;
 #[cfg(feature = "hydrate")]
 use std::time::Duration;
 
-use crate::shared::error::AppError;
+use crate::shared::error::{AppError, Thing};
 use crate::shared::i18n::{Locale, locale, td_string};
 
 /// What a shop without a picture shows (a neutral tile the size of a seeded picture, 640 × 400).
@@ -88,7 +88,7 @@ pub fn id_param() -> impl Fn() -> Option<i64> + Copy + Send + Sync + 'static {
 /// A resource keyed on `id` (the URL's, which the page passes in) and on `version` (bumped to fetch again);
 /// no id is "`what` not found" without asking the server.
 pub fn id_resource<T, Fut>(
-    what: &'static str,
+    what: Thing,
     id: Option<i64>,
     version: impl Fn() -> usize + Send + Sync + 'static,
     fetch: fn(i64) -> Fut,
@@ -100,7 +100,7 @@ where
     Resource::new(version, move |_| async move {
         match id {
             Some(id) => fetch(id).await,
-            None => Err(AppError::NotFound(what.into())),
+            None => Err(AppError::NotFound(what)),
         }
     })
 }
@@ -139,7 +139,7 @@ pub fn field_value(id: &str) -> String {
 /// A 404 page for a missing thing, else the message.
 pub fn error_view(e: AppError) -> AnyView {
     match e {
-        AppError::NotFound(what) => view! { <NotFound message=format!("{what} not found.")/> }.into_any(),
+        e @ AppError::NotFound(_) => view! { <NotFound message=e.to_string()/> }.into_any(),
         other => view! { <p class="form-error">{other.to_string()}</p> }.into_any(),
     }
 }
