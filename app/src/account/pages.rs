@@ -6,6 +6,7 @@ use super::api::{ChangePassword, CloseAccount, LogOutOthers, UpdateProfile, my_a
 use super::model::{AccountSettings, CONFIRM_FIELD, CURRENT_PASSWORD_FIELD, Device};
 use crate::shared::clock::format_local;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_view, go};
 
 /// `/me`.
@@ -17,6 +18,7 @@ pub fn AccountPage() -> impl IntoView {
 /// Every section of the settings, read again after each change.
 #[island(lazy)]
 fn AccountSettingsPanel() -> impl IntoView {
+    let locale = locale();
     let profile = ServerAction::<UpdateProfile>::new();
     let password = ServerAction::<ChangePassword>::new();
     let others = ServerAction::<LogOutOthers>::new();
@@ -26,13 +28,13 @@ fn AccountSettingsPanel() -> impl IntoView {
     );
     view! {
         <section class="auth-card wide account-settings">
-            <h1>"My account 账号设置"</h1>
-            <Transition fallback=|| view! { <p>"Loading…"</p> }>
+            <h1>{td_string!(locale, account.title)}</h1>
+            <Transition fallback=move || view! { <p>{td_string!(locale, account.loading)}</p> }>
                 {move || Suspend::new(async move {
                     match settings.await {
                         Ok(s) => view! { <Sections s profile password others/> }.into_any(),
                         Err(AppError::LoginRequired) => view! {
-                            <p>"You are not logged in. " <a href="/login?next=/me">"Log in"</a></p>
+                            <p>{td_string!(locale, account.not_logged_in)} <a href="/login?next=/me">{td_string!(locale, account.log_in)}</a></p>
                         }.into_any(),
                         Err(e) => error_view(e),
                     }
@@ -60,9 +62,10 @@ fn Sections(
         }
     });
     let device_count = devices.len();
+    let locale = locale();
     view! {
-        <h2>"Profile"</h2>
-        <p class="muted">{format!("Logged in as {masked_account}")}</p>
+        <h2>{td_string!(locale, account.profile)}</h2>
+        <p class="muted">{td_string!(locale, account.logged_in_as, account = masked_account)}</p>
         <ActionForm action=profile>
             <div class="avatar-row">
                 {move || {
@@ -70,73 +73,81 @@ fn Sections(
                     if src.is_empty() {
                         view! { <span class="avatar avatar-empty" aria-hidden="true">"🙂"</span> }.into_any()
                     } else {
-                        view! { <img class="avatar" src=src alt="Your picture"/> }.into_any()
+                        view! { <img class="avatar" src=src alt=td_string!(locale, account.your_picture)/> }.into_any()
                     }
                 }}
                 <Show when=move || !avatar.get().is_empty()>
-                    <button type="button" class="link" on:click=move |_| avatar.set(String::new())>"Remove picture"</button>
+                    <button type="button" class="link" on:click=move |_| avatar.set(String::new())>{td_string!(locale, account.remove_picture)}</button>
                 </Show>
             </div>
             <input type="hidden" name="avatar" prop:value=move || avatar.get()/>
-            <PhotoUpload input_id="avatar-file" on_uploaded label="Picture (JPEG, PNG, GIF or WebP, up to 2 MB)"/>
+            <PhotoUpload input_id="avatar-file" on_uploaded label=td_string!(locale, account.picture_upload)/>
             <FieldError error=profile_error field="avatar"/>
-            <label for="nickname">"Name shown to others"</label>
+            <label for="nickname">{td_string!(locale, account.nickname)}</label>
             <input id="nickname" name="nickname" type="text" autocomplete="nickname" value=nickname/>
             <FieldError error=profile_error field="nickname"/>
             <FormError error=profile_error fields=&["nickname", "avatar"]/>
             {move || matches!(profile.value().get(), Some(Ok(_))).then(|| view! {
-                <p class="hint saved" role="status">"Saved. Your notes and reviews show it now."</p>
+                <p class="hint saved" role="status">{td_string!(locale, account.profile_saved)}</p>
             })}
             <button type="submit" class="primary" disabled=move || profile.pending().get()
                 aria-busy=move || busy(profile.pending().get())>
-                {move || if profile.pending().get() { "Saving…" } else { "Save profile" }}
+                {move || if profile.pending().get() { td_string!(locale, account.saving) } else { td_string!(locale, account.save_profile) }}
             </button>
         </ActionForm>
 
-        <h2>{if has_password { "Change password" } else { "Set a password" }}</h2>
+        <h2>
+            {if has_password { td_string!(locale, account.change_password) } else { td_string!(locale, account.set_a_password) }}
+        </h2>
         {(!has_password).then(|| view! {
-            <p class="muted">"You log in with codes by text message. Set a password to log in without one too."</p>
+            <p class="muted">{td_string!(locale, account.codes_only)}</p>
         })}
         <ActionForm action=password>
             {has_password.then(|| view! {
-                <label for="current_password">"Current password"</label>
+                <label for="current_password">{td_string!(locale, account.current_password)}</label>
                 <input id="current_password" name="current_password" type="password" autocomplete="current-password"/>
                 <FieldError error=password_error field=CURRENT_PASSWORD_FIELD/>
             })}
             {(!has_password).then(|| view! { <input type="hidden" name="current_password" value=""/> })}
-            <label for="new_password">"New password"</label>
+            <label for="new_password">{td_string!(locale, account.new_password)}</label>
             <input id="new_password" name="password" type="password" autocomplete="new-password"/>
-            <p class="hint">"At least 8 characters, with a letter and a digit."</p>
+            <p class="hint">{td_string!(locale, account.password_hint)}</p>
             <FieldError error=password_error field="password"/>
-            <label for="new_password_confirm">"New password again"</label>
+            <label for="new_password_confirm">{td_string!(locale, account.new_password_again)}</label>
             <input id="new_password_confirm" name="password_confirm" type="password" autocomplete="new-password"/>
             <FieldError error=password_error field="password_confirm"/>
             <FormError error=password_error fields=&[CURRENT_PASSWORD_FIELD, "password", "password_confirm"]/>
             {move || password.value().get().and_then(Result::ok).map(|n| view! {
                 <p class="hint saved" role="status">{match n {
-                    0 => "Password saved.".to_string(),
-                    1 => "Password saved. Your other browser was logged out.".to_string(),
-                    n => format!("Password saved. Your {n} other browsers were logged out."),
+                    0 => td_string!(locale, account.password_saved).to_string(),
+                    1 => td_string!(locale, account.password_saved_one).to_string(),
+                    n => td_string!(locale, account.password_saved_many, n = n),
                 }}</p>
             })}
             <button type="submit" class="primary" disabled=move || password.pending().get()
                 aria-busy=move || busy(password.pending().get())>
-                {move || if password.pending().get() { "Saving…" } else if has_password { "Change password" } else { "Set password" }}
+                {move || if password.pending().get() {
+                    td_string!(locale, account.saving)
+                } else if has_password {
+                    td_string!(locale, account.change_password)
+                } else {
+                    td_string!(locale, account.set_password)
+                }}
             </button>
         </ActionForm>
 
-        <h2>"Where you are logged in"</h2>
+        <h2>{td_string!(locale, account.where_logged_in)}</h2>
         <ul class="device-list">
             {devices.into_iter().map(|d| view! { <DeviceItem d/> }).collect_view()}
         </ul>
         {move || others.value().get().map(|r| match r {
-            Ok(n) => view! { <p class="hint saved" role="status">{format!("Logged out {n} other browser(s).")}</p> }.into_any(),
+            Ok(n) => view! { <p class="hint saved" role="status">{td_string!(locale, account.logged_out_others, n = n)}</p> }.into_any(),
             Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
         })}
         {(device_count > 1).then(|| view! {
             <button type="button" class="log-out-others" disabled=move || others.pending().get()
                 on:click=move |_| { others.dispatch(LogOutOthers {}); }>
-                "Log out the others"
+                {td_string!(locale, account.log_out_others)}
             </button>
         })}
 
@@ -147,13 +158,14 @@ fn Sections(
 /// One browser of the account.
 #[component]
 fn DeviceItem(d: Device) -> impl IntoView {
+    let locale = locale();
     view! {
         <li class="device" class:current=d.current>
             <strong>{d.label}</strong>
-            {d.current.then(|| view! { " " <span class="badge">"This browser"</span> })}
+            {d.current.then(|| view! { " " <span class="badge">{td_string!(locale, account.this_browser)}</span> })}
             <br/>
             <span class="muted">
-                {format!("Logged in {} · last active {}", format_local(d.signed_in_ms), format_local(d.seen_ms))}
+                {td_string!(locale, account.device_times, signed_in = format_local(d.signed_in_ms), seen = format_local(d.seen_ms))}
             </span>
         </li>
     }
@@ -169,20 +181,21 @@ fn CloseSection(has_password: bool, runs_something: bool) -> impl IntoView {
         }
     });
     let error = Signal::derive(move || close.value().get().and_then(Result::err));
+    let locale = locale();
     view! {
         <details class="close-account">
-            <summary>"Close my account 注销账号"</summary>
-            <p>
-                "Your name, number, picture, password, favourites, inbox and follows are deleted, and every browser \
-                 is logged out. Your orders stay in the shops' books without your name; your notes and reviews stay, \
-                 shown as written by a closed account. This cannot be undone."
-            </p>
+            <summary>{td_string!(locale, account.close_title)}</summary>
+            <p>{td_string!(locale, account.close_warning)}</p>
             {runs_something.then(|| view! {
-                <p class="form-error">"This account runs shops or the platform: it cannot be closed here."</p>
+                <p class="form-error">{td_string!(locale, account.runs_something)}</p>
             })}
             <ActionForm action=close>
                 <label for="confirm">
-                    {if has_password { "Your password, to confirm" } else { "Your full mobile number, to confirm" }}
+                    {if has_password {
+                        td_string!(locale, account.confirm_password)
+                    } else {
+                        td_string!(locale, account.confirm_phone)
+                    }}
                 </label>
                 <input id="confirm" name="confirm" type=if has_password { "password" } else { "tel" }
                     autocomplete=if has_password { "current-password" } else { "tel" }/>
@@ -190,7 +203,7 @@ fn CloseSection(has_password: bool, runs_something: bool) -> impl IntoView {
                 <FormError error fields=&[CONFIRM_FIELD]/>
                 <button type="submit" class="danger" disabled=move || close.pending().get()
                     aria-busy=move || busy(close.pending().get())>
-                    {move || if close.pending().get() { "Closing…" } else { "Close my account" }}
+                    {move || if close.pending().get() { td_string!(locale, account.closing) } else { td_string!(locale, account.close) }}
                 </button>
             </ActionForm>
         </details>

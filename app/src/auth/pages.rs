@@ -6,6 +6,7 @@ use leptos_router::hooks::use_query_map;
 
 use super::api::{Login, LoginWithCode, Logout, Register, SendLoginCode, dev_outbox};
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::ui::{FieldError, FormError, busy, go};
 
 /// The current user as the server sees it, for the pages it renders (a log-in or log-out reloads the page).
@@ -43,6 +44,7 @@ pub fn LoginPage() -> impl IntoView {
 /// The log-in form; a log-in goes on to `next` (else the console for a merchant, home for everyone else).
 #[island(lazy)]
 fn LoginForm(next: Option<String>) -> impl IntoView {
+    let locale = locale();
     let action = ServerAction::<Login>::new();
     let landing_next = next.clone();
     Effect::new(move |_| {
@@ -58,21 +60,21 @@ fn LoginForm(next: Option<String>) -> impl IntoView {
     );
     view! {
         <section class="auth-card">
-            <h1>"Log in"</h1>
+            <h1>{td_string!(locale, auth.log_in)}</h1>
             <ActionForm action=action>
-                <label for="account">"Phone or e-mail"</label>
+                <label for="account">{td_string!(locale, auth.phone_or_email)}</label>
                 <input id="account" name="account" type="text" autocomplete="username" placeholder="13800138000"/>
                 <FieldError error field="account"/>
-                <label for="password">"Password"</label>
+                <label for="password">{td_string!(locale, auth.password)}</label>
                 <input id="password" name="password" type="password" autocomplete="current-password"/>
                 <FieldError error field="password"/>
                 <FormError error fields=&["account", "password"]/>
                 <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>
-                    {move || if action.pending().get() { "Logging in…" } else { "Log in" }}
+                    {move || if action.pending().get() { td_string!(locale, auth.logging_in) } else { td_string!(locale, auth.log_in) }}
                 </button>
             </ActionForm>
-            <p class="muted">"New to Haodian? " <a href=register_href>"Create an account"</a></p>
-            <p class="muted"><a class="code-login-link" href="/login/code">"Log in with a code by text message"</a></p>
+            <p class="muted">{td_string!(locale, auth.new_to_haodian)} <a href=register_href>{td_string!(locale, auth.create_an_account)}</a></p>
+            <p class="muted"><a class="code-login-link" href="/login/code">{td_string!(locale, auth.code_login_link)}</a></p>
         </section>
     }
 }
@@ -86,6 +88,7 @@ pub fn CodeLoginPage() -> impl IntoView {
 /// The two steps of a log-in by code: text me a code, then type it.
 #[island(lazy)]
 fn CodeLoginForm(next: Option<String>) -> impl IntoView {
+    let locale = locale();
     let send = ServerAction::<SendLoginCode>::new();
     let login = ServerAction::<LoginWithCode>::new();
     Effect::new(move |_| {
@@ -98,31 +101,31 @@ fn CodeLoginForm(next: Option<String>) -> impl IntoView {
     let phone = RwSignal::new(String::new());
     view! {
         <section class="auth-card">
-            <h1>"Log in with a code"</h1>
+            <h1>{td_string!(locale, auth.code_login_title)}</h1>
             <ActionForm action=send>
-                <label for="code-phone">"Phone"</label>
+                <label for="code-phone">{td_string!(locale, auth.phone)}</label>
                 <input id="code-phone" name="phone" type="tel" autocomplete="tel" placeholder="13800138000"
                     bind:value=phone/>
                 <FieldError error=send_error field="account"/>
                 <FormError error=send_error fields=&["account"]/>
                 <button type="submit" class="primary" disabled=move || send.pending().get() aria-busy=move || busy(send.pending().get())>
-                    {move || if send.pending().get() { "Sending…" } else { "Text me a code" }}
+                    {move || if send.pending().get() { td_string!(locale, auth.sending) } else { td_string!(locale, auth.text_me_a_code) }}
                 </button>
                 {move || matches!(send.value().get(), Some(Ok(()))).then(|| view! {
-                    <p class="hint code-sent" role="status">"Sent. The code works for 5 minutes."</p>
+                    <p class="hint code-sent" role="status">{td_string!(locale, auth.code_sent)}</p>
                 })}
             </ActionForm>
             <ActionForm action=login>
                 <input type="hidden" name="phone" prop:value=move || phone.get()/>
-                <label for="code">"Code"</label>
+                <label for="code">{td_string!(locale, auth.code)}</label>
                 <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6"/>
                 <FieldError error=login_error field="code"/>
                 <FormError error=login_error fields=&["code", "account"]/>
                 <button type="submit" class="primary" disabled=move || login.pending().get() aria-busy=move || busy(login.pending().get())>
-                    {move || if login.pending().get() { "Logging in…" } else { "Log in" }}
+                    {move || if login.pending().get() { td_string!(locale, auth.logging_in) } else { td_string!(locale, auth.log_in) }}
                 </button>
             </ActionForm>
-            <p class="muted"><a href="/login">"Log in with a password instead"</a></p>
+            <p class="muted"><a href="/login">{td_string!(locale, auth.password_instead)}</a></p>
         </section>
     }
 }
@@ -130,13 +133,14 @@ fn CodeLoginForm(next: Option<String>) -> impl IntoView {
 /// `/dev/outbox`: the local text messages (only with `DEV_OUTBOX=true`).
 #[component]
 pub fn DevOutboxPage() -> impl IntoView {
+    let locale = locale();
     let messages = Resource::new(|| (), |_| dev_outbox());
     view! {
         <section class="auth-card">
-            <h1>"Text-message outbox (development)"</h1>
-            <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            <h1>{td_string!(locale, auth.outbox_title)}</h1>
+            <Suspense fallback=move || view! { <p class="muted">{td_string!(locale, auth.loading)}</p> }>
                 {move || messages.get().map(|r| match r {
-                    Ok(list) if list.is_empty() => view! { <p class="muted">"No messages yet."</p> }.into_any(),
+                    Ok(list) if list.is_empty() => view! { <p class="muted">{td_string!(locale, auth.no_messages)}</p> }.into_any(),
                     Ok(list) => view! {
                         <ul class="outbox">
                             {list.into_iter().map(|m| view! { <li><strong>{m.phone}</strong>" — "{m.text}</li> }).collect_view()}
@@ -159,6 +163,7 @@ pub fn RegisterPage() -> impl IntoView {
 /// code, which creates the account and logs it in; it goes on to `next`, else home.
 #[island(lazy)]
 fn RegisterForm(next: Option<String>) -> impl IntoView {
+    let locale = locale();
     let action = ServerAction::<Register>::new();
     let confirm = ServerAction::<LoginWithCode>::new();
     Effect::new(move |_| {
@@ -172,43 +177,43 @@ fn RegisterForm(next: Option<String>) -> impl IntoView {
     let sent_to = move || action.value().get().and_then(Result::ok);
     view! {
         <section class="auth-card">
-            <h1>"Create your account"</h1>
+            <h1>{td_string!(locale, auth.create_your_account)}</h1>
             <ActionForm action=action>
-                <label for="account">"Mobile number"</label>
+                <label for="account">{td_string!(locale, auth.mobile_number)}</label>
                 <input id="account" name="account" type="tel" autocomplete="tel" placeholder="13800138000"
                     bind:value=phone/>
                 <FieldError error field="account"/>
-                <label for="nickname">"Name shown to others"</label>
+                <label for="nickname">{td_string!(locale, auth.nickname)}</label>
                 <input id="nickname" name="nickname" type="text" autocomplete="nickname"/>
                 <FieldError error field="nickname"/>
-                <label for="password">"Password"</label>
+                <label for="password">{td_string!(locale, auth.password)}</label>
                 <input id="password" name="password" type="password" autocomplete="new-password"/>
-                <p class="hint">"At least 8 characters, with a letter and a digit."</p>
+                <p class="hint">{td_string!(locale, auth.password_hint)}</p>
                 <FieldError error field="password"/>
-                <label for="password_confirm">"Password again"</label>
+                <label for="password_confirm">{td_string!(locale, auth.password_again)}</label>
                 <input id="password_confirm" name="password_confirm" type="password" autocomplete="new-password"/>
                 <FieldError error field="password_confirm"/>
                 <FormError error fields=&["account", "nickname", "password", "password_confirm"]/>
                 <button type="submit" class="primary" disabled=move || action.pending().get() aria-busy=move || busy(action.pending().get())>
-                    {move || if action.pending().get() { "Sending a code…" } else { "Create account" }}
+                    {move || if action.pending().get() { td_string!(locale, auth.sending_code) } else { td_string!(locale, auth.create_account) }}
                 </button>
             </ActionForm>
             {move || sent_to().map(|masked| view! {
                 <p class="hint code-sent" role="status">
-                    {format!("We texted a code to {masked}. Type it here to finish; it works for 5 minutes.")}
+                    {td_string!(locale, auth.texted_code, phone = masked)}
                 </p>
                 <ActionForm action=confirm>
                     <input type="hidden" name="phone" prop:value=move || phone.get()/>
-                    <label for="code">"Code"</label>
+                    <label for="code">{td_string!(locale, auth.code)}</label>
                     <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6"/>
                     <FieldError error=confirm_error field="code"/>
                     <FormError error=confirm_error fields=&["code", "account"]/>
                     <button type="submit" class="primary" disabled=move || confirm.pending().get() aria-busy=move || busy(confirm.pending().get())>
-                        {move || if confirm.pending().get() { "Finishing…" } else { "Finish" }}
+                        {move || if confirm.pending().get() { td_string!(locale, auth.finishing) } else { td_string!(locale, auth.finish) }}
                     </button>
                 </ActionForm>
             })}
-            <p class="muted">"Already have an account? " <a href="/login">"Log in"</a></p>
+            <p class="muted">{td_string!(locale, auth.have_an_account)} <a href="/login">{td_string!(locale, auth.log_in)}</a></p>
         </section>
     }
 }
@@ -217,6 +222,7 @@ fn RegisterForm(next: Option<String>) -> impl IntoView {
 #[component]
 pub fn AccountMenu() -> impl IntoView {
     let auth = expect_context::<AuthContext>();
+    let locale = locale();
     view! {
         <Suspense fallback=|| view! { <span class="account-loading">"…"</span> }>
             {move || Suspend::new(async move {
@@ -228,8 +234,8 @@ pub fn AccountMenu() -> impl IntoView {
                     }
                     _ => view! {
                         <nav class="account-links">
-                            <A href="/login">"Log in"</A>
-                            <A href="/register">"Register"</A>
+                            <A href="/login">{td_string!(locale, auth.log_in)}</A>
+                            <A href="/register">{td_string!(locale, auth.register)}</A>
                         </nav>
                     }
                     .into_any(),
@@ -242,6 +248,7 @@ pub fn AccountMenu() -> impl IntoView {
 /// The logged-in user's name, opening their menu; "Log out" goes home.
 #[island]
 fn UserMenu(user: super::model::CurrentUser, unread: i64) -> impl IntoView {
+    let locale = locale();
     let open = RwSignal::new(false);
     // The count the page was built with, then each one the inbox's stream pushes.
     let unread = RwSignal::new(unread);
@@ -259,8 +266,8 @@ fn UserMenu(user: super::model::CurrentUser, unread: i64) -> impl IntoView {
     let masked = user.masked_account.clone();
     view! {
         <div class="account-menu">
-            {merchant.then(|| view! { <a href="/merchant" class="console-entry">"Merchant console"</a> })}
-            {operator.then(|| view! { <a href="/ops" class="console-entry">"Operations"</a> })}
+            {merchant.then(|| view! { <a href="/merchant" class="console-entry">{td_string!(locale, auth.merchant_console)}</a> })}
+            {operator.then(|| view! { <a href="/ops" class="console-entry">{td_string!(locale, auth.operations)}</a> })}
             <button
                 type="button"
                 class="account-button"
@@ -273,34 +280,34 @@ fn UserMenu(user: super::model::CurrentUser, unread: i64) -> impl IntoView {
             {move || {
                 let n = unread.get();
                 (n > 0).then(|| view! {
-                    <a class="unread-badge" href="/me/inbox" aria-label=format!("Inbox: {n} unread")>{n.min(99)}</a>
+                    <a class="unread-badge" href="/me/inbox" aria-label=td_string!(locale, auth.inbox_unread_label, n = n)>{n.min(99)}</a>
                 })
             }}
             <Show when=move || open.get()>
                 <div class="account-dropdown" role="menu">
                     <p class="muted">{masked.clone()}</p>
-                    <a href="/me">"My account"</a>
-                    <a href="/orders">"My orders"</a>
+                    <a href="/me">{td_string!(locale, auth.my_account)}</a>
+                    <a href="/orders">{td_string!(locale, auth.my_orders)}</a>
                     <a href="/me/inbox">{move || match unread.get() {
-                        0 => "Inbox".to_string(),
-                        n => format!("Inbox ({n})"),
+                        0 => td_string!(locale, auth.inbox).to_string(),
+                        n => td_string!(locale, auth.inbox_count, n = n),
                     }}</a>
-                    <a href="/me/favourites">"Favourites"</a>
-                    <a href="/checkin">"Check in"</a>
+                    <a href="/me/favourites">{td_string!(locale, auth.favourites)}</a>
+                    <a href="/checkin">{td_string!(locale, auth.check_in)}</a>
                     {match user.role {
-                        super::model::Role::Merchant => view! { <a href="/shops/new">"Open a shop"</a> }.into_any(),
-                        super::model::Role::Shopper => view! { <a href="/me/open-shop">"Open your shop 商家入驻"</a> }.into_any(),
+                        super::model::Role::Merchant => view! { <a href="/shops/new">{td_string!(locale, auth.open_a_shop)}</a> }.into_any(),
+                        super::model::Role::Shopper => view! { <a href="/me/open-shop">{td_string!(locale, auth.open_your_shop)}</a> }.into_any(),
                         super::model::Role::Operator => view! {
-                            <a href="/ops/applications">"Applications"</a>
-                            <a href="/ops/moderation">"Moderation"</a>
-                            <a href="/ops/audit">"Audit log"</a>
+                            <a href="/ops/applications">{td_string!(locale, auth.applications)}</a>
+                            <a href="/ops/moderation">{td_string!(locale, auth.moderation)}</a>
+                            <a href="/ops/audit">{td_string!(locale, auth.audit_log)}</a>
                         }.into_any(),
                     }}
                     <form method="post" action={<Logout as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
                         ev.prevent_default();
                         logout.dispatch(Logout {});
                     }>
-                        <button type="submit" class="link">"Log out"</button>
+                        <button type="submit" class="link">{td_string!(locale, auth.log_out)}</button>
                     </form>
                 </div>
             </Show>

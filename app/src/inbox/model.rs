@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::shared::i18n::{Locale, td_string};
+
 /// What a notice is about. Each kind can be switched off by its reader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum NoticeKind {
@@ -69,19 +71,19 @@ impl NoticeKind {
             .ok_or_else(|| crate::shared::error::AppError::invalid("kind", "Pick a kind of notice from the list."))
     }
 
-    /// The switch's label.
-    pub fn label(self) -> &'static str {
+    /// The switch's label, in the reader's language.
+    pub fn label(self, locale: Locale) -> &'static str {
         match self {
-            Self::OrderPaid => "An order is paid",
-            Self::OrderClosing => "An unpaid order closes in 5 minutes",
-            Self::OrderClosed => "An unpaid order closed",
-            Self::OrderCancelled => "You cancelled an order",
-            Self::OrderRefunded => "Money goes back to you",
-            Self::OrderRedeemed => "A coupon is used at the counter",
-            Self::ReviewReply => "A shop replies to your review",
-            Self::NewFollower => "Someone follows you",
-            Self::MerchantApplication => "Your application to open a shop is decided",
-            Self::Moderation => "A moderator hides or restores what you wrote",
+            Self::OrderPaid => td_string!(locale, inbox.kind_order_paid),
+            Self::OrderClosing => td_string!(locale, inbox.kind_order_closing),
+            Self::OrderClosed => td_string!(locale, inbox.kind_order_closed),
+            Self::OrderCancelled => td_string!(locale, inbox.kind_order_cancelled),
+            Self::OrderRefunded => td_string!(locale, inbox.kind_order_refunded),
+            Self::OrderRedeemed => td_string!(locale, inbox.kind_order_redeemed),
+            Self::ReviewReply => td_string!(locale, inbox.kind_review_reply),
+            Self::NewFollower => td_string!(locale, inbox.kind_new_follower),
+            Self::MerchantApplication => td_string!(locale, inbox.kind_merchant_application),
+            Self::Moderation => td_string!(locale, inbox.kind_moderation),
         }
     }
 

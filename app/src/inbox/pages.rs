@@ -6,33 +6,35 @@ use super::api::{MarkRead, SetSwitch, my_inbox};
 use super::model::{Inbox, Notice};
 use crate::shared::clock::format_local;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::ui::error_view;
 
 /// `/me/inbox`.
 #[island(lazy)]
 pub fn InboxPage() -> impl IntoView {
+    let locale = locale();
     let read = ServerAction::<MarkRead>::new();
     let switch = ServerAction::<SetSwitch>::new();
     let inbox = Resource::new(move || (read.version().get(), switch.version().get()), |_| my_inbox());
     view! {
         <section class="inbox">
-            <h1>"Inbox 消息"</h1>
+            <h1>{td_string!(locale, inbox.title)}</h1>
             {move || read.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
-            <Transition fallback=|| view! { <p>"Loading your inbox…"</p> }>
+            <Transition fallback=move || view! { <p>{td_string!(locale, inbox.loading)}</p> }>
                 {move || Suspend::new(async move {
                     match inbox.await {
                         Ok(Inbox { notices, unread, switches }) => view! {
                             <p class="inbox-summary">
-                                <span class="unread-count">{format!("{unread} unread")}</span>
+                                <span class="unread-count">{td_string!(locale, inbox.unread, n = unread)}</span>
                                 {(unread > 0).then(|| view! {
                                     " · "
                                     <button type="button" class="link mark-all" on:click=move |_| { read.dispatch(MarkRead { id: None }); }>
-                                        "Mark all read"
+                                        {td_string!(locale, inbox.mark_all_read)}
                                     </button>
                                 })}
                             </p>
                             {if notices.is_empty() {
-                                view! { <p class="muted">"Nothing yet. What happens to your orders, reviews and followers shows up here."</p> }.into_any()
+                                view! { <p class="muted">{td_string!(locale, inbox.empty)}</p> }.into_any()
                             } else {
                                 view! {
                                     <ul class="notice-list">
@@ -41,7 +43,7 @@ pub fn InboxPage() -> impl IntoView {
                                 }.into_any()
                             }}
                             <details class="notice-switches">
-                                <summary>"What to tell me"</summary>
+                                <summary>{td_string!(locale, inbox.switches)}</summary>
                                 <ul>
                                     {switches.into_iter().map(|(kind, on)| {
                                         let id = format!("switch-{}", kind.as_db());
@@ -49,7 +51,7 @@ pub fn InboxPage() -> impl IntoView {
                                             <li>
                                                 <input type="checkbox" id=id.clone() checked=on
                                                     on:change=move |ev| { switch.dispatch(SetSwitch { kind: kind.as_db().to_string(), on: event_target_checked(&ev) }); }/>
-                                                <label for=id>{kind.label()}</label>
+                                                <label for=id>{kind.label(locale)}</label>
                                             </li>
                                         }
                                     }).collect_view()}
@@ -57,7 +59,7 @@ pub fn InboxPage() -> impl IntoView {
                             </details>
                         }.into_any(),
                         Err(AppError::LoginRequired) => view! {
-                            <p>"Log in to see your inbox. " <a href="/login?next=/me/inbox">"Log in"</a></p>
+                            <p>{td_string!(locale, inbox.log_in_to_see)} <a href="/login?next=/me/inbox">{td_string!(locale, inbox.log_in)}</a></p>
                         }.into_any(),
                         Err(e) => error_view(e),
                     }
@@ -71,13 +73,14 @@ pub fn InboxPage() -> impl IntoView {
 #[component]
 fn NoticeItem(n: Notice, read: ServerAction<MarkRead>) -> impl IntoView {
     let id = n.id;
+    let locale = locale();
     view! {
         <li class="notice" class:unread=!n.read data-kind=n.kind.as_db()>
             <a href=n.link>{n.text}</a>
             <span class="muted notice-time">{format_local(n.at_ms)}</span>
             {(!n.read).then(|| view! {
                 <button type="button" class="link mark-read" on:click=move |_| { read.dispatch(MarkRead { id: Some(id) }); }>
-                    "Mark read"
+                    {td_string!(locale, inbox.mark_read)}
                 </button>
             })}
         </li>

@@ -21,7 +21,7 @@ pub enum PayOutcome {
 }
 
 impl PayOutcome {
-    /// The sentence shown to the buyer.
+    /// The sentence in English, for the tests (the page words it in the buyer's language: `pages::pay_message`).
     pub fn message(self) -> &'static str {
         match self {
             Self::Paid => "Paid. Enjoy!",
@@ -284,16 +284,6 @@ pub enum CancelOutcome {
     AlreadyEnded,
 }
 
-impl CancelOutcome {
-    /// The sentence shown to the buyer.
-    pub fn message(self) -> &'static str {
-        match self {
-            Self::Cancelled => "Cancelled. Nothing was charged, and the coupon is back on sale.",
-            Self::AlreadyEnded => "This order had already ended unpaid; nothing was charged.",
-        }
-    }
-}
-
 /// How a refund request ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RefundOutcome {
@@ -304,18 +294,6 @@ pub enum RefundOutcome {
     },
     /// It had been refunded before (a repeated click): nothing moved twice.
     AlreadyRefunded,
-}
-
-impl RefundOutcome {
-    /// The sentence shown to the buyer.
-    pub fn message(self) -> String {
-        match self {
-            Self::Refunded { amount_cents } => {
-                format!("Refunded: ¥{} is on its way back to you.", crate::shared::money::yuan_amount(amount_cents))
-            }
-            Self::AlreadyRefunded => "This order was refunded already.".to_string(),
-        }
-    }
 }
 
 /// One line of "My orders".

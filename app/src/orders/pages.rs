@@ -6,16 +6,18 @@ use leptos::prelude::*;
 
 use super::api::{CancelOrder, PayOrder, RefundOrder, my_orders};
 use super::model::{
-    CancelOutcome, OrderStatus, OrderView, OrdersPage, PayOutcome, RefundOutcome, RefundReason, grouped_code,
-    order_code,
+    CancelOutcome, FailReason, OrderStatus, OrderView, OrdersPage, PayOutcome, RefundCause, RefundOutcome,
+    RefundReason, grouped_code, order_code,
 };
 use crate::shared::clock::format_local;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{Locale, locale, td_string};
 use crate::ui::{NO_PICTURE, busy, countdown_text, error_notice, server_clock, yuan};
 
 /// `/orders`.
 #[island(lazy)]
 pub fn MyOrdersPage() -> impl IntoView {
+    let locale = locale();
     let actions = Actions {
         pay: ServerAction::<PayOrder>::new(),
         cancel: ServerAction::<CancelOrder>::new(),
@@ -24,20 +26,20 @@ pub fn MyOrdersPage() -> impl IntoView {
     let orders = Resource::new(move || actions.version(), |_| my_orders());
     // The latest action's answer, whichever it was.
     let last = RwSignal::new(None::<Result<String, AppError>>);
-    echo(actions.pay.value(), last, |o: PayOutcome| o.message().to_string());
-    echo(actions.cancel.value(), last, |o: CancelOutcome| o.message().to_string());
-    echo(actions.refund.value(), last, |o: RefundOutcome| o.message());
+    echo(actions.pay.value(), last, move |o| pay_message(locale, o).to_string());
+    echo(actions.cancel.value(), last, move |o| cancel_message(locale, o).to_string());
+    echo(actions.refund.value(), last, move |o| refund_message(locale, o));
     view! {
         <section class="orders">
-            <h1>"My orders"</h1>
+            <h1>{td_string!(locale, orders.my_orders)}</h1>
             {move || last.get().map(|r| match r {
                 Ok(message) => view! { <p class="pay-result" role="status">{message}</p> }.into_any(),
                 Err(e) => view! { <p class="form-error" role="alert">{e.to_string()}</p> }.into_any(),
             })}
-            <Transition fallback=|| view! { <p>"Loading orders…"</p> }>
+            <Transition fallback=move || view! { <p>{td_string!(locale, orders.loading)}</p> }>
                 {move || Suspend::new(async move {
                     match orders.await {
-                        Ok(page) if page.orders.is_empty() => view! { <p class="muted">"No orders yet."</p> }.into_any(),
+                        Ok(page) if page.orders.is_empty() => view! { <p class="muted">{td_string!(locale, orders.no_orders)}</p> }.into_any(),
                         Ok(page) => {
                             let now = server_clock(page.server_now_ms);
                             let timeout = page.pay_timeout_ms;
@@ -45,7 +47,12 @@ pub fn MyOrdersPage() -> impl IntoView {
                                 // Explicit <tbody>: the HTML parser inserts one anyway, and hydration must match the DOM.
                                 <table class="order-list">
                                     <thead><tr>
-                                        <th>"Order"</th><th>"Coupon"</th><th>"Shop"</th><th>"Price"</th><th>"Status"</th><th></th>
+                                        <th>{td_string!(locale, orders.col_order)}</th>
+                                        <th>{td_string!(locale, orders.col_coupon)}</th>
+                                        <th>{td_string!(locale, orders.col_shop)}</th>
+                                        <th>{td_string!(locale, orders.col_price)}</th>
+                                        <th>{td_string!(locale, orders.col_status)}</th>
+                                        <th></th>
                                     </tr></thead>
                                     <tbody>
                                         {page.orders.into_iter().map(|o| view! { <OrderRow o now timeout actions orders/> }).collect_view()}
@@ -53,7 +60,12 @@ pub fn MyOrdersPage() -> impl IntoView {
                                 </table>
                             }.into_any()
                         }
-                        Err(e) => error_notice(e, "see your orders", "/orders".into(), "These are not your orders."),
+                        Err(e) => error_notice(
+                            e,
+                            td_string!(locale, orders.see_your_orders),
+                            "/orders".into(),
+                            td_string!(locale, orders.not_your_orders),
+                        ),
                     }
                 })}
             </Transition>
@@ -65,11 +77,11 @@ pub fn MyOrdersPage() -> impl IntoView {
 fn echo<T: Clone + Send + Sync + 'static>(
     value: impl Get<Value = Option<Result<T, AppError>>> + Send + Sync + 'static,
     last: RwSignal<Option<Result<String, AppError>>>,
-    message: fn(T) -> String,
+    message: impl Fn(T) -> String + Send + Sync + 'static,
 ) {
     Effect::new(move || {
         if let Some(r) = value.get() {
-            last.set(Some(r.map(message)));
+            last.set(Some(r.map(&message)));
         }
     });
 }
@@ -117,58 +129,70 @@ fn OrderRow(
         done.unwrap_or(false)
     });
     let id = o.id;
+    let locale = locale();
     let redeem = (o.status == OrderStatus::Paid).then(|| o.redeem_code.clone()).flatten().map(|code| {
         let qr = o.qr_svg.clone().unwrap_or_default();
         view! {
             <div class="redeem-code">
                 <div class="qr" inner_html=qr></div>
-                <p>"Show at the counter: " <strong class="code">{grouped_code(&code)}</strong></p>
+                <p>{td_string!(locale, orders.show_at_counter)} <strong class="code">{grouped_code(&code)}</strong></p>
             </div>
         }
     });
     let used = o.used_ms.filter(|_| o.status == OrderStatus::Used).map(|ms| {
-        view! { <span class="muted used-at">"Used " {format_local(ms)}</span> }
+        view! { <span class="muted used-at">{td_string!(locale, orders.used_at)} {format_local(ms)}</span> }
     });
     let refund_form = (o.status == OrderStatus::Paid).then(|| {
-        let use_by = o.use_by_ms.map(|ms| view! { <p class="muted use-by">"Use by " {format_local(ms)} ", or it is refunded"</p> });
+        let use_by = o.use_by_ms.map(|ms| {
+            view! {
+                <p class="muted use-by">
+                    {td_string!(locale, orders.use_by)} {format_local(ms)} {td_string!(locale, orders.use_by_or_refunded)}
+                </p>
+            }
+        });
         view! {
             {use_by}
             <details class="refund">
-                <summary>"Refund"</summary>
+                <summary>{td_string!(locale, orders.refund)}</summary>
                 <ActionForm action=actions.refund attr:class="refund-form">
                     <input type="hidden" name="order_id" value=id/>
-                    <label for=format!("reason-{id}")>"Why?"</label>
+                    <label for=format!("reason-{id}")>{td_string!(locale, orders.why)}</label>
                     <select id=format!("reason-{id}") name="reason" required>
-                        {RefundReason::ALL.iter().map(|r| view! { <option value=r.as_db()>{r.label()}</option> }).collect_view()}
+                        {RefundReason::ALL
+                            .iter()
+                            .map(|r| view! { <option value=r.as_db()>{reason_label(locale, *r)}</option> })
+                            .collect_view()}
                     </select>
-                    <button type="submit" class="refund-button" disabled=move || actions.pending()>"Refund " {yuan(o.amount_cents)}</button>
+                    <button type="submit" class="refund-button" disabled=move || actions.pending()>
+                        {td_string!(locale, orders.refund_amount)} {yuan(o.amount_cents)}
+                    </button>
                 </ActionForm>
             </details>
         }
     });
     let refunded = o.refund.filter(|_| o.status == OrderStatus::Refunded).map(|cause| {
-        view! { <span class="muted refund-cause">{cause.label()}</span> }
+        view! { <span class="muted refund-cause">{cause_label(locale, cause)}</span> }
     });
     view! {
         <tr data-order-id=id>
-            <td data-label="Order" class="order-code" title=format!("Order {id}")>{order_code(id)}</td>
+            <td data-label="Order" class="order-code" title=td_string!(locale, orders.order_title, id = id)>{order_code(id)}</td>
             <td data-label="Coupon" class="order-coupon">
                 <img src=o.shop_image.unwrap_or_else(|| NO_PICTURE.into()) alt="" width="64" height="40" loading="lazy"/>
                 <span>{o.title}</span>
             </td>
             <td data-label="Shop"><a href=format!("/shops/{}", o.shop_id)>{o.shop_name}</a></td>
             <td data-label="Price">{yuan(o.amount_cents)}</td>
-            <td data-label="Status" class="order-status">{move || if expired() { OrderStatus::Closed.label() } else { o.status.label() }}</td>
+            <td data-label="Status" class="order-status">{move || status_label(locale, if expired() { OrderStatus::Closed } else { o.status })}</td>
             <td>
                 {move || (unpaid && !expired()).then(|| view! {
-                    <span class="pay-countdown">"Closes in " {countdown_text(deadline - now.get())}</span>
+                    <span class="pay-countdown">{td_string!(locale, orders.closes_in)} {countdown_text(deadline - now.get())}</span>
                     <ActionForm action=actions.pay attr:class="inline">
                         <input type="hidden" name="order_id" value=id/>
-                        <button type="submit" class="primary pay-button" disabled=move || actions.pending() aria-busy=move || busy(actions.pay.pending().get())>"Pay"</button>
+                        <button type="submit" class="primary pay-button" disabled=move || actions.pending() aria-busy=move || busy(actions.pay.pending().get())>{td_string!(locale, orders.pay)}</button>
                     </ActionForm>
                     <ActionForm action=actions.cancel attr:class="inline">
                         <input type="hidden" name="order_id" value=id/>
-                        <button type="submit" class="cancel-button" disabled=move || actions.pending() aria-busy=move || busy(actions.cancel.pending().get())>"Cancel"</button>
+                        <button type="submit" class="cancel-button" disabled=move || actions.pending() aria-busy=move || busy(actions.cancel.pending().get())>{td_string!(locale, orders.cancel)}</button>
                     </ActionForm>
                 })}
                 {redeem}
@@ -177,5 +201,80 @@ fn OrderRow(
                 {refunded}
             </td>
         </tr>
+    }
+}
+
+/// An order's status as the buyer reads it (the model's English `label` stays for merchants, exports and logs).
+pub fn status_label(locale: Locale, status: OrderStatus) -> &'static str {
+    match status {
+        OrderStatus::Queued => td_string!(locale, orders.status_queued),
+        OrderStatus::Failed(_) => td_string!(locale, orders.status_failed),
+        OrderStatus::Unpaid => td_string!(locale, orders.status_unpaid),
+        OrderStatus::Paid => td_string!(locale, orders.status_paid),
+        OrderStatus::Used => td_string!(locale, orders.status_used),
+        OrderStatus::Closed => td_string!(locale, orders.status_closed),
+        OrderStatus::Cancelled => td_string!(locale, orders.status_cancelled),
+        OrderStatus::Refunded => td_string!(locale, orders.status_refunded),
+    }
+}
+
+/// Why the order writer could not make a grab an order, as the buyer reads it after "could not be completed:".
+pub fn fail_message(locale: Locale, why: FailReason) -> &'static str {
+    match why {
+        FailReason::SoldOut => td_string!(locale, orders.fail_sold_out),
+        FailReason::AlreadyHolds => td_string!(locale, orders.fail_already_holds),
+        FailReason::SaleGone => td_string!(locale, orders.fail_sale_gone),
+        FailReason::NoSuchUser => td_string!(locale, orders.fail_no_such_user),
+    }
+}
+
+/// A refund reason as the form lists it.
+fn reason_label(locale: Locale, reason: RefundReason) -> &'static str {
+    match reason {
+        RefundReason::PlansChanged => td_string!(locale, orders.reason_plans_changed),
+        RefundReason::Mistake => td_string!(locale, orders.reason_mistake),
+        RefundReason::NoBooking => td_string!(locale, orders.reason_no_booking),
+        RefundReason::BetterDeal => td_string!(locale, orders.reason_better_deal),
+        RefundReason::BadReviews => td_string!(locale, orders.reason_bad_reviews),
+        RefundReason::Other => td_string!(locale, orders.reason_other),
+    }
+}
+
+/// Why a refunded order's money went back, beside it in the list.
+fn cause_label(locale: Locale, cause: RefundCause) -> &'static str {
+    match cause {
+        RefundCause::Requested(reason) => reason_label(locale, reason),
+        RefundCause::Expired => td_string!(locale, orders.cause_expired),
+        RefundCause::PaidLate => td_string!(locale, orders.cause_paid_late),
+    }
+}
+
+/// What paying came to, as the buyer reads it.
+fn pay_message(locale: Locale, outcome: PayOutcome) -> &'static str {
+    match outcome {
+        PayOutcome::Paid => td_string!(locale, orders.pay_paid),
+        PayOutcome::AlreadyPaid => td_string!(locale, orders.pay_already_paid),
+        PayOutcome::Refunded => td_string!(locale, orders.pay_refunded),
+        PayOutcome::Expired => td_string!(locale, orders.pay_expired),
+        PayOutcome::Cancelled => td_string!(locale, orders.pay_cancelled),
+        PayOutcome::RefundedBefore => td_string!(locale, orders.pay_refunded_before),
+    }
+}
+
+/// How a cancel ended, as the buyer reads it.
+fn cancel_message(locale: Locale, outcome: CancelOutcome) -> &'static str {
+    match outcome {
+        CancelOutcome::Cancelled => td_string!(locale, orders.cancel_cancelled),
+        CancelOutcome::AlreadyEnded => td_string!(locale, orders.cancel_already_ended),
+    }
+}
+
+/// How a refund request ended, as the buyer reads it.
+fn refund_message(locale: Locale, outcome: RefundOutcome) -> String {
+    match outcome {
+        RefundOutcome::Refunded { amount_cents } => {
+            td_string!(locale, orders.refund_done, amount = crate::shared::money::yuan_amount(amount_cents))
+        }
+        RefundOutcome::AlreadyRefunded => td_string!(locale, orders.refund_already).to_string(),
     }
 }

@@ -15,9 +15,11 @@ use super::model::{SaleForm, SaleTeaser};
 use crate::catalog::model::VoucherView;
 use crate::catalog::pages::VoucherShell;
 use crate::orders::model::{OrderStatus, order_code};
+use crate::orders::pages::{fail_message, status_label};
 use crate::shared::clock::format_local;
 use crate::shared::error::AppError;
 use crate::shared::human_check::{HEIGHT, PIECE, Puzzle, STEP, WIDTH, piece_path};
+use crate::shared::i18n::{Locale, locale, td_string};
 use crate::ui::{FieldError, FormError, busy, countdown_text, error_notice, server_clock, yuan};
 
 /// Where a sale stands at one instant of the sale clock.
@@ -72,6 +74,8 @@ fn SaleState(
     shop_id: i64,
     server_now_ms: i64,
 ) -> impl IntoView {
+    // Read in the browser too (`<html lang>`): the countdown and the stock are redrawn there.
+    let locale = locale();
     let left = RwSignal::new(stock);
     if end_ms > server_now_ms {
         follow_stock(voucher_id, left);
@@ -81,33 +85,33 @@ fn SaleState(
     move || {
         let phase = phase.get();
         view! {
-            {sale_line(phase, left, "Flash sale · ")}
+            {sale_line(locale, phase, left, td_string!(locale, seckill.live_card))}
             {(phase == SalePhase::Live).then(|| view! { <GrabButton voucher_id shop_id human_check/> })}
         }
     }
 }
 
-/// The line that says where a sale stands at `phase`, `live` leading the stock left while it is on.
+/// The line that says where a sale stands at `phase`, in `locale`, `live` leading the stock left while it is on.
 // Either types rather than `.into_any()`: the islands on the shop page are the bundle's main module, and
 // type-erased views carry code for every way a view can be rendered.
-fn sale_line(phase: SalePhase, left: RwSignal<i64>, live: &'static str) -> impl IntoView {
+fn sale_line(locale: Locale, phase: SalePhase, left: RwSignal<i64>, live: &'static str) -> impl IntoView {
     match phase {
         SalePhase::Upcoming(ms) => EitherOf4::A(view! {
             <p class="sale-state upcoming" data-state="upcoming">
-                "Starts in " <span class="countdown">{countdown_text(ms)}</span>
+                {td_string!(locale, seckill.starts_in)} <span class="countdown">{countdown_text(ms)}</span>
             </p>
         }),
         SalePhase::Live => EitherOf4::B(view! {
             <p class="sale-state live" data-state="live">
-                {live} <span class="stock-left">{move || left.get()}</span> " left"
+                {live} <span class="stock-left">{move || left.get()}</span> {td_string!(locale, seckill.left)}
             </p>
         }),
-        SalePhase::SoldOut => {
-            EitherOf4::C(view! { <p class="sale-state sold-out" data-state="sold-out">"Sold out"</p> })
-        }
-        SalePhase::Ended => {
-            EitherOf4::D(view! { <p class="sale-state ended" data-state="ended">"This sale has ended"</p> })
-        }
+        SalePhase::SoldOut => EitherOf4::C(view! {
+            <p class="sale-state sold-out" data-state="sold-out">{td_string!(locale, seckill.sold_out)}</p>
+        }),
+        SalePhase::Ended => EitherOf4::D(
+            view! { <p class="sale-state ended" data-state="ended">{td_string!(locale, seckill.ended)}</p> },
+        ),
     }
 }
 
@@ -116,13 +120,14 @@ fn sale_line(phase: SalePhase, left: RwSignal<i64>, live: &'static str) -> impl 
 #[component]
 pub fn SalesNowStrip() -> impl IntoView {
     let sales = Resource::new(|| (), |_| get_sales_now());
+    let locale = locale();
     view! {
         <Suspense fallback=|| ()>
             {move || Suspend::new(async move {
                 match sales.await {
                     Ok(now) if !now.sales.is_empty() => Some(view! {
                         <section class="sales-now" aria-labelledby="sales-now-title">
-                            <h2 id="sales-now-title">"Flash sales"</h2>
+                            <h2 id="sales-now-title">{td_string!(locale, seckill.strip_title)}</h2>
                             <ul class="sale-strip">
                                 {now.sales.into_iter().map(|s| view! { <SaleTeaserCard s server_now_ms=now.server_now_ms/> }).collect_view()}
                             </ul>
@@ -131,7 +136,7 @@ pub fn SalesNowStrip() -> impl IntoView {
                     Ok(_) => None,
                     // The rest of the home page still serves: say that this part is missing.
                     Err(e) => Some(view! {
-                        <p class="muted sales-now-error">{format!("Flash sales cannot be shown just now: {e}")}</p>
+                        <p class="muted sales-now-error">{td_string!(locale, seckill.strip_error, error = e)}</p>
                     }.into_any()),
                 }
             })}
@@ -160,11 +165,12 @@ fn SaleTeaserCard(s: SaleTeaser, server_now_ms: i64) -> impl IntoView {
 /// and order follower).
 #[island]
 fn SaleTicker(voucher_id: i64, begin_ms: i64, end_ms: i64, stock: i64, server_now_ms: i64) -> impl IntoView {
+    let locale = locale();
     let left = RwSignal::new(stock);
     follow_stock(voucher_id, left);
     let now = server_clock(server_now_ms);
     let phase = Memo::new(move |_| SalePhase::at(now.get(), begin_ms, end_ms, left.get()));
-    move || sale_line(phase.get(), left, "On now · ")
+    move || sale_line(locale, phase.get(), left, td_string!(locale, seckill.live_strip))
 }
 
 /// Keeps `left` current while the page is open. Every sale card on the page registers here as it hydrates,
@@ -242,6 +248,7 @@ mod stock_stream {
 /// check first shows a [`SliderPuzzle`], and the grab carries the pass its solution earned.
 #[component]
 fn GrabButton(voucher_id: i64, shop_id: i64, human_check: bool) -> impl IntoView {
+    let locale = locale();
     let retrying = RwSignal::new(false);
     // A grab the gate turned away ("busy") is tried once more after a random 0.2–1.2 s, so a crowd that
     // arrived in the same instant comes back spread out instead of in another wave.
@@ -302,7 +309,8 @@ fn GrabButton(voucher_id: i64, shop_id: i64, human_check: bool) -> impl IntoView
             Some(Ok(order_id)) => EitherOf5::A(view! { <OrderFollower order_id/> }),
             Some(Err(AppError::LoginRequired)) => EitherOf5::B(view! {
                 <p class="grab-result" role="status">
-                    "Log in first. " <a href=format!("/login?next=/shops/{shop_id}")>"Log in"</a>
+                    {td_string!(locale, seckill.log_in_first)}
+                    <a href=format!("/login?next=/shops/{shop_id}")>{td_string!(locale, seckill.log_in)}</a>
                 </p>
             }),
             Some(Err(e)) if !retryable(&e) => EitherOf5::C(view! { <p class="grab-result" role="status">{e.to_string()}</p> }),
@@ -314,9 +322,9 @@ fn GrabButton(voucher_id: i64, shop_id: i64, human_check: bool) -> impl IntoView
                 EitherOf5::E(view! {
                     <button class="primary grab-button" on:click=on_click disabled=move || pending.get() aria-busy=move || busy(pending.get())>
                         {move || match (pending.get(), retrying.get()) {
-                            (_, true) => "Busy — retrying…",
-                            (true, false) => "Grabbing…",
-                            _ => "Grab",
+                            (_, true) => td_string!(locale, seckill.busy_retrying),
+                            (true, false) => td_string!(locale, seckill.grabbing),
+                            _ => td_string!(locale, seckill.grab),
                         }}
                     </button>
                     {error.map(|m| view! { <p class="grab-result" role="status">{m}</p> })}
@@ -340,6 +348,7 @@ fn browser_ms() -> f64 {
 #[component]
 fn SliderPuzzle(voucher_id: i64, puzzle: Puzzle, on_pass: Callback<String>, on_miss: Callback<()>) -> impl IntoView {
     let Puzzle { ticket, piece_y, picture } = puzzle;
+    let locale = locale();
     let x = RwSignal::new(0u16);
     // When the buyer first touched the slider, and whether a pointer is dragging it now.
     let touched = StoredValue::new(None::<f64>);
@@ -368,20 +377,20 @@ fn SliderPuzzle(voucher_id: i64, puzzle: Puzzle, on_pass: Callback<String>, on_m
     });
     let hint = move || match solve.value().get() {
         Some(Err(e)) => e.to_string(),
-        Some(Ok(_)) => "Solved — grabbing…".to_string(),
-        None if solve.pending().get() => "Checking…".to_string(),
-        None => "Slide the piece into the gap (or use the arrow keys, then Enter).".to_string(),
+        Some(Ok(_)) => td_string!(locale, seckill.puzzle_solved).to_string(),
+        None if solve.pending().get() => td_string!(locale, seckill.puzzle_checking).to_string(),
+        None => td_string!(locale, seckill.puzzle_hint).to_string(),
     };
     let max = WIDTH - PIECE;
     view! {
-        <div class="puzzle" role="group" aria-label="Human check">
+        <div class="puzzle" role="group" aria-label=td_string!(locale, seckill.human_check)>
             <svg class="puzzle-picture" viewBox=format!("0 0 {WIDTH} {HEIGHT}") width=WIDTH height=HEIGHT aria-hidden="true">
                 <image href=picture width=WIDTH height=HEIGHT/>
                 <path class="puzzle-piece" d=move || piece_path(x.get(), piece_y)
                     fill="#fff" fill-opacity="0.92" stroke="#e4572e" stroke-width="2"/>
             </svg>
             <input type="range" class="puzzle-slider" min="0" max=max step=STEP
-                aria-label="Puzzle piece position"
+                aria-label=td_string!(locale, seckill.puzzle_position)
                 prop:value=move || x.get().to_string()
                 disabled=move || solve.pending().get() aria-busy=move || busy(solve.pending().get())
                 on:input=move |ev| {
@@ -437,6 +446,7 @@ const STATUS_POLLS: u32 = 120;
 #[component]
 fn OrderFollower(order_id: i64) -> impl IntoView {
     let poll = Action::new(|id: &i64| get_order_status(*id));
+    let locale = locale();
     let asked = StoredValue::new(0u32);
     Effect::new(move |_| match poll.value().get() {
         None if asked.get_value() == 0 => {
@@ -457,23 +467,24 @@ fn OrderFollower(order_id: i64) -> impl IntoView {
     move || match poll.value().get() {
         Some(Ok(OrderStatus::Failed(why))) => Either::Left(view! {
             <p class="grab-result" role="status" data-state="failed" data-order-id=order_id>
-                {format!("Sorry — order {} could not be completed: {}. Nothing was charged.", order_code(order_id), why.message())}
+                {td_string!(locale, seckill.order_failed, code = order_code(order_id), why = fail_message(locale, why))}
             </p>
         }),
         status => {
             let label = match status {
                 Some(Ok(OrderStatus::Queued)) if asked.get_value() >= STATUS_POLLS => {
-                    "still queued — it will appear in My orders".to_string()
+                    td_string!(locale, seckill.still_queued).to_string()
                 }
-                Some(Ok(s)) => s.label().to_string(),
+                Some(Ok(s)) => status_label(locale, s).to_string(),
                 Some(Err(e)) => e.to_string(),
-                None => OrderStatus::Queued.label().to_string(),
+                None => status_label(locale, OrderStatus::Queued).to_string(),
             };
             Either::Right(view! {
                 <p class="grab-result ok" role="status" data-order-id=order_id>
-                    {format!("Got it — order {} (", order_code(order_id))}
+                    {td_string!(locale, seckill.got_it, code = order_code(order_id))}
                     <span class="order-status">{label}</span>
-                    ") · " <a href="/orders">"My orders"</a>
+                    {td_string!(locale, seckill.got_it_close)}
+                    <a href="/orders">{td_string!(locale, seckill.my_orders)}</a>
                 </p>
             })
         }
@@ -490,6 +501,7 @@ pub fn ShopSalesPage() -> impl IntoView {
 /// The owner's sales of one shop, each with its stock audit and restock form, and the form for a new one.
 #[island(lazy)]
 fn ShopSales(shop_id: i64) -> impl IntoView {
+    let locale = locale();
     let shop_id = move || shop_id;
     let create = ServerAction::<CreateFlashSale>::new();
     let restock = ServerAction::<ChangeSaleStock>::new();
@@ -511,16 +523,23 @@ fn ShopSales(shop_id: i64) -> impl IntoView {
     };
     view! {
         <section class="sales-admin">
-            <h1>"Flash sales"</h1>
-            <p><a href=move || format!("/shops/{}", shop_id())>"Back to the shop"</a></p>
-            <Transition fallback=|| view! { <p>"Loading sales…"</p> }>
+            <h1>{td_string!(locale, seckill.sales_title)}</h1>
+            <p><a href=move || format!("/shops/{}", shop_id())>{td_string!(locale, seckill.back_to_shop)}</a></p>
+            <Transition fallback=move || view! { <p>{td_string!(locale, seckill.loading_sales)}</p> }>
                 {move || Suspend::new(async move {
                     match sales.await {
                         Ok(list) => view! {
                             <table class="sale-audit">
                                 <thead><tr>
-                                    <th>"Coupon"</th><th>"Window (CST)"</th><th>"Stock (Postgres)"</th><th>"Orders"</th>
-                                    <th>"Stock (Redis)"</th><th>"Buyers (Redis)"</th><th>"In flight"</th><th>"Drift"</th><th></th>
+                                    <th>{td_string!(locale, seckill.col_coupon)}</th>
+                                    <th>{td_string!(locale, seckill.col_window)}</th>
+                                    <th>{td_string!(locale, seckill.col_pg_stock)}</th>
+                                    <th>{td_string!(locale, seckill.col_orders)}</th>
+                                    <th>{td_string!(locale, seckill.col_redis_stock)}</th>
+                                    <th>{td_string!(locale, seckill.col_redis_buyers)}</th>
+                                    <th>{td_string!(locale, seckill.col_in_flight)}</th>
+                                    <th>{td_string!(locale, seckill.col_drift)}</th>
+                                    <th></th>
                                 </tr></thead>
                                 <tbody>
                                     {list.into_iter().map(|s| view! {
@@ -536,8 +555,8 @@ fn ShopSales(shop_id: i64) -> impl IntoView {
                                             <td>
                                                 <ActionForm action=restock attr:class="inline">
                                                     <input type="hidden" name="voucher_id" value=s.voucher_id/>
-                                                    <input name="stock" size="6" aria-label="New stock" value=s.pg_stock/>
-                                                    <button type="submit" class="secondary">"Set stock"</button>
+                                                    <input name="stock" size="6" aria-label=td_string!(locale, seckill.new_stock) value=s.pg_stock/>
+                                                    <button type="submit" class="secondary">{td_string!(locale, seckill.set_stock)}</button>
                                                 </ActionForm>
                                             </td>
                                         </tr>
@@ -546,31 +565,36 @@ fn ShopSales(shop_id: i64) -> impl IntoView {
                             </table>
                             <FormError error=restock_error fields=&[]/>
                         }.into_any(),
-                        Err(e) => error_notice(e, "manage your sales", format!("/shops/{}/sales", shop_id()), "You can only manage your own shops."),
+                        Err(e) => error_notice(
+                            e,
+                            td_string!(locale, seckill.manage_your_sales),
+                            format!("/shops/{}/sales", shop_id()),
+                            td_string!(locale, seckill.only_your_shops),
+                        ),
                     }
                 })}
             </Transition>
-            <h2>"New flash sale"</h2>
+            <h2>{td_string!(locale, seckill.new_sale)}</h2>
             <ActionForm action=create attr:class="card form-grid">
                 <input type="hidden" name="shop_id" value=shop_id/>
-                {field("title", "Title", "text", "¥100 voucher")}
-                {field("rules", "Rules", "text", "One per person")}
-                {field("pay", "Price (yuan)", "text", "9.90")}
-                {field("actual", "Face value (yuan)", "text", "100")}
-                {field("stock", "Stock", "number", "100")}
-                {field("begin", "Starts (China Standard Time)", "datetime-local", "")}
-                {field("end", "Ends (China Standard Time)", "datetime-local", "")}
+                {field("title", td_string!(locale, seckill.field_title), "text", td_string!(locale, seckill.field_title_placeholder))}
+                {field("rules", td_string!(locale, seckill.field_rules), "text", td_string!(locale, seckill.field_rules_placeholder))}
+                {field("pay", td_string!(locale, seckill.field_pay), "text", "9.90")}
+                {field("actual", td_string!(locale, seckill.field_actual), "text", "100")}
+                {field("stock", td_string!(locale, seckill.field_stock), "number", "100")}
+                {field("begin", td_string!(locale, seckill.field_begin), "datetime-local", "")}
+                {field("end", td_string!(locale, seckill.field_end), "datetime-local", "")}
                 <label class="check-row wide" for="human_check">
                     <input id="human_check" name="form[human_check]" type="checkbox" checked/>
-                    " Buyers slide a puzzle piece before grabbing (spreads the rush, slows bots)"
+                    {td_string!(locale, seckill.human_check_option)}
                 </label>
                 <div class="form-actions">
                 <FormError error=create_error fields=&SaleForm::FIELDS/>
-                <button type="submit" class="primary" disabled=move || create.pending().get() aria-busy=move || busy(create.pending().get())>"Create flash sale"</button>
+                <button type="submit" class="primary" disabled=move || create.pending().get() aria-busy=move || busy(create.pending().get())>{td_string!(locale, seckill.create_sale)}</button>
                 </div>
             </ActionForm>
             {move || create.value().get().and_then(Result::ok).map(|id| view! {
-                <p class="saved" role="status">{format!("Flash sale #{id} created and loaded.")}</p>
+                <p class="saved" role="status">{td_string!(locale, seckill.sale_created, id = id)}</p>
             })}
         </section>
     }
