@@ -84,7 +84,7 @@ async fn follow_unfollow_and_common_follows(db: PgPool) {
     assert!(matches!(service::set_follow(&state, u[0], u[0], true).await, Err(service::SocialError::SelfFollow)));
     assert!(matches!(
         service::set_follow(&state, u[0], 987_654, true).await,
-        Err(service::SocialError::NotFound("User"))
+        Err(service::SocialError::NotFound(app::shared::error::Thing::User))
     ));
 
     // Redis lost the sets: start-up rebuilds them from Postgres.

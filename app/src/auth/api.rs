@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::model::CurrentUser;
-use crate::shared::error::{AppError, Thing};
+use crate::shared::error::AppError;
 
 /// The logged-in user, if any; a dangling session (deleted user) counts as logged out.
 #[cfg(feature = "ssr")]
@@ -159,7 +159,7 @@ fn session_error(e: tower_sessions::session::Error) -> AppError {
 #[server(endpoint = "dev/outbox")]
 pub async fn dev_outbox() -> Result<Vec<super::model::SentSms>, AppError> {
     crate::web::edge::run(|cx| async move {
-        Ok(super::service::dev_outbox(&cx.state).await?.ok_or_else(|| AppError::NotFound(Thing::Page))?)
+        Ok(super::service::dev_outbox(&cx.state).await?.ok_or(AppError::NotFound(crate::shared::error::Thing::Page))?)
     })
     .await
 }

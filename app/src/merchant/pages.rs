@@ -286,12 +286,12 @@ fn CouponsView(
                             let edit = c.clone();
                             view! {
                                 <tr data-coupon-id=id>
-                                    <td data-label="Coupon">{c.title.clone()}<br/><span class="muted">{c.rules.clone()}</span></td>
-                                    <td data-label="Price">{yuan(c.pay_value_cents)} " " <s class="muted">{yuan(c.actual_value_cents)}</s></td>
-                                    <td data-label="On sale until">{until}</td>
-                                    <td data-label="Valid for">{td_string!(locale, merchant.n_days, n = c.valid_days)}</td>
-                                    <td data-label="Sold">{c.sold}</td>
-                                    <td data-label="State"><span class="badge" class:off=!on>{if on { td_string!(locale, merchant.on_sale) } else { td_string!(locale, merchant.paused) }}</span></td>
+                                    <td data-label=td_string!(locale, merchant.th_coupon)>{c.title.clone()}<br/><span class="muted">{c.rules.clone()}</span></td>
+                                    <td data-label=td_string!(locale, merchant.th_price)>{yuan(c.pay_value_cents)} " " <s class="muted">{yuan(c.actual_value_cents)}</s></td>
+                                    <td data-label=td_string!(locale, merchant.th_on_sale_until)>{until}</td>
+                                    <td data-label=td_string!(locale, merchant.th_valid_for)>{td_string!(locale, merchant.n_days, n = c.valid_days)}</td>
+                                    <td data-label=td_string!(locale, merchant.th_sold)>{c.sold}</td>
+                                    <td data-label=td_string!(locale, merchant.th_state)><span class="badge" class:off=!on>{if on { td_string!(locale, merchant.on_sale) } else { td_string!(locale, merchant.paused) }}</span></td>
                                     <td class="actions">
                                         <button type="button" class="secondary" on:click=move |_| editing.set(Some(edit.clone()))>{td_string!(locale, merchant.edit)}</button>
                                         <ActionForm action=toggle attr:class="inline">
@@ -340,10 +340,10 @@ fn SaleRow(s: ConsoleSale, cancel: ServerAction<CancelSale>, clone: ServerAction
     let state = s.state;
     view! {
         <tr data-sale-id=id>
-            <td data-label="Sale"><a href=format!("/merchant/sales/{id}")>{s.title}</a></td>
-            <td data-label="Window">{format!("{} – {}", format_local(s.begin_ms), format_local(s.end_ms))}</td>
-            <td data-label="State"><span class=format!("badge {}", state.label())>{sale_state(locale, state)}</span></td>
-            <td data-label="Left">{format!("{} / {}", s.left, s.total)}</td>
+            <td data-label=td_string!(locale, merchant.th_sale)><a href=format!("/merchant/sales/{id}")>{s.title}</a></td>
+            <td data-label=td_string!(locale, merchant.th_window)>{format!("{} – {}", format_local(s.begin_ms), format_local(s.end_ms))}</td>
+            <td data-label=td_string!(locale, merchant.th_state)><span class=format!("badge {}", state.label())>{sale_state(locale, state)}</span></td>
+            <td data-label=td_string!(locale, merchant.th_left)>{format!("{} / {}", s.left, s.total)}</td>
             <td class="actions">
                 {(state == SaleState::Upcoming).then(|| view! {
                     <ActionForm action=cancel attr:class="inline">
@@ -592,13 +592,13 @@ fn ShopOrderRow(o: ShopOrder) -> impl IntoView {
         .unwrap_or_default();
     view! {
         <tr data-order-id=o.id>
-            <td data-label="Order" class="order-code" title=td_string!(locale, merchant.order_title, id = o.id)>{order_code(o.id)}</td>
-            <td data-label="Created">{format_local(o.created_ms)}</td>
-            <td data-label="Coupon">{o.title}</td>
-            <td data-label="Buyer">{o.buyer}</td>
-            <td data-label="Amount">{yuan(o.amount_cents)}</td>
-            <td data-label="Status" class="order-status">{order_status(locale, o.status)}</td>
-            <td data-label="Paid / used">{when}</td>
+            <td data-label=td_string!(locale, merchant.th_order) class="order-code" title=td_string!(locale, merchant.order_title, id = o.id)>{order_code(o.id)}</td>
+            <td data-label=td_string!(locale, merchant.th_created)>{format_local(o.created_ms)}</td>
+            <td data-label=td_string!(locale, merchant.th_coupon)>{o.title}</td>
+            <td data-label=td_string!(locale, merchant.th_buyer)>{o.buyer}</td>
+            <td data-label=td_string!(locale, merchant.th_amount)>{yuan(o.amount_cents)}</td>
+            <td data-label=td_string!(locale, merchant.filter_status) class="order-status">{order_status(locale, o.status)}</td>
+            <td data-label=td_string!(locale, merchant.th_paid_used)>{when}</td>
         </tr>
     }
 }

@@ -150,11 +150,11 @@ fn SaleRow(s: SiteSale) -> impl IntoView {
     };
     view! {
         <tr class="ops-sale" data-sale-id=sale.id>
-            <td data-label="Shop"><a href=format!("/shops/{shop_id}")>{shop_name}</a></td>
-            <td data-label="Sale">{sale.title}</td>
-            <td data-label="When">{format!("{} – {}", format_local(sale.begin_ms), format_local(sale.end_ms))}</td>
-            <td data-label="Left">{td_string!(locale, ops.left_of_total, left = sale.left, total = sale.total)}</td>
-            <td data-label="State">{state}</td>
+            <td data-label=td_string!(locale, ops.th_shop)><a href=format!("/shops/{shop_id}")>{shop_name}</a></td>
+            <td data-label=td_string!(locale, ops.th_sale)>{sale.title}</td>
+            <td data-label=td_string!(locale, ops.th_when)>{format!("{} – {}", format_local(sale.begin_ms), format_local(sale.end_ms))}</td>
+            <td data-label=td_string!(locale, ops.th_left)>{td_string!(locale, ops.left_of_total, left = sale.left, total = sale.total)}</td>
+            <td data-label=td_string!(locale, ops.th_state)>{state}</td>
         </tr>
     }
 }
@@ -269,11 +269,11 @@ fn AuditRow(e: AuditItem) -> impl IntoView {
     };
     view! {
         <tr class="audit-entry" data-action=e.action.clone()>
-            <td data-label="When">{format_local(e.at_ms)}</td>
-            <td data-label="Who">{e.operator_name}</td>
-            <td data-label="What">{label}</td>
-            <td data-label="On">{subject}</td>
-            <td data-label="Why">{e.reason.unwrap_or_else(|| "—".into())}</td>
+            <td data-label=td_string!(locale, ops.th_when)>{format_local(e.at_ms)}</td>
+            <td data-label=td_string!(locale, ops.th_who)>{e.operator_name}</td>
+            <td data-label=td_string!(locale, ops.th_what)>{label}</td>
+            <td data-label=td_string!(locale, ops.th_on)>{subject}</td>
+            <td data-label=td_string!(locale, ops.th_why)>{e.reason.unwrap_or_else(|| "—".into())}</td>
         </tr>
     }
 }
@@ -515,11 +515,11 @@ fn OffenderTable(authors: Vec<Offender>) -> impl IntoView {
                     let total = a.hidden();
                     view! {
                         <tr class="offender" class:repeat={total >= REPEAT_OFFENDER} data-user-id=a.user_id>
-                            <td data-label="Author"><a href=format!("/users/{}", a.user_id)>{a.name.clone()}</a>
+                            <td data-label=td_string!(locale, ops.th_author)><a href=format!("/users/{}", a.user_id)>{a.name.clone()}</a>
                                 {(total >= REPEAT_OFFENDER).then(|| view! { " " <span class="offender-badge repeat">{td_string!(locale, ops.repeat_offender)}</span> })}</td>
-                            <td data-label="Reviews hidden">{a.reviews}</td>
-                            <td data-label="Notes hidden">{a.notes}</td>
-                            <td data-label="In all">{total}</td>
+                            <td data-label=td_string!(locale, ops.th_reviews_hidden)>{a.reviews}</td>
+                            <td data-label=td_string!(locale, ops.th_notes_hidden)>{a.notes}</td>
+                            <td data-label=td_string!(locale, ops.th_in_all)>{total}</td>
                         </tr>
                     }
                 }).collect_view()}

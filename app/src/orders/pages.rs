@@ -175,14 +175,14 @@ fn OrderRow(
     });
     view! {
         <tr data-order-id=id>
-            <td data-label="Order" class="order-code" title=td_string!(locale, orders.order_title, id = id)>{order_code(id)}</td>
-            <td data-label="Coupon" class="order-coupon">
+            <td data-label=td_string!(locale, orders.col_order) class="order-code" title=td_string!(locale, orders.order_title, id = id)>{order_code(id)}</td>
+            <td data-label=td_string!(locale, orders.col_coupon) class="order-coupon">
                 <img src=o.shop_image.unwrap_or_else(|| NO_PICTURE.into()) alt="" width="64" height="40" loading="lazy"/>
                 <span>{o.title}</span>
             </td>
-            <td data-label="Shop"><a href=format!("/shops/{}", o.shop_id)>{o.shop_name}</a></td>
-            <td data-label="Price">{yuan(o.amount_cents)}</td>
-            <td data-label="Status" class="order-status">{move || status_label(locale, if expired() { OrderStatus::Closed } else { o.status })}</td>
+            <td data-label=td_string!(locale, orders.col_shop)><a href=format!("/shops/{}", o.shop_id)>{o.shop_name}</a></td>
+            <td data-label=td_string!(locale, orders.col_price)>{yuan(o.amount_cents)}</td>
+            <td data-label=td_string!(locale, orders.col_status) class="order-status">{move || status_label(locale, if expired() { OrderStatus::Closed } else { o.status })}</td>
             <td>
                 {move || (unpaid && !expired()).then(|| view! {
                     <span class="pay-countdown">{td_string!(locale, orders.closes_in)} {countdown_text(deadline - now.get())}</span>

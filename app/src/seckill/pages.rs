@@ -544,14 +544,14 @@ fn ShopSales(shop_id: i64) -> impl IntoView {
                                 <tbody>
                                     {list.into_iter().map(|s| view! {
                                         <tr data-voucher-id=s.voucher_id>
-                                            <td data-label="Coupon">{s.title.clone()}</td>
-                                            <td data-label="Window (CST)">{format!("{} – {}", format_local(s.begin_ms), format_local(s.end_ms))}</td>
-                                            <td data-label="Stock (Postgres)">{s.pg_stock}</td>
-                                            <td data-label="Orders">{s.pg_orders}</td>
-                                            <td data-label="Stock (Redis)">{s.redis_stock.map_or("—".to_string(), |v| v.to_string())}</td>
-                                            <td data-label="Buyers (Redis)">{s.redis_buyers}</td>
-                                            <td data-label="In flight">{s.in_flight()}</td>
-                                            <td data-label="Drift" class="drift" class:bad=s.drift() != 0>{s.drift()}</td>
+                                            <td data-label=td_string!(locale, seckill.col_coupon)>{s.title.clone()}</td>
+                                            <td data-label=td_string!(locale, seckill.col_window)>{format!("{} – {}", format_local(s.begin_ms), format_local(s.end_ms))}</td>
+                                            <td data-label=td_string!(locale, seckill.col_pg_stock)>{s.pg_stock}</td>
+                                            <td data-label=td_string!(locale, seckill.col_orders)>{s.pg_orders}</td>
+                                            <td data-label=td_string!(locale, seckill.col_redis_stock)>{s.redis_stock.map_or("—".to_string(), |v| v.to_string())}</td>
+                                            <td data-label=td_string!(locale, seckill.col_redis_buyers)>{s.redis_buyers}</td>
+                                            <td data-label=td_string!(locale, seckill.col_in_flight)>{s.in_flight()}</td>
+                                            <td data-label=td_string!(locale, seckill.col_drift) class="drift" class:bad=s.drift() != 0>{s.drift()}</td>
                                             <td>
                                                 <ActionForm action=restock attr:class="inline">
                                                     <input type="hidden" name="voucher_id" value=s.voucher_id/>

@@ -63,8 +63,9 @@ impl From<SocialError> for AppError {
 
 /// Writes a note about a shop and pushes it into every follower's inbox.
 pub async fn write_note(state: &AppState, author: i64, shop_id: i64, note: NewNote) -> Result<i64, SocialError> {
-    let store::StoredNote { id, created_ms } =
-        store::insert_note(state.postgres()?, author, shop_id, &note).await?.ok_or(SocialError::NotFound(Thing::Shop))?;
+    let store::StoredNote { id, created_ms } = store::insert_note(state.postgres()?, author, shop_id, &note)
+        .await?
+        .ok_or(SocialError::NotFound(Thing::Shop))?;
     let followers = store::followers(state.postgres()?, author).await?;
     store::push_to_feeds(&state.redis, &state.keys, &followers, id, created_ms).await?;
     Ok(id)
@@ -247,8 +248,11 @@ pub async fn uploaded_by(state: &AppState, address: &str, user_id: i64) -> Resul
 
 /// A profile as `viewer` sees it: counts, whether they follow, and the people both follow.
 pub async fn profile(state: &AppState, user_id: i64, viewer: Option<i64>) -> Result<Profile, SocialError> {
-    let person =
-        store::people(state.postgres()?, &[user_id]).await?.into_iter().next().ok_or(SocialError::NotFound(Thing::User))?;
+    let person = store::people(state.postgres()?, &[user_id])
+        .await?
+        .into_iter()
+        .next()
+        .ok_or(SocialError::NotFound(Thing::User))?;
     let store::FollowCounts { followers, following } = store::follow_counts(state.postgres()?, user_id).await?;
     let (common, followed_by_me) = match viewer.filter(|v| *v != user_id) {
         Some(v) => {
