@@ -1,5 +1,5 @@
 // Shared steps for the end-to-end tests.
-import { Browser, expect, Locator, Page } from '@playwright/test';
+import { Browser, expect, Locator, Page, test } from '@playwright/test';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -41,13 +41,14 @@ export async function textedCode(page: Page, phone: string): Promise<string> {
 /** Makes a new account for `phone` by a texted code (so it has no password) and logs `page` in with it:
  *  a person of its own, whose orders and notices no other test touches. */
 export async function logInNewAccount(page: Page, phone: string) {
+  const w = words(langOf(test.info().project.use.locale));
   await page.goto('/login/code');
   await waitForHydration(page);
   await page.fill('#code-phone', phone);
-  await page.getByRole('button', { name: 'Text me a code' }).click();
+  await page.getByRole('button', { name: w.auth.text_me_a_code }).click();
   await expect(page.locator('.code-sent')).toBeVisible();
   await page.fill('#code', await textedCode(page, phone));
-  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('button', { name: w.auth.log_in, exact: true }).click();
   await expect(page.locator('.account-button')).toHaveText(`用户${phone.slice(-4)}`);
 }
 
