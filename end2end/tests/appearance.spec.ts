@@ -2,7 +2,7 @@
 // dark scheme, in Chinese and in English (the language switch's cookie), against committed baselines
 // (appearance.spec.ts-snapshots/): a layout that shifts, a style that stops applying or a font
 // that goes missing fails here. What changes from run to run (clocks, counters, generated codes) is masked.
-// Runs first (file order), on the freshly seeded demo data. After an intended change of the look:
+// Runs first (the `look` project, which the others depend on), on the freshly seeded demo data. After an intended change of the look:
 //   cd end2end && BASE_URL=… npx playwright test appearance --update-snapshots
 import { Page, test } from '@playwright/test';
 import { expect, pageName, waitForHydration } from './helpers';

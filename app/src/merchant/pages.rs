@@ -11,6 +11,7 @@ use super::api::{
 use super::model::{CouponsPage, OrdersConsole, SaleFunnel, ShopCard, ShopReport};
 use crate::catalog::model::{Coupon, CouponForm};
 use crate::orders::model::{OrderFilter, OrderStatus, ShopOrder, order_code};
+use crate::orders::pages::status_label;
 use crate::reviews::api::get_console_reviews;
 use crate::reviews::model::Viewer;
 use crate::reviews::pages::ReviewItem;
@@ -46,20 +47,6 @@ fn sale_state(locale: Locale, state: SaleState) -> &'static str {
         SaleState::Live => td_string!(locale, merchant.state_live),
         SaleState::Ended => td_string!(locale, merchant.state_ended),
         SaleState::Cancelled => td_string!(locale, merchant.state_cancelled),
-    }
-}
-
-/// An order's status as the shop reads it, in the page's language.
-fn order_status(locale: Locale, status: OrderStatus) -> &'static str {
-    match status {
-        OrderStatus::Queued => td_string!(locale, merchant.status_queued),
-        OrderStatus::Failed(_) => td_string!(locale, merchant.status_failed),
-        OrderStatus::Unpaid => td_string!(locale, merchant.status_unpaid),
-        OrderStatus::Paid => td_string!(locale, merchant.status_paid),
-        OrderStatus::Used => td_string!(locale, merchant.status_used),
-        OrderStatus::Closed => td_string!(locale, merchant.status_closed),
-        OrderStatus::Cancelled => td_string!(locale, merchant.status_cancelled),
-        OrderStatus::Refunded => td_string!(locale, merchant.status_refunded),
     }
 }
 
@@ -515,7 +502,7 @@ fn OrderFilters(
                 <label for="f-status">{td_string!(locale, merchant.filter_status)}</label>
                 <select id="f-status" name="status">
                     <option value="" selected=filter.status.is_empty()>{td_string!(locale, merchant.any)}</option>
-                    {OrderStatus::STORED.iter().filter_map(|s| Some((s.as_db()?, order_status(locale, *s)))).map(|(s, label)| view! {
+                    {OrderStatus::STORED.iter().filter_map(|s| Some((s.as_db()?, status_label(locale, *s)))).map(|(s, label)| view! {
                         <option value=s selected=filter.status == s>{label}</option>
                     }).collect_view()}
                 </select>
@@ -597,7 +584,7 @@ fn ShopOrderRow(o: ShopOrder) -> impl IntoView {
             <td data-label=td_string!(locale, merchant.th_coupon)>{o.title}</td>
             <td data-label=td_string!(locale, merchant.th_buyer)>{o.buyer}</td>
             <td data-label=td_string!(locale, merchant.th_amount)>{yuan(o.amount_cents)}</td>
-            <td data-label=td_string!(locale, merchant.filter_status) class="order-status">{order_status(locale, o.status)}</td>
+            <td data-label=td_string!(locale, merchant.filter_status) class="order-status">{status_label(locale, o.status)}</td>
             <td data-label=td_string!(locale, merchant.th_paid_used)>{when}</td>
         </tr>
     }

@@ -1,5 +1,5 @@
 //! The site's two languages, zh-CN first and English second: which one a request is in, and the figures a
-//! page shows formatted for it. The strings are in `app/locales/<locale>/<namespace>.json`, compiled into
+//! page shows written its way. The strings are in `app/locales/<locale>/<namespace>.json`, compiled into
 //! one function per key and language (`build.rs`), so an island's wasm carries only the strings it uses.
 
 // The generated module is named `i18n` too (leptos_i18n's convention), inside this one.
@@ -103,27 +103,6 @@ pub fn distance(locale: Locale, metres: f64) -> String {
     if metres < 1000.0 { format!("{} {m}", metres.round() as i64) } else { format!("{:.1} {km}", metres / 1000.0) }
 }
 
-/// A date and time in the business time zone as the locale writes it: "12月4日 15:21" / "4 Dec 15:21",
-/// with the year when it is not this one.
-pub fn date_time(locale: Locale, at: time::OffsetDateTime, now: time::OffsetDateTime) -> String {
-    use time::macros::format_description;
-    let at = at.to_offset(crate::shared::clock::BUSINESS_OFFSET);
-    let this_year = at.year() == now.to_offset(crate::shared::clock::BUSINESS_OFFSET).year();
-    let formatted = match (locale, this_year) {
-        (Locale::zh_CN, true) => {
-            at.format(format_description!("[month padding:none]月[day padding:none]日 [hour]:[minute]"))
-        }
-        (Locale::zh_CN, false) => {
-            at.format(format_description!("[year]年[month padding:none]月[day padding:none]日 [hour]:[minute]"))
-        }
-        (Locale::en, true) => at.format(format_description!("[day padding:none] [month repr:short] [hour]:[minute]")),
-        (Locale::en, false) => {
-            at.format(format_description!("[day padding:none] [month repr:short] [year] [hour]:[minute]"))
-        }
-    };
-    formatted.unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,13 +118,8 @@ mod tests {
     }
 
     #[test]
-    fn figures_are_written_the_locale_s_way() {
+    fn distances_are_written_the_locale_s_way() {
         assert_eq!(distance(Locale::zh_CN, 850.4), "850 米");
         assert_eq!(distance(Locale::en, 2_345.0), "2.3 km");
-        let at = time::macros::datetime!(2026-12-04 07:21 UTC);
-        assert_eq!(date_time(Locale::zh_CN, at, at), "12月4日 15:21");
-        assert_eq!(date_time(Locale::en, at, at), "4 Dec 15:21");
-        let next_year = time::macros::datetime!(2027-03-01 00:00 UTC);
-        assert_eq!(date_time(Locale::en, at, next_year), "4 Dec 2026 15:21");
     }
 }
