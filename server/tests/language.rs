@@ -26,13 +26,15 @@ async fn body(resp: Response<Body>) -> String {
 async fn a_page_speaks_the_language_asked_for_and_chinese_by_default(db: PgPool) {
     let router = server::router::build(test_state(db, &[]).await);
 
-    // No preference: Chinese, with the switch to English (named in English) pointing back here.
+    // No preference: Chinese, with the switch to English (named in English), which carries nothing of the
+    // page's address (the switch goes back by the Referer).
     let resp = get(&router, "/no-such-page?x=1", &[]).await;
     assert_eq!(resp.status(), StatusCode::NOT_FOUND);
     let html = body(resp).await;
     assert!(html.contains(r#"<html lang="zh-CN""#), "{html}");
     assert!(html.contains("页面不存在。"), "the 404 in Chinese");
-    assert!(html.contains(r#"href="/lang/en?back=%2Fno-such-page%3Fx%3D1""#), "the switch comes back here");
+    assert!(html.contains(r#"href="/lang/en""#), "the switch");
+    assert!(!html.contains("x=1"), "the page's query is not carried into it");
     assert!(html.contains(">English</a>"));
 
     // A browser set to English (Chinese second) gets English; one set to French only gets Chinese.
@@ -59,6 +61,16 @@ async fn the_switch_remembers_the_choice_and_goes_back_on_this_site_only(db: PgP
     assert_eq!(resp.headers()[header::LOCATION], "/shops/3?tab=notes");
     let cookie = resp.headers()[header::SET_COOKIE].to_str().unwrap().to_string();
     assert_eq!(cookie, "lang=en; Path=/; Max-Age=31536000; SameSite=Lax");
+
+    // The link in the header: back to the page it was on, by its Referer — a path on this site, whatever
+    // host the Referer names.
+    let from = [(header::REFERER, "http://127.0.0.1:3000/search?q=%E7%81%AB%E9%94%85&page=2")];
+    assert_eq!(
+        get(&router, "/lang/en", &from).await.headers()[header::LOCATION],
+        "/search?q=%E7%81%AB%E9%94%85&page=2"
+    );
+    let elsewhere = [(header::REFERER, "https://evil.example//evil.example/x")];
+    assert_eq!(get(&router, "/lang/en", &elsewhere).await.headers()[header::LOCATION], "/", "never another host");
 
     let resp = get(&router, "/lang/zh-CN", &[]).await;
     assert_eq!(resp.headers()[header::LOCATION], "/", "no page to go back to: home");

@@ -163,21 +163,18 @@ pub fn NotFound(#[prop(optional, into)] message: Option<String>) -> impl IntoVie
     }
 }
 
-/// The header's switch to the other language: a plain link (`/lang/{tag}?back=…`, see `web::language`),
-/// named in the language it switches to, so someone who cannot read this page's can still find it.
+/// The header's switch to the other language: a plain link (`/lang/{tag}`, see `web::language`, which goes
+/// back to the page it was on), named in the language it switches to, so someone who cannot read this
+/// page's can still find it.
 #[component]
 pub fn LanguageSwitch() -> impl IntoView {
-    let location = leptos_router::hooks::use_location();
-    let (path, query) = (location.pathname.get_untracked(), location.search.get_untracked());
-    let here = if query.is_empty() { path } else { format!("{path}?{query}") };
-    let back: String = form_urlencoded::byte_serialize(here.as_bytes()).collect();
     let (other, name) = match locale() {
         Locale::zh_CN => (Locale::en, "English"),
         Locale::en => (Locale::zh_CN, "中文"),
     };
     let tag = crate::shared::i18n::tag(other);
     view! {
-        <a class="language-switch" href=format!("/lang/{tag}?back={back}") hreflang=tag lang=tag rel="nofollow">
+        <a class="language-switch" href=format!("/lang/{tag}") hreflang=tag lang=tag rel="nofollow">
             {name}
         </a>
     }

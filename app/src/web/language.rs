@@ -1,8 +1,9 @@
-//! The header's language switch: `GET /lang/{tag}?back=/where/you/were` remembers the choice in a cookie for
-//! a year and sends the browser back, so it works as a plain link, before (or without) the wasm.
+//! The header's language switch: `GET /lang/{tag}` remembers the choice in a cookie for a year and sends the
+//! browser back to the page it came from (its `Referer`, or `?back=`), so it works as a plain link, before
+//! (or without) the wasm — and the link carries nothing of the page's address into the page.
 
 use axum::extract::{Path, Query};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
@@ -20,13 +21,19 @@ pub struct Back {
     back: Option<String>,
 }
 
-/// Sets the language cookie and redirects back (303); a language we do not speak is a 400 that says which
-/// ones we do, and sets nothing.
-pub async fn switch(Path(tag): Path<String>, Query(Back { back }): Query<Back>) -> Response {
+/// Sets the language cookie and redirects back (303) — to `?back=`, else to the path of the page the link was
+/// on (the `Referer`; only ever a path on this site, whoever sent it); a language we do not speak is a 400
+/// that says which ones we do, and sets nothing.
+pub async fn switch(Path(tag): Path<String>, Query(Back { back }): Query<Back>, headers: HeaderMap) -> Response {
     let Some(locale) = i18n::parse(&tag).filter(|l| i18n::tag(*l).eq_ignore_ascii_case(&tag)) else {
         return AppError::invalid("lang", "Haodian speaks zh-CN (中文) and en (English).").into_response();
     };
-    let to = back.as_deref().and_then(same_site_path).unwrap_or_else(|| "/".to_string());
+    let referer = headers
+        .get(header::REFERER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|r| url::Url::parse(r).ok())
+        .map(|u| u[url::Position::BeforePath..].to_string());
+    let to = back.or(referer).as_deref().and_then(same_site_path).unwrap_or_else(|| "/".to_string());
     let cookie = format!("{COOKIE}={}; Path=/; Max-Age={REMEMBER_SECS}; SameSite=Lax", i18n::tag(locale));
     let (Ok(cookie), Ok(to)) = (HeaderValue::from_str(&cookie), HeaderValue::from_str(&to)) else {
         return AppError::invalid("back", "The page to go back to is not a valid address.").into_response();
