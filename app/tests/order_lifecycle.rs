@@ -534,7 +534,12 @@ async fn an_unused_coupon_is_refunded_when_its_validity_ends_by_its_delayed_chec
     let closer = app::orders::closer::spawn(state.clone());
     service::publish_expiry_check(&state, orders[1].order_id, 30, now_ms()).await.unwrap();
     service::publish_expiry_check(&state, orders[0].order_id, 30, now_ms()).await.unwrap();
-    wait_for("the expired coupon refunded", async || status_of(&db, orders[0].order_id).await == "refunded").await;
+    // Refunded, and its coupon given back to the sale (Redis, after the refund's commit): only then may the
+    // closer stop, or the give-back it is about to make would be cut off.
+    wait_for("the expired coupon refunded and given back", async || {
+        status_of(&db, orders[0].order_id).await == "refunded" && stocks(&state, 23).await.0 == 7
+    })
+    .await;
     closer.abort();
     assert_eq!(status_of(&db, orders[1].order_id).await, "paid", "still valid: not refunded");
     expire_now(&orders.iter().map(|o| o.order_id).collect::<Vec<_>>()).await;
