@@ -7,7 +7,7 @@
 
 include!(concat!(env!("OUT_DIR"), "/i18n/mod.rs"));
 
-pub use i18n::{Locale, td, td_string};
+pub use i18n::{Locale, td_string};
 
 /// The cookie the language switch leaves: the language someone picked outranks what their browser asks for.
 pub const COOKIE: &str = "lang";
