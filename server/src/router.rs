@@ -55,6 +55,7 @@ pub fn build(state: AppState) -> Router {
             static_compression(),
         ))
         .layer(sessions)
+        .layer(axum::middleware::from_fn(app::web::language::speak_the_request_s_language))
         .layer(axum::middleware::from_fn(api_error_status))
         .layer(axum::middleware::from_fn(crate::guard::refuse_cross_site))
         .layer(axum::middleware::from_fn(crate::guard::hardening_headers))

@@ -22,10 +22,14 @@ pub fn locale() -> Locale {
         if let Some(locale) = use_context::<Locale>() {
             return locale;
         }
-        let locale =
-            use_context::<axum::http::request::Parts>().map(|parts| from_headers(&parts.headers)).unwrap_or_default();
-        provide_context(locale);
-        locale
+        if let Some(parts) = use_context::<axum::http::request::Parts>() {
+            let locale = from_headers(&parts.headers);
+            provide_context(locale);
+            return locale;
+        }
+        // A route outside Leptos (the JSON API, uploads, the switch) or a service it calls: the request's
+        // language as the edge read it; a worker or a test with no request speaks Chinese.
+        REQUEST_LOCALE.try_with(|l| *l).unwrap_or_default()
     }
     #[cfg(not(feature = "ssr"))]
     {
@@ -35,6 +39,19 @@ pub fn locale() -> Locale {
         }
         Locale::default()
     }
+}
+
+#[cfg(feature = "ssr")]
+tokio::task_local! {
+    /// The language of the request a task is answering, set by the web edge around every request.
+    static REQUEST_LOCALE: Locale;
+}
+
+/// Runs `work` (a request's handling) speaking `locale`: what [`locale`] answers inside it, where no Leptos
+/// context says otherwise.
+#[cfg(feature = "ssr")]
+pub async fn speaking<F: std::future::Future>(locale: Locale, work: F) -> F::Output {
+    REQUEST_LOCALE.scope(locale, work).await
 }
 
 /// The language a request asks for: the switch's cookie if it names one we speak, else the first language
@@ -115,6 +132,13 @@ mod tests {
         assert_eq!(from_accept_language("de, fr;q=0.9"), None);
         assert_eq!(from_accept_language("en;q=0, zh;q=0.1"), Some(Locale::zh_CN));
         assert_eq!(from_accept_language(""), None);
+    }
+
+    #[cfg(feature = "ssr")]
+    #[tokio::test]
+    async fn outside_leptos_the_request_s_language_is_spoken_and_chinese_without_one() {
+        assert_eq!(locale(), Locale::zh_CN);
+        assert_eq!(speaking(Locale::en, async { locale() }).await, Locale::en);
     }
 
     #[test]

@@ -21,6 +21,13 @@ pub struct Back {
     back: Option<String>,
 }
 
+/// Answers every request in the language it asks for ([`i18n::from_headers`]), so a message worded deep in a
+/// service for a route outside Leptos (the JSON API, uploads) is in the asker's language too.
+pub async fn speak_the_request_s_language(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let locale = i18n::from_headers(request.headers());
+    i18n::speaking(locale, next.run(request)).await
+}
+
 /// Sets the language cookie and redirects back (303) — to `?back=`, else to the path of the page the link was
 /// on (the `Referer`; only ever a path on this site, whoever sent it); a language we do not speak is a 400
 /// that says which ones we do, and sets nothing.
