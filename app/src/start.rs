@@ -93,6 +93,7 @@ pub async fn with_db(
     let mut parts = Parts::default();
     parts.insert(shops);
     parts.insert(inbox);
+    parts.insert(crate::catalog::service::Suggestions::default());
     Ok(AppState::new(Handles {
         db,
         redis,

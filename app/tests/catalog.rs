@@ -68,15 +68,18 @@ async fn read(state: &AppState, id: i64) -> Option<Arc<Shop>> {
 
 /// A shop edit form with these values.
 fn form(name: &str, address: &str, lon: &str, lat: &str, price: &str, hours: &str, images: &str) -> ShopEdit {
-    ShopEdit::try_from(ShopForm {
-        name: name.into(),
-        address: address.into(),
-        longitude: lon.into(),
-        latitude: lat.into(),
-        avg_price: price.into(),
-        open_hours: hours.into(),
-        images: images.into(),
-    })
+    ShopEdit::try_from(
+        ShopForm {
+            name: name.into(),
+            address: address.into(),
+            longitude: lon.into(),
+            latitude: lat.into(),
+            avg_price: price.into(),
+            images: images.into(),
+            ..ShopForm::default()
+        }
+        .every_day(hours),
+    )
     .unwrap()
 }
 
@@ -404,7 +407,8 @@ async fn filters_narrow_a_category_and_a_search_as_the_reference_query_does(db: 
     .await
     .unwrap();
     let state = test_instances(db.clone(), 1, &[]).await.remove(0);
-    let filter = ShopFilter { area: "武林".into(), price: "50-100".into(), rating: "4".into() };
+    let filter =
+        ShopFilter { area: "武林".into(), price: "50-100".into(), rating: "4".into(), ..ShopFilter::default() };
     let reference = |order: &'static str| {
         let db = db.clone();
         async move {
@@ -420,8 +424,8 @@ async fn filters_narrow_a_category_and_a_search_as_the_reference_query_does(db: 
     let ids = |l: &app::catalog::model::Listing| l.page.items.iter().map(|s| s.id).collect::<Vec<i64>>();
     for (sort, order) in [
         (ShopSort::Score, "score DESC, id"),
-        (ShopSort::PriceAsc, "avg_price_cents, id"),
-        (ShopSort::Popular, "sold DESC, id"),
+        (ShopSort::PriceAsc, "avg_price_cents, score DESC, id"),
+        (ShopSort::Popular, "sold DESC, score DESC, id"),
     ] {
         let want = reference(order).await;
         assert!(want.len() >= 2, "the fixture narrows to a few shops: {want:?}");
@@ -434,4 +438,111 @@ async fn filters_narrow_a_category_and_a_search_as_the_reference_query_does(db: 
     // Nothing chosen narrows nothing: the whole type, 61 shops over four pages.
     let (_, all) = service::category(&state, 1, ShopSort::Score, &ShopFilter::default(), 4).await.unwrap();
     assert_eq!((all.page.items.len(), all.page.has_next), (1, false));
+}
+
+/// "Open now" lists the shops whose weekly hours hold this minute (Sunday night's running into Monday's
+/// included), not the closed ones nor those that gave no hours; the hours a merchant enters come back
+/// through the cache as entered.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn open_now_lists_the_shops_open_at_this_minute_of_the_week(db: PgPool) {
+    use app::catalog::hours::{WEEK, WeeklyHours, minute_of_week};
+    let people = fixture(&db).await;
+    let now = minute_of_week(now_ms()) as i32;
+    let week = WEEK as i32;
+    // 2: opened an hour ago, closes in an hour (across midnight or Sunday's end when now is near them);
+    // 3: opens in two hours; 4: no hours given.
+    let open_since = (now + week - 60) % week;
+    let later = (now + 120) % week;
+    for (id, name, ranges) in [
+        (2, "开着的面馆", format!("{{\"[{open_since},{})\"}}", open_since + 120)),
+        (3, "没开的面馆", format!("{{\"[{later},{})\"}}", later + 60)),
+        (4, "不知几点的面馆", "{}".to_string()),
+    ] {
+        sqlx::query(
+            "INSERT INTO shops (id, name, type_id, address, longitude, latitude, open_week)
+             VALUES ($1, $2, 1, '杭州市某路', 120.16, 30.25, $3::int4range[])",
+        )
+        .bind(id)
+        .bind(name.to_string())
+        .bind(ranges)
+        .execute(&db)
+        .await
+        .unwrap();
+    }
+    let state = test_instances(db.clone(), 1, &[]).await.remove(0);
+    let ids = |l: &app::catalog::model::Listing| l.page.items.iter().map(|s| s.id).collect::<Vec<i64>>();
+    let open = ShopFilter { open: true, ..ShopFilter::default() };
+    let (_, listing) = service::category(&state, 1, ShopSort::Score, &open, 1).await.unwrap();
+    assert_eq!(ids(&listing), [2]);
+    let found = service::search(&state, "面馆", ShopSort::Score, &open, 1).await.unwrap();
+    assert_eq!(ids(&found), [2]);
+    let (_, all) = service::category(&state, 1, ShopSort::Score, &ShopFilter::default(), 1).await.unwrap();
+    assert_eq!(all.page.items.len(), 4, "without the filter every shop is listed");
+
+    // The owner enters a week with a lunch break, a late Friday and Sunday off.
+    let form = ShopForm {
+        name: "老张火锅".into(),
+        address: "杭州市延安路1号".into(),
+        longitude: "120.16".into(),
+        latitude: "30.25".into(),
+        avg_price: "99".into(),
+        ..ShopForm::default()
+    }
+    .every_day("11:00-14:00, 17:00-22:00");
+    let form = ShopForm { hours_fri: "17:00-02:00".into(), hours_sun: String::new(), ..form };
+    let edit = ShopEdit::try_from(form).unwrap();
+    service::edit_shop(&state, Some(&people.owner), SHOP, &edit).await.unwrap();
+    let shop = read(&state, SHOP).await.unwrap();
+    assert_eq!(shop.hours, edit.hours);
+    assert_eq!(shop.hours.day_text(0, None), "11:00-14:00, 17:00-22:00");
+    assert_eq!(shop.hours.day_text(4, Some("次日")), "17:00-次日02:00");
+    assert_eq!(shop.hours.day_text(6, None), "");
+    assert!(!WeeklyHours::default().bounds().iter().any(|_| true));
+}
+
+/// Sorted by distance, a list is nearest first from the shopper's place, or from the middle of the area
+/// chosen, each row with its distance; a search by relevance puts names starting with the words first.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn lists_sort_by_distance_from_a_place_and_searches_by_relevance(db: PgPool) {
+    fixture(&db).await;
+    // Due north of (120.16, 30.25) every 0.01° (about 1.1 km): 2 the farthest, 4 the nearest.
+    for (id, name, lat, area) in
+        [(2, "好吃的牛肉面", 30.28, "武林"), (3, "面馆一号", 30.27, "武林"), (4, "拉面", 30.26, "湖滨")]
+    {
+        sqlx::query(
+            "INSERT INTO shops (id, name, type_id, area, address, longitude, latitude)
+             VALUES ($1, $2, 1, $3, '杭州市某路', 120.16, $4)",
+        )
+        .bind(id)
+        .bind(name.to_string())
+        .bind(area.to_string())
+        .bind(lat)
+        .execute(&db)
+        .await
+        .unwrap();
+    }
+    let state = test_instances(db.clone(), 1, &[]).await.remove(0);
+    let ids = |l: &app::catalog::model::Listing| l.page.items.iter().map(|s| s.id).collect::<Vec<i64>>();
+    let here =
+        ShopFilter { near: Some(app::shared::point::GeoPoint { lon: 120.16, lat: 30.25 }), ..ShopFilter::default() };
+    let (_, listing) = service::category(&state, 1, ShopSort::Distance, &here, 1).await.unwrap();
+    assert_eq!(ids(&listing), [SHOP, 4, 3, 2]);
+    let metres: Vec<f64> = listing.page.items.iter().map(|s| s.distance_m.unwrap()).collect();
+    assert!(
+        metres[0] < 1.0 && (1_100.0..1_125.0).contains(&metres[1]) && (3_320.0..3_350.0).contains(&metres[3]),
+        "{metres:?}"
+    );
+    // No place of the shopper's: from the middle of 武林 (30.275), where 2 and 3 are equally near.
+    let wulin = ShopFilter { area: "武林".into(), ..ShopFilter::default() };
+    let (_, in_area) = service::category(&state, 1, ShopSort::Distance, &wulin, 1).await.unwrap();
+    let mut near_wulin = ids(&in_area);
+    near_wulin.sort();
+    assert_eq!(near_wulin, [2, 3]);
+    assert!(in_area.page.items.iter().all(|s| (550.0..560.0).contains(&s.distance_m.unwrap())));
+    // Nowhere to measure from: by score, without distances.
+    let (_, nowhere) = service::category(&state, 1, ShopSort::Distance, &ShopFilter::default(), 1).await.unwrap();
+    assert!(nowhere.page.items.iter().all(|s| s.distance_m.is_none()));
+    // "面" starts 面馆一号 only; the others have it later, the earliest first.
+    let found = service::search(&state, "面", ShopSort::Relevance, &ShopFilter::default(), 1).await.unwrap();
+    assert_eq!(ids(&found), [3, 4, 2]);
 }

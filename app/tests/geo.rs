@@ -121,15 +121,18 @@ async fn opened_and_removed_shops_come_and_go_in_nearby_search(db: PgPool) {
         CurrentUser { id: owner[1], nickname: "s".into(), role: Role::Shopper, masked_account: String::new() };
     let at = north(200.0);
     let edit = |name: &str| {
-        ShopEdit::try_from(ShopForm {
-            name: name.into(),
-            address: "杭州市延安路1号".into(),
-            longitude: at.lon.to_string(),
-            latitude: at.lat.to_string(),
-            avg_price: "50".into(),
-            open_hours: "10:00-22:00".into(),
-            images: String::new(),
-        })
+        ShopEdit::try_from(
+            ShopForm {
+                name: name.into(),
+                address: "杭州市延安路1号".into(),
+                longitude: at.lon.to_string(),
+                latitude: at.lat.to_string(),
+                avg_price: "50".into(),
+                images: String::new(),
+                ..ShopForm::default()
+            }
+            .every_day("10:00-22:00"),
+        )
         .unwrap()
     };
     assert!(

@@ -1,7 +1,7 @@
 // Visual snapshots of the main pages at phone (390 px) and desktop (1280 px) width, in the light and the
 // dark scheme, in Chinese and in English (the language switch's cookie), against committed baselines
 // (appearance.spec.ts-snapshots/): a layout that shifts, a style that stops applying or a font
-// that goes missing fails here. What changes from run to run (clocks, counters, generated codes) is masked.
+// that goes missing fails here. What changes from run to run (clocks, counters, generated codes, open or closed now) is masked.
 // Runs first (the `look` project, which the others depend on), on the freshly seeded demo data. After an intended change of the look:
 //   cd end2end && BASE_URL=… npx playwright test appearance --update-snapshots
 import { Page, test } from '@playwright/test';
@@ -26,7 +26,7 @@ async function snap(page: Page, path: string, scheme: 'light' | 'dark', lang: 'z
       animations: 'disabled',
       caret: 'hide',
       mask: [
-        page.locator('.countdown, .sale-state, .uv, .stock-left, .note-list, .notes .muted, .account-menu, .review-foot'),
+        page.locator('.countdown, .sale-state, .uv, .stock-left, .note-list, .notes .muted, .account-menu, .review-foot, .open-state, .today-hours'),
       ],
       maxDiffPixelRatio: 0.01,
     });

@@ -327,3 +327,61 @@ test('saving a shop while logged out says to log in', async ({ page }) => {
   await expect(page.locator('.favourite-note')).toContainText('to save shops');
   await expect(page.locator('.favourite-note a')).toHaveAttribute('href', '/login?next=/shops/3');
 });
+
+test('the search box suggests shops as you type; lists narrow to the shops open now and sort nearest first', async ({ browser }) => {
+  const context = await browser.newContext({
+    geolocation: { latitude: 30.2565, longitude: 120.1645 }, // Hubin
+    permissions: ['geolocation'],
+    locale: 'en-US',
+  });
+  const page = await context.newPage();
+  await page.goto('/');
+  await waitForHydration(page);
+  const box = page.locator('#q');
+  await box.pressSequentially('火锅', { delay: 60 });
+  const options = page.locator('#q-suggestions [role=option]');
+  await expect(options.first()).toBeVisible();
+  await expect(box).toHaveAttribute('aria-expanded', 'true');
+  const names = await page.locator('#q-suggestions .suggestion-name').allTextContents();
+  expect(names.length).toBeGreaterThan(0);
+  expect(names.length).toBeLessThanOrEqual(8);
+  for (const n of names) expect(n).toContain('火锅');
+  // The keyboard picks one and Enter opens it.
+  await box.press('ArrowDown');
+  await expect(options.first()).toHaveAttribute('aria-selected', 'true');
+  await box.press('Enter');
+  await expect(page).toHaveURL(/\/shops\/\d+$/);
+  await expect(page.locator('.shop-title')).toHaveText(names[0]);
+  // The shop says whether it is open now, and its week on request.
+  await expect(page.locator('.shop-hours .today-hours')).toContainText('Today');
+  await page.locator('.week-hours summary').click();
+  await expect(page.locator('.week-hours tr')).toHaveCount(7);
+
+  // "Open now" narrows a category to shops that say they are open.
+  await page.goto('/types/1');
+  await waitForHydration(page);
+  await page.locator('form.filters').getByLabel('Open now').check();
+  await page.locator('form.filters').getByRole('button', { name: 'Filter' }).click();
+  await expect(page).toHaveURL(/open=1/);
+  // Some of the demo's shops never close, so there is always one.
+  const open = page.locator('.shop-row .shop-name');
+  await expect(open.first()).toBeVisible();
+  await open.first().click();
+  await expect(page.locator('.open-state')).toContainText('Open now');
+  await page.goBack();
+  // "Nearest" asks the browser where it is and keeps the filter; rows say how far, nearest first.
+  await waitForHydration(page);
+  await page.getByRole('link', { name: 'Nearest' }).click();
+  await expect(page).toHaveURL(/sort=distance.*open=1.*lon=120\.1645\d*&lat=30\.2565/);
+  const metres = (await page.locator('.shop-distance').allTextContents()).map((t) =>
+    t.endsWith(' km') ? Number.parseFloat(t) * 1000 : Number.parseFloat(t),
+  );
+  expect(metres).toEqual([...metres].sort((a, b) => a - b));
+  await context.close();
+});
+
+test('sorting by distance without a place says how to give one', async ({ page }) => {
+  await page.goto('/types/1?sort=distance');
+  await expect(page.locator('.sort-unplaced')).toContainText('We do not know where you are');
+  await expect(page.locator('.shop-distance')).toHaveCount(0);
+});

@@ -7,6 +7,7 @@ use sqlx::{PgPool, Postgres, QueryBuilder};
 use time::{Duration, OffsetDateTime};
 
 use app::auth::model::{Account, Password};
+use app::catalog::hours::WeeklyHours;
 use app::platform::keys::Keys;
 use app::seckill::model::NewFlashSale;
 
@@ -252,7 +253,25 @@ const NAME_PREFIXES: [&str; 24] = [
     "白塔",
     "小城",
 ];
-const HOURS: [&str; 5] = ["10:00-22:00", "09:00-21:00", "11:00-次日02:00", "10:30-21:30", "07:00-20:00"];
+/// The demo's weeks of opening hours, Monday first, as merchants would enter them: every day alike, a
+/// lunch break, a late bar, a day off, longer weekends, round the clock.
+const HOURS: [[&str; 7]; 7] = [
+    ["10:00-22:00"; 7],
+    ["09:00-21:00"; 7],
+    ["11:00-次日02:00"; 7],
+    [
+        "11:00-14:00, 17:00-21:30",
+        "11:00-14:00, 17:00-21:30",
+        "11:00-14:00, 17:00-21:30",
+        "11:00-14:00, 17:00-21:30",
+        "11:00-14:00, 17:00-21:30",
+        "10:00-22:00",
+        "10:00-22:00",
+    ],
+    ["", "10:30-21:30", "10:30-21:30", "10:30-21:30", "10:30-21:30", "10:30-21:30", "10:30-21:30"],
+    ["07:00-20:00", "07:00-20:00", "07:00-20:00", "07:00-20:00", "07:00-20:00", "08:00-次日01:00", "08:00-次日01:00"],
+    ["00:00-24:00"; 7],
+];
 
 /// SplitMix64: tiny, fast and fully deterministic, so every machine gets the same demo city.
 pub(crate) struct Rng(pub(crate) u64);
@@ -293,7 +312,7 @@ pub(crate) struct ShopSeed {
     lon: f64,
     lat: f64,
     pub(crate) avg_price_cents: i64,
-    hours: String,
+    hours: WeeklyHours,
 }
 
 /// The demo shops (deterministic).
@@ -335,7 +354,7 @@ pub(crate) fn generate_shops() -> Vec<ShopSeed> {
                 lon,
                 lat,
                 avg_price_cents: price_yuan * 100,
-                hours: rng.pick(&HOURS).to_string(),
+                hours: WeeklyHours::parse(*rng.pick(&HOURS)).expect("the demo's hours are hours"),
             }
         })
         .collect()
@@ -472,7 +491,7 @@ async fn seed_shops(tx: &mut sqlx::PgConnection, merchant_id: i64) -> Result<(),
     for chunk in generate_shops().chunks(1_000) {
         let mut qb: QueryBuilder<Postgres> = QueryBuilder::new(
             "INSERT INTO shops (id, name, type_id, owner_id, images, area, address, longitude, latitude,
-                                avg_price_cents, open_hours) ",
+                                avg_price_cents, open_week) ",
         );
         qb.push_values(chunk, |mut b, s| {
             b.push_bind(s.id)
@@ -485,7 +504,7 @@ async fn seed_shops(tx: &mut sqlx::PgConnection, merchant_id: i64) -> Result<(),
                 .push_bind(s.lon)
                 .push_bind(s.lat)
                 .push_bind(s.avg_price_cents)
-                .push_bind(&s.hours);
+                .push_bind(s.hours.ranges());
         });
         qb.push(" ON CONFLICT (id) DO NOTHING");
         qb.build().execute(&mut *tx).await?;

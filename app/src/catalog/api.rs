@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::model::{Favourite, Favourites, Listing, Shop, ShopFilter, ShopSummary, ShopType};
+use super::model::{Favourite, Favourites, Listing, Shop, ShopFilter, ShopSummary, ShopType, Suggestion};
 use crate::shared::error::AppError;
 
 /// Shop types for the home page.
@@ -41,6 +41,12 @@ pub async fn search_shops(
         Ok(super::service::search(&cx.state, &q, sort, &filter, page).await?)
     })
     .await
+}
+
+/// The shops the search box offers while someone types `q` (a GET, as reads are).
+#[server(endpoint = "catalog/suggest", input = leptos::server_fn::codec::GetUrl)]
+pub async fn suggest_shops(q: String) -> Result<std::sync::Arc<Vec<Suggestion>>, AppError> {
+    crate::web::edge::run(|cx| async move { Ok(super::service::suggest(&cx.state, &q).await?) }).await
 }
 
 /// One shop through the cache, nothing else (a GET, so HTTP caches and load generators can use it). The

@@ -2,6 +2,7 @@
 //! who owns a shop.
 
 pub mod api;
+pub mod hours;
 pub mod model;
 pub mod pages;
 #[cfg(feature = "ssr")]

@@ -2,10 +2,27 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::hours::{DAY_FIELDS, WeeklyHours};
 use crate::shared::error::AppError;
 use crate::shared::i18n::{Locale, td_string};
 use crate::shared::point::GeoPoint;
 use crate::shared::text::{FreeText, TextRule};
+
+/// A shop offered while someone types in the search box.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Suggestion {
+    /// The shop's id.
+    pub id: i64,
+    /// Its name.
+    pub name: String,
+    /// Its business area.
+    pub area: String,
+}
+
+/// How many shops the search box offers.
+pub const SUGGESTIONS: i64 = 8;
+/// The longest words the search box suggests for (a search takes 50).
+pub const SUGGEST_MAX_CHARS: usize = 20;
 
 /// A shop category tile on the home page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,8 +74,9 @@ pub struct Shop {
     pub aspect_sums: Vec<i32>,
     /// The type's three sub-score labels ("口味 Taste", …).
     pub aspects: Vec<String>,
-    /// Opening hours text.
-    pub open_hours: String,
+    /// Opening hours, week by week (none given for a shop cached before they were structured).
+    #[serde(default)]
+    pub hours: WeeklyHours,
 }
 
 impl Shop {
@@ -91,6 +109,9 @@ pub struct ShopSummary {
     pub reviews: i32,
     /// Coupons paid for or used (popularity).
     pub sold: i32,
+    /// Metres from the place a list is sorted by distance from, when it has one.
+    #[serde(default)]
+    pub distance_m: Option<f64>,
 }
 
 /// Listings go this many pages deep and no deeper: a deep `OFFSET` makes Postgres read and drop every
@@ -143,6 +164,10 @@ pub enum ShopSort {
     /// Best score first.
     #[default]
     Score,
+    /// Names with the words searched for earliest first, then the shortest (searches only).
+    Relevance,
+    /// Nearest first, from the shopper's location or the middle of the area chosen.
+    Distance,
     /// Cheapest first.
     PriceAsc,
     /// Most expensive first.
@@ -153,20 +178,33 @@ pub enum ShopSort {
 
 impl ShopSort {
     /// Every option with its URL value, for the sort links.
-    pub const ALL: [(ShopSort, &'static str); 4] = [
+    pub const ALL: [(ShopSort, &'static str); 6] = [
+        (ShopSort::Relevance, "relevance"),
         (ShopSort::Score, "score"),
+        (ShopSort::Distance, "distance"),
         (ShopSort::PriceAsc, "price_asc"),
         (ShopSort::PriceDesc, "price_desc"),
         (ShopSort::Popular, "popular"),
     ];
 
-    /// Parses the `sort` query value; unknown values fall back to the default rather than erroring,
-    /// because a stale bookmark should still show the category.
+    /// Parses the `sort` query value of a category; unknown values (and relevance, which needs words)
+    /// fall back to the default rather than erroring, because a stale bookmark should still show the
+    /// category.
     pub fn from_query(s: Option<&str>) -> Self {
-        Self::ALL.iter().find(|(_, v)| Some(*v) == s).map(|(k, _)| *k).unwrap_or_default()
+        Self::parse(s).filter(|s| *s != ShopSort::Relevance).unwrap_or_default()
     }
 
-    /// The URL value.
+    /// Parses the `sort` query value of a search: relevance unless another is asked for.
+    pub fn for_search(s: Option<&str>) -> Self {
+        Self::parse(s).unwrap_or(ShopSort::Relevance)
+    }
+
+    /// The sort a URL value names.
+    fn parse(s: Option<&str>) -> Option<Self> {
+        Self::ALL.iter().find(|(_, v)| Some(*v) == s).map(|(k, _)| *k)
+    }
+
+    /// The `sort` query value.
     pub fn as_query(self) -> &'static str {
         Self::ALL.iter().find(|(k, _)| *k == self).map(|(_, v)| *v).unwrap_or("score")
     }
@@ -175,6 +213,8 @@ impl ShopSort {
     pub fn label(self, locale: Locale) -> &'static str {
         match self {
             ShopSort::Score => td_string!(locale, catalog.sort_score),
+            ShopSort::Relevance => td_string!(locale, catalog.sort_relevance),
+            ShopSort::Distance => td_string!(locale, catalog.sort_distance),
             ShopSort::PriceAsc => td_string!(locale, catalog.sort_price_asc),
             ShopSort::PriceDesc => td_string!(locale, catalog.sort_price_desc),
             ShopSort::Popular => td_string!(locale, catalog.sort_popular),
@@ -198,8 +238,8 @@ pub const MIN_SCORES: [(&str, Label, f64); 2] =
     [("4", |l| td_string!(l, catalog.rating_4_up), 4.0), ("4.5", |l| td_string!(l, catalog.rating_4_5_up), 4.5)];
 
 /// What a category or a search is narrowed to, from the page's URL: a business area, a price band, a
-/// lowest score. A value the lists do not offer narrows nothing, as an unknown sort sorts by score: a stale
-/// link still shows shops.
+/// lowest score, open now — and the shopper's place, which distances are measured from. A value the lists
+/// do not offer narrows nothing, as an unknown sort sorts by score: a stale link still shows shops.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ShopFilter {
@@ -209,15 +249,25 @@ pub struct ShopFilter {
     pub price: String,
     /// A [`MIN_SCORES`] value ("" = any).
     pub rating: String,
+    /// Only the shops open now.
+    pub open: bool,
+    /// Where the shopper is (the browser's location), when shared.
+    pub near: Option<GeoPoint>,
 }
 
 impl ShopFilter {
-    /// Reads `area`, `price` and `rating` through `get` (a page's query).
+    /// Reads `area`, `price`, `rating`, `open` and `lon`/`lat` through `get` (a page's query).
     pub fn from_query(get: impl Fn(&str) -> Option<String>) -> Self {
+        let near = match (get("lon"), get("lat")) {
+            (Some(lon), Some(lat)) => GeoPoint::parse(&lon, &lat).ok(),
+            _ => None,
+        };
         Self {
             area: get("area").unwrap_or_default(),
             price: get("price").unwrap_or_default(),
             rating: get("rating").unwrap_or_default(),
+            open: get("open").is_some_and(|v| v == "1"),
+            near,
         }
     }
 
@@ -240,13 +290,32 @@ impl ShopFilter {
         MIN_SCORES.iter().find(|m| m.0 == self.rating).map(|m| m.2)
     }
 
+    /// The shopper's place, when it is one (a client may send any numbers).
+    pub fn place(&self) -> Option<GeoPoint> {
+        self.near.filter(|p| GeoPoint::parse(&p.lon.to_string(), &p.lat.to_string()).is_ok())
+    }
+
+    /// Whether distances can be measured: from the shopper's place or the middle of an area.
+    pub fn has_place(&self) -> bool {
+        self.place().is_some() || self.area().is_some()
+    }
+
     /// The chosen parts as URL parameters ("&area=…&price=…"), for the links that keep them.
     pub fn as_query(&self) -> String {
-        [("area", &self.area), ("price", &self.price), ("rating", &self.rating)]
-            .into_iter()
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| format!("&{k}={}", form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>()))
-            .collect()
+        let near = self.place().map(|p| (format!("{:.6}", p.lon), format!("{:.6}", p.lat))).unwrap_or_default();
+        let open = if self.open { "1" } else { "" };
+        [
+            ("area", self.area.as_str()),
+            ("price", &self.price),
+            ("rating", &self.rating),
+            ("open", open),
+            ("lon", &near.0),
+            ("lat", &near.1),
+        ]
+        .into_iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("&{k}={}", form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>()))
+        .collect()
     }
 }
 
@@ -322,16 +391,70 @@ pub struct ShopForm {
     pub latitude: String,
     /// Average price per person, yuan.
     pub avg_price: String,
-    /// Opening hours text.
-    pub open_hours: String,
+    /// Monday's opening hours ("10:00-14:00, 17:00-22:00"; empty when closed).
+    pub hours_mon: String,
+    /// Tuesday's.
+    pub hours_tue: String,
+    /// Wednesday's.
+    pub hours_wed: String,
+    /// Thursday's.
+    pub hours_thu: String,
+    /// Friday's.
+    pub hours_fri: String,
+    /// Saturday's.
+    pub hours_sat: String,
+    /// Sunday's.
+    pub hours_sun: String,
     /// Image addresses, one per line.
     pub images: String,
 }
 
 impl ShopForm {
     /// The form's names, each reported against by [`ShopEdit::try_from`] (the page shows them inline).
-    pub const FIELDS: [&'static str; 7] =
-        ["name", "address", "longitude", "latitude", "avg_price", "open_hours", "images"];
+    pub const FIELDS: [&'static str; 13] = [
+        "name",
+        "address",
+        "longitude",
+        "latitude",
+        "avg_price",
+        DAY_FIELDS[0],
+        DAY_FIELDS[1],
+        DAY_FIELDS[2],
+        DAY_FIELDS[3],
+        DAY_FIELDS[4],
+        DAY_FIELDS[5],
+        DAY_FIELDS[6],
+        "images",
+    ];
+
+    /// The seven days' hours, Monday first.
+    pub fn days(&self) -> [&str; 7] {
+        [
+            &self.hours_mon,
+            &self.hours_tue,
+            &self.hours_wed,
+            &self.hours_thu,
+            &self.hours_fri,
+            &self.hours_sat,
+            &self.hours_sun,
+        ]
+    }
+
+    /// The form with the same hours every day (what a shop open daily would type seven times).
+    pub fn every_day(mut self, hours: &str) -> Self {
+        for day in [
+            &mut self.hours_mon,
+            &mut self.hours_tue,
+            &mut self.hours_wed,
+            &mut self.hours_thu,
+            &mut self.hours_fri,
+            &mut self.hours_sat,
+            &mut self.hours_sun,
+        ] {
+            *day = hours.to_string();
+        }
+        self
+    }
 }
 
 /// A merchant's edit of a shop, parsed and checked.
@@ -345,8 +468,8 @@ pub struct ShopEdit {
     pub at: GeoPoint,
     /// Average price, fen.
     pub avg_price_cents: i64,
-    /// Hours text, up to 64 characters.
-    pub open_hours: String,
+    /// Opening hours, week by week.
+    pub hours: WeeklyHours,
     /// Image URLs (one per line in the form), up to 9.
     pub images: Vec<String>,
 }
@@ -368,15 +491,14 @@ impl TryFrom<ShopForm> for ShopEdit {
             .ok()
             .filter(|v: &f64| v.is_finite() && (0.0..=100_000.0).contains(v))
             .ok_or_else(|| AppError::invalid("avg_price", "Average price is an amount in yuan, 0 to 100000."))?;
-        let open_hours =
-            FreeText::parse("open_hours", &form.open_hours, line(0, 64), "Keep opening hours under 64 characters.")?;
+        let hours = WeeklyHours::parse(form.days())?;
         let images = crate::shared::text::image_list("images", &form.images)?;
         Ok(Self {
             name: name.into_string(),
             address: address.into_string(),
             at,
             avg_price_cents: (price * 100.0).round() as i64,
-            open_hours: open_hours.into_string(),
+            hours,
             images,
         })
     }
@@ -498,6 +620,7 @@ mod tests {
             area: area.into(),
             price: price.into(),
             rating: rating.into(),
+            ..ShopFilter::default()
         };
         let f = q("湖滨", "50-100", "4.5");
         assert_eq!((f.area(), f.price_range(), f.min_score()), (Some("湖滨"), (Some(5_000), Some(10_000)), Some(4.5)));
@@ -506,12 +629,24 @@ mod tests {
         assert_eq!((any.area(), any.price_range(), any.min_score()), (None, (None, None), None));
         assert_eq!(q("", "0-50", "").price_range(), (None, Some(5_000)));
         assert_eq!(ShopFilter::default().as_query(), "");
+        let query = |pairs: &'static [(&'static str, &'static str)]| {
+            ShopFilter::from_query(|k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string()))
+        };
+        let here = query(&[("open", "1"), ("lon", "120.1645"), ("lat", "30.2565")]);
+        assert!(here.open && here.has_place());
+        assert_eq!(here.as_query(), "&open=1&lon=120.164500&lat=30.256500");
+        // A place that is not one narrows and measures nothing, as a stale link should.
+        let nowhere = query(&[("open", "yes"), ("lon", "500"), ("lat", "30")]);
+        assert!(!nowhere.open && !nowhere.has_place());
     }
 
     #[test]
     fn sort_and_page_parse_leniently() {
         assert_eq!(ShopSort::from_query(Some("price_desc")), ShopSort::PriceDesc);
         assert_eq!(ShopSort::from_query(Some("bogus")), ShopSort::Score);
+        assert_eq!(ShopSort::from_query(Some("relevance")), ShopSort::Score, "a category has no words to match");
+        assert_eq!(ShopSort::for_search(None), ShopSort::Relevance);
+        assert_eq!(ShopSort::for_search(Some("distance")), ShopSort::Distance);
         assert_eq!(page_from_query(Some("3")), 3);
         assert_eq!(page_from_query(Some("0")), 1);
         assert_eq!(page_from_query(Some("-2")), 1);
@@ -525,9 +660,10 @@ mod tests {
             longitude: lon.into(),
             latitude: lat.into(),
             avg_price: price.into(),
-            open_hours: "10:00-22:00".into(),
             images: images.into(),
+            ..ShopForm::default()
         }
+        .every_day("10:00-22:00")
     }
 
     #[test]
@@ -547,6 +683,9 @@ mod tests {
         assert_eq!(field(form("x", "120", "30", "-1", "")), "avg_price");
         assert_eq!(field(form("x", "120", "30", "1", "javascript:x")), "images");
         assert_eq!(field(form("x", "120", "30", "1", "/api/auth/logout")), "images", "not an image of ours");
+        let closed_on_wednesday = ShopForm { hours_wed: "休息".into(), ..form("x", "120", "30", "1", "") };
+        assert!(ShopEdit::try_from(closed_on_wednesday).expect("valid").hours.day_text(2, None).is_empty());
+        assert_eq!(field(ShopForm { hours_fri: "10:00-25:00".into(), ..form("x", "120", "30", "1", "") }), "hours_fri");
     }
 
     #[test]

@@ -1,27 +1,110 @@
 //! Category and search pages, and the parts of them the home page shows.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::api::{
     ForgetViewed, get_recently_viewed, list_shops, my_favourites, saved_among, search_shops, set_favourite,
+    suggest_shops,
 };
 use super::model::{
-    Favourites, Listing, MIN_SCORES, PRICE_BANDS, Page, ShopFilter, ShopSort, ShopSummary, VoucherView,
+    Favourites, Listing, MIN_SCORES, PRICE_BANDS, Page, ShopFilter, ShopSort, ShopSummary, Suggestion, VoucherView,
     page_from_query, score_text,
 };
 use crate::shared::error::{AppError, Thing};
-use crate::shared::i18n::{locale, td_string};
+use crate::shared::i18n::{distance, locale, td_string};
 use crate::ui::{NO_PICTURE, Pager, error_view, yuan};
 
-/// The search form of the home, category and search pages.
-#[component]
+/// The search form of the home, category and search pages: a plain GET form (it works without the wasm)
+/// that offers shops while someone types, a quarter second after they stop.
+#[island]
 pub fn SearchBox(value: String) -> impl IntoView {
     let locale = locale();
+    let typed = RwSignal::new(value.clone());
+    // What was asked last: an answer to older words is dropped when it comes late.
+    let asked = StoredValue::new(String::new());
+    let answers = StoredValue::new(std::collections::HashMap::<String, Arc<Vec<Suggestion>>>::new());
+    let shown = RwSignal::new(Arc::new(Vec::<Suggestion>::new()));
+    let active = RwSignal::new(None::<usize>);
+    let offer = move |q: String| {
+        let q = q.trim().to_string();
+        asked.set_value(q.clone());
+        if q.is_empty() {
+            shown.set(Arc::default());
+            return;
+        }
+        if let Some(known) = answers.with_value(|a| a.get(&q).cloned()) {
+            shown.set(known);
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            if let Ok(found) = suggest_shops(q.clone()).await {
+                answers.update_value(|a| {
+                    a.insert(q.clone(), found.clone());
+                });
+                if asked.get_value() == q {
+                    active.set(None);
+                    shown.set(found);
+                }
+            }
+        });
+    };
+    let on_input = move |ev: leptos::ev::Event| {
+        let q = event_target_value(&ev);
+        typed.set(q.clone());
+        set_timeout(
+            move || {
+                if typed.get_untracked() == q {
+                    offer(q);
+                }
+            },
+            std::time::Duration::from_millis(250),
+        );
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let n = shown.with_untracked(|s| s.len());
+        match ev.key().as_str() {
+            "ArrowDown" if n > 0 => {
+                ev.prevent_default();
+                active.update(|a| *a = Some(a.map_or(0, |i| (i + 1) % n)));
+            }
+            "ArrowUp" if n > 0 => {
+                ev.prevent_default();
+                active.update(|a| *a = Some(a.map_or(n - 1, |i| (i + n - 1) % n)));
+            }
+            "Enter" => {
+                if let Some(s) = active.get_untracked().and_then(|i| shown.with_untracked(|s| s.get(i).cloned())) {
+                    ev.prevent_default();
+                    crate::ui::go(&format!("/shops/{}", s.id));
+                }
+            }
+            "Escape" => shown.set(Arc::default()),
+            _ => {}
+        }
+    };
+    let open = move || shown.with(|s| !s.is_empty());
     view! {
         <form class="search-box" action="/search" method="get" role="search">
             <label for="q" class="visually-hidden">{td_string!(locale, catalog.search_label)}</label>
-            <input id="q" name="q" type="search" placeholder=td_string!(locale, catalog.search_placeholder) value=value maxlength="50"/>
+            <div class="search-field">
+                <input id="q" name="q" type="search" placeholder=td_string!(locale, catalog.search_placeholder) value=value maxlength="50"
+                    role="combobox" aria-autocomplete="list" aria-controls="q-suggestions" autocomplete="off"
+                    aria-expanded=move || open().to_string()
+                    aria-activedescendant=move || active.get().map(|i| format!("q-suggestion-{i}"))
+                    on:input=on_input on:keydown=on_key/>
+                <ul id="q-suggestions" class="suggestions" role="listbox" aria-label=td_string!(locale, catalog.suggestions) hidden=move || !open()>
+                    {move || shown.get().iter().enumerate().map(|(i, s)| view! {
+                        <li id=format!("q-suggestion-{i}") role="option" aria-selected=move || (active.get() == Some(i)).to_string()>
+                            <a href=format!("/shops/{}", s.id) tabindex="-1">
+                                <span class="suggestion-name">{s.name.clone()}</span>
+                                <span class="muted">{s.area.clone()}</span>
+                            </a>
+                        </li>
+                    }).collect_view()}
+                </ul>
+            </div>
             <button type="submit" class="primary">{td_string!(locale, catalog.search_button)}</button>
         </form>
     }
@@ -30,6 +113,7 @@ pub fn SearchBox(value: String) -> impl IntoView {
 /// Shop cards, each with its heart (filled for the shops in `saved`).
 #[component]
 fn ShopList(items: Vec<ShopSummary>, saved: Vec<i64>) -> impl IntoView {
+    // Each row says how far it is when the list is measured from a place.
     let locale = locale();
     if items.is_empty() {
         return view! { <p class="muted">{td_string!(locale, catalog.no_shops_here)}</p> }.into_any();
@@ -52,6 +136,7 @@ fn ShopList(items: Vec<ShopSummary>, saved: Vec<i64>) -> impl IntoView {
                                     area = s.area,
                                     sold = s.sold,
                                 )}
+                                {s.distance_m.map(|m| view! { " · " <span class="shop-distance">{distance(locale, m)}</span> })}
                             </p>
                         </div>
                         <FavouriteButton shop_id=s.id name=s.name saved=is_saved count=None/>
@@ -176,7 +261,7 @@ pub fn CategoryPage() -> impl IntoView {
                             <h1>{ty.icon}" "{ty.name}</h1>
                             <p><a class="rankings-link" href=format!("/rankings?type={tid}")>{td_string!(locale, catalog.top_10_of_kind)}</a></p>
                             <FilterBar action=format!("/types/{tid}") hidden=vec![("sort", sort.as_query().to_string())] filter=filter.clone() areas/>
-                            <SortLinks base=format!("/types/{tid}?") sort kept=kept.clone()/>
+                            <SortLinks base=format!("/types/{tid}?") sort kept=kept.clone() filter=filter.clone() search=false/>
                             <ShopList items=page.items saved/>
                             <Pager base=format!("/types/{tid}?sort={}{kept}", sort.as_query()) page=page.page has_next=page.has_next/>
                         }
@@ -199,7 +284,7 @@ pub fn SearchPage() -> impl IntoView {
         let filter = ShopFilter::from_query(|k| q.get(k));
         (
             q.get("q").unwrap_or_default(),
-            ShopSort::from_query(q.get("sort").as_deref()),
+            ShopSort::for_search(q.get("sort").as_deref()),
             filter,
             page_from_query(q.get("page").as_deref()),
         )
@@ -218,7 +303,7 @@ pub fn SearchPage() -> impl IntoView {
                         view! {
                             <h1>{td_string!(locale, catalog.shops_matching, q = &q)}</h1>
                             <FilterBar action="/search".to_string() hidden=vec![("q", q.clone()), ("sort", sort.as_query().to_string())] filter=filter.clone() areas/>
-                            <SortLinks base=format!("/search?q={encoded}&") sort kept=kept.clone()/>
+                            <SortLinks base=format!("/search?q={encoded}&") sort kept=kept.clone() filter=filter.clone() search=true/>
                             <ShopList items saved/>
                             <Pager base=format!("/search?q={encoded}&sort={}{kept}", sort.as_query()) page has_next/>
                         }
@@ -231,20 +316,50 @@ pub fn SearchPage() -> impl IntoView {
     }
 }
 
-/// The sort links of a list (`base` ends in `?` or `&`), each keeping the list's filter (`kept`).
+/// The sort links of a list (`base` ends in `?` or `&`), each keeping the list's filter (`kept`);
+/// relevance on a search only. "Nearest" asks the browser where it is first; without an answer (or the
+/// wasm) it measures from the area chosen, and says so when there is none.
 #[component]
-fn SortLinks(base: String, sort: ShopSort, kept: String) -> impl IntoView {
+fn SortLinks(base: String, sort: ShopSort, kept: String, filter: ShopFilter, search: bool) -> impl IntoView {
     let locale = locale();
+    let unplaced = sort == ShopSort::Distance && !filter.has_place();
     view! {
         <nav class="sort-links" aria-label=td_string!(locale, catalog.sort)>
-            {ShopSort::ALL.iter().map(|(s, v)| view! {
-                <a href=format!("{base}sort={v}{kept}") class:active=*s == sort>{s.label(locale)}</a>
+            {ShopSort::ALL.iter().filter(|(s, _)| search || *s != ShopSort::Relevance).map(|(s, v)| {
+                let href = format!("{base}sort={v}{kept}");
+                if *s == ShopSort::Distance && filter.place().is_none() {
+                    view! { <NearestLink href active=*s == sort label=s.label(locale).to_string()/> }.into_any()
+                } else {
+                    view! { <a href=href class:active=*s == sort>{s.label(locale)}</a> }.into_any()
+                }
             }).collect_view()}
         </nav>
+        {unplaced.then(|| view! { <p class="notice sort-unplaced" role="status">{td_string!(locale, catalog.distance_needs_place)}</p> })}
     }
 }
 
-/// The filters of a list — business area, price per person, lowest score — as a form that reloads the
+/// The "Nearest" sort link when the page has no location yet: it asks the browser for one and goes to
+/// `href` with it; refused (or without the wasm) it goes to `href` as it is.
+#[island(lazy)]
+fn NearestLink(href: String, active: bool, label: String) -> impl IntoView {
+    let target = href.clone();
+    let nearest = move |ev: leptos::ev::MouseEvent| {
+        #[cfg(feature = "hydrate")]
+        {
+            ev.prevent_default();
+            let (with_place, without) = (target.clone(), target.clone());
+            crate::ui::locate(
+                move |lon, lat| crate::ui::go(&format!("{with_place}&lon={lon:.6}&lat={lat:.6}")),
+                move || crate::ui::go(&without),
+            );
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (ev, &target);
+    };
+    view! { <a href=href class:active=active class="nearest-link" on:click=nearest>{label}</a> }
+}
+
+/// The filters of a list — business area, price per person, lowest score, open now — as a form that reloads the
 /// list narrowed (`hidden`: the parameters it keeps, the sort among them); it works without the wasm.
 #[component]
 fn FilterBar(
@@ -254,6 +369,7 @@ fn FilterBar(
     areas: Vec<String>,
 ) -> impl IntoView {
     let locale = locale();
+    let place = filter.place();
     view! {
         <form method="get" action=action class="filters">
             {hidden.into_iter().map(|(name, value)| view! { <input type="hidden" name=name value=value/> }).collect_view()}
@@ -263,6 +379,15 @@ fn FilterBar(
                 chosen=filter.price options=PRICE_BANDS.iter().map(|b| (b.0.to_string(), b.1(locale).to_string())).collect()/>
             <FilterSelect name="rating" label=td_string!(locale, catalog.filter_rating) any=td_string!(locale, catalog.any_rating)
                 chosen=filter.rating options=MIN_SCORES.iter().map(|m| (m.0.to_string(), m.1(locale).to_string())).collect()/>
+            <span class="filter filter-open">
+                <input type="checkbox" id="f-open" name="open" value="1" checked=filter.open/>
+                <label for="f-open">{td_string!(locale, catalog.filter_open_now)}</label>
+            </span>
+            // The shopper's place stays with the list while it is narrowed.
+            {place.map(|p| view! {
+                <input type="hidden" name="lon" value=format!("{:.6}", p.lon)/>
+                <input type="hidden" name="lat" value=format!("{:.6}", p.lat)/>
+            })}
             <button type="submit" class="secondary">{td_string!(locale, catalog.filter_button)}</button>
         </form>
     }

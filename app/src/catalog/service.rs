@@ -6,8 +6,8 @@ use std::sync::Arc;
 use time::Duration as TimeDuration;
 
 use super::model::{
-    Coupon, Favourite, Favourites, Listing, MAX_FAVOURITES, MAX_PAGES, NewCoupon, Page, RECENT_KEPT, Shop, ShopEdit,
-    ShopFilter, ShopSort, ShopSummary, ShopType, VoucherView,
+    Coupon, Favourite, Favourites, Listing, MAX_FAVOURITES, MAX_PAGES, NewCoupon, Page, RECENT_KEPT, SUGGEST_MAX_CHARS,
+    SUGGESTIONS, Shop, ShopEdit, ShopFilter, ShopSort, ShopSummary, ShopType, Suggestion, VoucherView,
 };
 use super::store;
 use crate::auth::model::{CurrentUser, Role};
@@ -201,9 +201,50 @@ pub async fn category(
     check_page(page)?;
     let ty = shop_type(state, type_id).await?;
     let db = state.postgres()?;
-    let ((items, has_next), areas) =
-        tokio::try_join!(store::shops(db, Some(type_id), None, sort, filter, page), store::areas(db, Some(type_id)))?;
+    let ((items, has_next), areas) = tokio::try_join!(
+        store::shops(db, Some(type_id), None, sort, filter, open_at(filter), page),
+        store::areas(db, Some(type_id))
+    )?;
     Ok((ty, Listing { page: Page { items, page, has_next: has_next && page < MAX_PAGES }, areas }))
+}
+
+/// This instance's recent answers to the search box, by what was typed: the same first characters are
+/// typed by many people, and a name changes rarely enough that a minute-old list is as good.
+#[derive(Clone)]
+pub struct Suggestions(moka::future::Cache<String, Arc<Vec<Suggestion>>>);
+
+impl Default for Suggestions {
+    fn default() -> Self {
+        Self(
+            moka::future::Cache::builder()
+                .max_capacity(20_000)
+                .time_to_live(std::time::Duration::from_secs(60))
+                .build(),
+        )
+    }
+}
+
+/// The shops the search box offers for `q` (trimmed; nothing for nothing, at most [`SUGGESTIONS`]):
+/// from this instance's cache when it has asked Postgres in the last minute.
+pub async fn suggest(state: &AppState, q: &str) -> Result<Arc<Vec<Suggestion>>, CatalogError> {
+    let q: String = q.trim().chars().take(SUGGEST_MAX_CHARS).collect::<String>().to_lowercase();
+    if q.is_empty() {
+        return Ok(Arc::default());
+    }
+    let load = async {
+        let found = store::suggestions(state.postgres()?, &q, SUGGESTIONS).await.map_err(BackendError::from)?;
+        Ok::<_, BackendError>(Arc::new(found))
+    };
+    match state.parts.get::<Suggestions>() {
+        // Everyone typing the same characters in the same moment waits on one query.
+        Some(cache) => Ok(cache.0.try_get_with(q.clone(), load).await?),
+        None => Ok(load.await?),
+    }
+}
+
+/// The minute of the week "open now" means, when the filter asks for it.
+fn open_at(filter: &ShopFilter) -> Option<i32> {
+    filter.open.then(|| super::hours::minute_of_week(clock::now_ms()) as i32)
 }
 
 /// The business areas with shops of `type_id` (every type's when none), in order.
@@ -235,7 +276,7 @@ pub async fn search(
     check_page(page)?;
     let db = state.postgres()?;
     let ((items, has_next), areas) =
-        tokio::try_join!(store::shops(db, None, Some(q), sort, filter, page), store::areas(db, None))?;
+        tokio::try_join!(store::shops(db, None, Some(q), sort, filter, open_at(filter), page), store::areas(db, None))?;
     Ok(Listing { page: Page { items, page, has_next: has_next && page < MAX_PAGES }, areas })
 }
 

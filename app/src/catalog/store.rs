@@ -4,8 +4,10 @@ use crate::platform::redis_conn::Redis;
 use futures::future::BoxFuture;
 use sqlx::PgPool;
 
+use super::hours::WeeklyHours;
 use super::model::{
-    Coupon, Favourite, NewCoupon, PAGE_SIZE, Shop, ShopEdit, ShopFilter, ShopSort, ShopSummary, ShopType, VoucherView,
+    Coupon, Favourite, NewCoupon, PAGE_SIZE, Shop, ShopEdit, ShopFilter, ShopSort, ShopSummary, ShopType, Suggestion,
+    VoucherView,
 };
 
 /// Every shop type in display order, with its shop count.
@@ -43,7 +45,7 @@ pub async fn shop_by_id(db: &PgPool, id: i64) -> Result<Option<Shop>, sqlx::Erro
         Shop,
         r#"SELECT s.id, s.name, s.type_id, t.name AS type_name, s.owner_id, s.images, s.area, s.address,
                 s.longitude, s.latitude, s.avg_price_cents, s.score, s.sold, s.review_count AS reviews,
-                s.star_hist, s.aspect_sums, t.aspects, s.open_hours
+                s.star_hist, s.aspect_sums, t.aspects, s.open_week AS "hours: WeeklyHours"
          FROM shops s JOIN shop_types t ON t.id = s.type_id WHERE s.id = $1"#,
         id,
     )
@@ -52,15 +54,21 @@ pub async fn shop_by_id(db: &PgPool, id: i64) -> Result<Option<Shop>, sqlx::Erro
 }
 
 /// A [`ShopSummary`] query: the shared column list with `$rest` (from `WHERE` on) after it, pasted
-/// together as literals because the query macros read the SQL at compile time.
+/// together as literals because the query macros read the SQL at compile time; `distance:` gives the
+/// SQL of each row's distance in metres (none otherwise).
 macro_rules! summaries {
-    ($rest:literal $(, $arg:expr)* $(,)?) => {
+    (distance: $distance:literal, $rest:literal $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
             ShopSummary,
-            "SELECT id, name, area, images[1] AS image, avg_price_cents, score, review_count AS reviews, sold FROM shops "
+            "SELECT id, name, area, images[1] AS image, avg_price_cents, score, review_count AS reviews, sold, "
+                + $distance
+                + " AS distance_m FROM shops "
                 + $rest,
             $($arg),*
         )
+    };
+    ($rest:literal $(, $arg:expr)* $(,)?) => {
+        summaries!(distance: "NULL::float8", $rest $(, $arg)*)
     };
 }
 
@@ -78,30 +86,48 @@ fn into_page(mut rows: Vec<ShopSummary>) -> (Vec<ShopSummary>, bool) {
 }
 
 /// One page of shops — of type `type_id` and whose name contains `name` (case-insensitive), each when
-/// given — narrowed by `filter`, in `sort`'s order (ties broken by id, so pages never overlap): a category
-/// and a search alike.
+/// given — narrowed by `filter` (open at minute `open_at` of the week, when asked), in `sort`'s order (the
+/// score's, then the id's, breaking ties, so pages never overlap): a category and a search alike. Each row
+/// has its distance from the filter's place — the shopper's, else the middle of the area chosen — when
+/// there is one.
 pub async fn shops(
     db: &PgPool,
     type_id: Option<i64>,
     name: Option<&str>,
     sort: ShopSort,
     filter: &ShopFilter,
+    open_at: Option<i32>,
     page: u32,
 ) -> Result<(Vec<ShopSummary>, bool), sqlx::Error> {
-    let pattern = name.map(|q| format!("%{}%", q.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
+    let escaped = name.map(|q| q.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+    let pattern = escaped.map(|q| format!("%{q}%"));
     let (limit, offset) = page_window(page);
     let (from, below) = filter.price_range();
+    let (lon, lat) = filter.place().map(|p| (p.lon, p.lat)).unzip();
     // The scope, the sort and the filters are parameters Postgres plans each call with (the `CASE`s and the
     // unset conditions fold away), so a category's plain score order still walks the (type, score) index.
+    // Relevance puts the names where the words come earliest first, then the shortest (the closest to the
+    // words: a shop's name in Chinese has no spaces for word-based similarity to go by).
     let rows = summaries!(
-        "WHERE ($1::int8 IS NULL OR type_id = $1) AND ($2::text IS NULL OR name ILIKE $2)
+        distance: "dist.m",
+        "CROSS JOIN LATERAL (
+            SELECT 6371008.8 * 2 * asin(least(1.0, sqrt(power(sin(radians(latitude - o.lat) / 2), 2)
+                   + cos(radians(o.lat)) * cos(radians(latitude)) * power(sin(radians(longitude - o.lon) / 2), 2)))) AS m
+            FROM (SELECT coalesce($10::float8, (SELECT avg(a.longitude) FROM shops a WHERE a.area = $3)) AS lon,
+                         coalesce($11::float8, (SELECT avg(a.latitude) FROM shops a WHERE a.area = $3)) AS lat) o
+         ) dist
+         WHERE ($1::int8 IS NULL OR type_id = $1) AND ($2::text IS NULL OR name ILIKE $2)
            AND ($3::text IS NULL OR area = $3)
            AND ($4::int8 IS NULL OR avg_price_cents >= $4) AND ($5::int8 IS NULL OR avg_price_cents < $5)
            AND ($6::float8 IS NULL OR (review_count > 0 AND score >= $6))
-         ORDER BY CASE WHEN $7::text = 'price_asc' THEN avg_price_cents END ASC,
+           AND ($12::int4 IS NULL OR EXISTS (SELECT 1 FROM unnest(open_week) r WHERE r @> $12 OR r @> ($12 + 10080)))
+         ORDER BY CASE WHEN $7::text = 'relevance' THEN strpos(lower(name), lower($13)) END ASC,
+                  CASE WHEN $7::text = 'relevance' THEN length(name) END ASC,
+                  CASE WHEN $7::text = 'price_asc' THEN avg_price_cents END ASC,
                   CASE WHEN $7::text = 'price_desc' THEN avg_price_cents END DESC,
                   CASE WHEN $7::text = 'popular' THEN sold END DESC,
-                  CASE WHEN $7::text = 'score' THEN score END DESC, id
+                  CASE WHEN $7::text = 'distance' THEN dist.m END ASC NULLS LAST,
+                  score DESC, id
          LIMIT $8 OFFSET $9",
         type_id,
         pattern,
@@ -111,11 +137,38 @@ pub async fn shops(
         filter.min_score(),
         sort.as_query(),
         limit,
-        offset
+        offset,
+        lon,
+        lat,
+        open_at,
+        name,
     )
     .fetch_all(db)
     .await?;
     Ok(into_page(rows))
+}
+
+/// Up to `limit` shops whose names start with `q` (case-insensitive; the name index's prefix range), then
+/// — for two characters or more, which the trigram index can look up — those with it later in the name;
+/// the best scored first within each.
+pub async fn suggestions(db: &PgPool, q: &str, limit: i64) -> Result<Vec<Suggestion>, sqlx::Error> {
+    let escaped = q.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    sqlx::query_as!(
+        Suggestion,
+        r#"SELECT id AS "id!", name AS "name!", area AS "area!" FROM (
+             (SELECT id, name, area, score, 0 AS rank FROM shops WHERE lower(name) LIKE $1 || '%'
+              ORDER BY score DESC, id LIMIT $3)
+             UNION ALL
+             (SELECT id, name, area, score, 1 AS rank FROM shops
+              WHERE char_length($2) >= 2 AND name ILIKE '%' || $1 || '%' AND lower(name) NOT LIKE $1 || '%'
+              ORDER BY score DESC, id LIMIT $3)
+           ) found ORDER BY rank, score DESC, id LIMIT $3"#,
+        escaped,
+        q,
+        limit,
+    )
+    .fetch_all(db)
+    .await
 }
 
 /// The business areas with shops (of `type_id`, when given), in order.
@@ -148,7 +201,7 @@ pub async fn vouchers_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<VoucherVi
 pub async fn update_shop(db: &PgPool, id: i64, edit: &ShopEdit) -> Result<bool, sqlx::Error> {
     let updated = sqlx::query_scalar!(
         "UPDATE shops SET name = $2, address = $3, longitude = $4, latitude = $5, avg_price_cents = $6,
-                          open_hours = $7, images = $8, updated_at = now()
+                          open_week = $7, images = $8, updated_at = now()
          WHERE id = $1 RETURNING id",
         id,
         edit.name,
@@ -156,7 +209,7 @@ pub async fn update_shop(db: &PgPool, id: i64, edit: &ShopEdit) -> Result<bool, 
         edit.at.lon,
         edit.at.lat,
         edit.avg_price_cents,
-        edit.open_hours,
+        &edit.hours.ranges(),
         &edit.images,
     )
     .fetch_optional(db)
@@ -275,7 +328,7 @@ pub async fn visitor_counts(redis: &Redis, keys: &[String]) -> Result<Vec<u64>, 
 /// Opens a new shop owned by `owner`; `None` if the type does not exist.
 pub async fn insert_shop(db: &PgPool, owner: i64, type_id: i64, edit: &ShopEdit) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar!(
-        "INSERT INTO shops (name, address, longitude, latitude, avg_price_cents, open_hours, images, type_id, owner_id)
+        "INSERT INTO shops (name, address, longitude, latitude, avg_price_cents, open_week, images, type_id, owner_id)
          SELECT $2, $3, $4, $5, $6, $7, $8, t.id, $9 FROM shop_types t WHERE t.id = $1 RETURNING id",
         type_id,
         edit.name,
@@ -283,7 +336,7 @@ pub async fn insert_shop(db: &PgPool, owner: i64, type_id: i64, edit: &ShopEdit)
         edit.at.lon,
         edit.at.lat,
         edit.avg_price_cents,
-        edit.open_hours,
+        &edit.hours.ranges(),
         &edit.images,
         owner,
     )

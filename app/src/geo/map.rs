@@ -161,6 +161,7 @@ mod tests {
             score: 0.0,
             reviews: 0,
             sold: 0,
+            distance_m: None,
         };
         NearbyShop { shop, distance_m: 0.0, position: GeoPoint { lon, lat } }
     }

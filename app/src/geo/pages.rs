@@ -14,23 +14,6 @@ use crate::shared::error::AppError;
 use crate::shared::i18n::{distance, locale, td_string};
 use crate::ui::{FieldError, NO_PICTURE, Pager, error_view, yuan};
 
-/// Asks the browser where it is; `found(lon, lat)` or `failed()` runs when it answers.
-#[cfg(feature = "hydrate")]
-pub(crate) fn locate(found: impl FnOnce(f64, f64) + 'static, failed: impl FnOnce() + 'static) {
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen::closure::Closure;
-    let Some(geolocation) = web_sys::window().and_then(|w| w.navigator().geolocation().ok()) else {
-        failed();
-        return;
-    };
-    let ok = Closure::once_into_js(move |pos: web_sys::Position| {
-        let c = pos.coords();
-        found(c.longitude(), c.latitude());
-    });
-    let err = Closure::once_into_js(move |_: wasm_bindgen::JsValue| failed());
-    let _ = geolocation.get_current_position_with_error_callback(ok.unchecked_ref(), Some(err.unchecked_ref()));
-}
-
 /// `/nearby?type=&area=|lon=&lat=&r=&page=`.
 #[component]
 pub fn NearbyPage() -> impl IntoView {
@@ -150,7 +133,7 @@ fn LocateButton(home: bool) -> impl IntoView {
         {
             let (type_id, radius) = (crate::ui::field_value("type"), crate::ui::field_value("radius"));
             set_locating.set(Some(td_string!(locale, geo.finding_you)));
-            locate(
+            crate::ui::locate(
                 move |lon, lat| {
                     set_locating.set(None);
                     crate::ui::go(&if home {

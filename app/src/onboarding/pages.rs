@@ -229,7 +229,7 @@ fn MapPicker(error: Signal<Option<AppError>>) -> impl IntoView {
     let located = RwSignal::new(None::<&'static str>);
     let locate = move |_| {
         #[cfg(feature = "hydrate")]
-        crate::geo::pages::locate(
+        crate::ui::locate(
             move |lon, lat| {
                 let p = GeoPoint { lon, lat };
                 center.set(p);

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use super::api::{OpenShop, RemoveShop, UpdateShop, get_shop_page};
 use super::model::ShopPage;
 use crate::catalog::api::{list_shop_types, shop_for_edit};
+use crate::catalog::hours::{DAY_FIELDS, WeeklyHours, day_name, minute_of_week, state_text};
 use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
 use crate::catalog::pages::{FavouriteButton, RecentlyViewed, SearchBox, VoucherShell};
 use crate::geo::map::NearbyMap;
@@ -116,7 +117,7 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
                 <dt>{td_string!(locale, storefront.fact_score)}</dt><dd class="shop-score">{score_text(locale, shop.score, shop.reviews)}</dd>
                 <dt>{td_string!(locale, storefront.fact_per_person)}</dt><dd class="shop-price">{yuan(shop.avg_price_cents)}</dd>
                 <dt>{td_string!(locale, storefront.fact_address)}</dt><dd class="shop-address">{shop.address.clone()}</dd>
-                <dt>{td_string!(locale, storefront.fact_hours)}</dt><dd>{shop.open_hours.clone()}</dd>
+                <dt>{td_string!(locale, storefront.fact_hours)}</dt><dd class="shop-hours"><ShopHours hours=shop.hours.clone() now_ms=server_now_ms/></dd>
                 <dt>{td_string!(locale, storefront.fact_sold)}</dt><dd class="shop-sold">{shop.sold}</dd>
             </dl>
             {favourite.map(|f| view! {
@@ -159,6 +160,38 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
             </div>
         </article>
     }
+}
+
+/// Whether the shop is open now, today's hours, and the week's on request (a plain `<details>`, no wasm).
+#[component]
+fn ShopHours(hours: WeeklyHours, now_ms: i64) -> impl IntoView {
+    let locale = locale();
+    if hours.is_empty() {
+        return view! { <span class="muted">{td_string!(locale, storefront.hours_not_given)}</span> }.into_any();
+    }
+    let now = minute_of_week(now_ms);
+    let today = (now / (24 * 60)) as usize;
+    let state = state_text(locale, hours.state_at(now), now);
+    let next_day = td_string!(locale, storefront.next_day);
+    let day_text = move |day: usize| {
+        let text = hours.day_text(day, Some(next_day));
+        if text.is_empty() { td_string!(locale, storefront.closed_all_day).to_string() } else { text }
+    };
+    view! {
+        {state.map(|(open, text)| view! { <span class="open-state" class:open=open>{text}</span> " · " })}
+        <span class="today-hours">{td_string!(locale, storefront.today_hours, hours = day_text(today))}</span>
+        <details class="week-hours">
+            <summary>{td_string!(locale, storefront.week_hours)}</summary>
+            <table>
+                <tbody>
+                    {(0..7).map(|day| view! {
+                        <tr class:today=day == today><th scope="row">{day_name(locale, day)}</th><td>{day_text(day)}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </details>
+    }
+    .into_any()
 }
 
 /// The shop page's side column: the owner's links and figures, the map around the shop with its similar
@@ -271,8 +304,9 @@ fn ShopFields(shop: Option<Shop>, error: Signal<Option<AppError>>) -> impl IntoV
         ("longitude", td_string!(locale, storefront.field_longitude), lon),
         ("latitude", td_string!(locale, storefront.field_latitude), lat),
         ("avg_price", td_string!(locale, storefront.field_avg_price), price),
-        ("open_hours", td_string!(locale, storefront.field_open_hours), s.open_hours),
     ];
+    // A new shop starts with the hours most shops keep, for the merchant to change.
+    let day_hours = |day: usize| if s.id == 0 { "10:00-22:00".to_string() } else { s.hours.day_text(day, None) };
     view! {
         {inputs.into_iter().map(|(field, label, value)| view! {
             <div class="form-row">
@@ -281,6 +315,17 @@ fn ShopFields(shop: Option<Shop>, error: Signal<Option<AppError>>) -> impl IntoV
                 <FieldError error field/>
             </div>
         }).collect_view()}
+        <fieldset class="form-row week-hours-form">
+            <legend>{td_string!(locale, storefront.field_open_hours)}</legend>
+            <p class="muted hint" id="hours-hint">{td_string!(locale, storefront.hours_hint)}</p>
+            {DAY_FIELDS.into_iter().enumerate().map(|(day, field)| view! {
+                <div class="day-hours">
+                    <label for=field>{day_name(locale, day)}</label>
+                    <input id=field name=format!("form[{field}]") value=day_hours(day) placeholder="10:00-22:00" aria-describedby="hours-hint"/>
+                    <FieldError error field/>
+                </div>
+            }).collect_view()}
+        </fieldset>
         <div class="form-row">
             <label for="images">{td_string!(locale, storefront.field_images)}</label>
             <textarea id="images" name="form[images]" rows="3">{s.images.join("\n")}</textarea>

@@ -114,6 +114,23 @@ pub fn go(path: &str) {
     let _ = path;
 }
 
+/// Asks the browser where it is; `found(lon, lat)` or `failed()` runs when it answers.
+#[cfg(feature = "hydrate")]
+pub fn locate(found: impl FnOnce(f64, f64) + 'static, failed: impl FnOnce() + 'static) {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    let Some(geolocation) = web_sys::window().and_then(|w| w.navigator().geolocation().ok()) else {
+        failed();
+        return;
+    };
+    let ok = Closure::once_into_js(move |pos: web_sys::Position| {
+        let c = pos.coords();
+        found(c.longitude(), c.latitude());
+    });
+    let err = Closure::once_into_js(move |_: wasm_bindgen::JsValue| failed());
+    let _ = geolocation.get_current_position_with_error_callback(ok.unchecked_ref(), Some(err.unchecked_ref()));
+}
+
 /// The value of the form control with `id` — an input, a select or a text area — as the browser has it
 /// (empty on the server).
 pub fn field_value(id: &str) -> String {

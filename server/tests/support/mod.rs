@@ -35,7 +35,9 @@ pub const fn row(path: &'static str, args: &'static str, expect: [u16; 5]) -> Ro
 }
 
 const SHOP_FORM: &str = "form[name]=Shop&form[address]=杭州市延安路1号&form[longitude]=120.16&form[latitude]=30.25\
-                         &form[avg_price]=50&form[open_hours]=10:00-22:00&form[images]=";
+                         &form[avg_price]=50&form[hours_mon]=10:00-22:00&form[hours_tue]=10:00-22:00\
+                         &form[hours_wed]=10:00-22:00&form[hours_thu]=10:00-22:00&form[hours_fri]=10:00-22:00\
+                         &form[hours_sat]=10:00-22:00&form[hours_sun]=&form[images]=";
 const COUPON_FORM: &str = "form[title]=C&form[rules]=&form[pay]=5&form[actual]=10&form[until]=";
 const ORDER_FILTER: &str = "filter[status]=paid&filter[coupon]=&filter[from]=2026-01-01&filter[to]=";
 const REVIEW_FORM: &str = "form[stars]=4&form[aspect1]=4&form[aspect2]=4&form[aspect3]=4&form[spend]=\
@@ -70,6 +72,12 @@ pub fn table() -> Vec<Row> {
             [OK; 5],
         ),
         row("/api/catalog/search", "q=S&page=1", [OK; 5]),
+        row(
+            "/api/catalog/search",
+            "q=S&sort=distance&filter[open]=true&filter[near][lon]=120.16&filter[near][lat]=30.25&page=1",
+            [OK; 5],
+        ),
+        Row { path: "/api/catalog/suggest", get: true, args: "q=S", expect: [OK; 5] },
         Row { path: "/api/catalog/shop-cached", get: true, args: "id=1", expect: [OK; 5] },
         row("/api/catalog/shop", "id=1", [OK; 5]),
         // Which shops of a list the viewer saved: none for anonymous, an answer for anyone.
