@@ -14,7 +14,7 @@ use sqlx::PgPool;
 use tower::ServiceExt;
 
 use app::auth::service::{CodeText, code_text};
-use app::shared::i18n::Locale;
+use app::shared::i18n::{Locale, td_string};
 use app::testing::test_state;
 
 /// A form POST with these extra headers, from `peer` when given.
@@ -258,7 +258,8 @@ async fn an_address_creates_a_few_accounts_an_hour_and_typos_cost_nothing(db: Pg
     assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
     let wait: u64 = resp.headers()[header::RETRY_AFTER].to_str().unwrap().parse().unwrap();
     assert!((600..=720).contains(&wait), "one more in about 12 minutes: {wait}");
-    assert!(body(resp).await.contains("Too many new accounts from here"));
+    let what = td_string!(Locale::zh_CN, common.abuse_register);
+    assert!(body(resp).await.contains(&td_string!(Locale::zh_CN, common.err_too_many, what = what, secs = wait)));
     assert!(texted(&state, "13660000005").await.is_none(), "no text message sent");
     let resp = post(&router, "/api/auth/register", &form(6, "secret2026"), &[], from(8)).await;
     assert_eq!(resp.status(), StatusCode::OK, "another address has its own budget");
