@@ -7,6 +7,7 @@ use http_body_util::BodyExt;
 use sqlx::PgPool;
 use tower::ServiceExt;
 
+use app::shared::i18n::{Locale, td_string};
 use app::testing::test_state;
 use app::web::state::AppState;
 use server::router::SESSION_COOKIE;
@@ -118,7 +119,8 @@ async fn api_errors_carry_http_statuses(db: PgPool) {
     assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
     let retry: u64 = resp.headers()[header::RETRY_AFTER].to_str().unwrap().parse().unwrap();
     assert!(retry > 0);
-    assert!(body(resp).await.contains("Too many failed log-in attempts"));
+    let wait = app::auth::service::human_wait(Locale::zh_CN, retry);
+    assert!(body(resp).await.contains(&td_string!(Locale::zh_CN, auth.err_locked, wait = wait)));
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
@@ -201,7 +203,7 @@ async fn grab_over_http_needs_a_login_and_answers_statuses(db: PgPool) {
     let order_id: i64 = body(resp).await.parse().expect("the order id");
     let resp = post(&router, "/api/seckill/grab", "voucher_id=77", Some(&sid)).await;
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
-    assert!(body(resp).await.contains("You already have this coupon."));
+    assert!(body(resp).await.contains(td_string!(Locale::zh_CN, seckill.err_already_bought)));
     assert_eq!(post(&router, "/api/seckill/grab", "voucher_id=999", Some(&sid)).await.status(), StatusCode::NOT_FOUND);
     assert_eq!(
         post(&router, "/api/seckill/grab", "voucher_id=abc", Some(&sid)).await.status(),
@@ -284,7 +286,7 @@ async fn nearby_search_refuses_bad_input_with_4xx(db: PgPool) {
     assert!(body(ok).await.contains("\"items\""));
     let bad_lon = get("type_id=1&lon=999&lat=30.2&radius_km=&page=1").await.unwrap();
     assert_eq!(bad_lon.status(), StatusCode::BAD_REQUEST);
-    assert!(body(bad_lon).await.contains("Longitude"));
+    assert!(body(bad_lon).await.contains(td_string!(Locale::zh_CN, common.err_longitude)));
     assert_eq!(
         get("type_id=1&lon=120.1&lat=30.2&radius_km=99&page=1").await.unwrap().status(),
         StatusCode::BAD_REQUEST
