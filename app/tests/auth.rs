@@ -70,7 +70,10 @@ async fn a_taken_number_gets_the_answer_a_new_one_gets_and_keeps_its_account(db:
     assert!(matches!(e, AuthError::WrongCredentials { .. }), "{e:?}");
     // E-mail addresses cannot be sent a code, so they cannot sign up.
     let e = service::register(&state, form("mei@example.com", "secret2026")).await.expect_err("e-mail");
-    assert!(AppError::from(e).field_message("account").is_some_and(|m| m.contains("mobile number")));
+    assert_eq!(
+        AppError::from(e).field_message("account").as_deref(),
+        Some(td_string!(Locale::zh_CN, auth.err_sign_up_with_phone))
+    );
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
