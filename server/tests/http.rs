@@ -263,7 +263,7 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
         .unwrap();
     let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=50"), Some(&owner)).await;
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
-    assert!(body(resp).await.contains("can no longer change"));
+    assert!(body(resp).await.contains(td_string!(Locale::zh_CN, seckill.err_stock_frozen)));
     let pg: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = $1").bind(id).fetch_one(&db).await.unwrap();
     assert_eq!(pg, 35);
     assert_eq!(app::sale::inventory::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
@@ -365,7 +365,7 @@ async fn uploads_past_a_persons_quota_are_refused_and_store_nothing(db: PgPool) 
     let (sid, _) = register(&router, &state, "13900000042").await;
     let resp = router.clone().oneshot(upload_request(&sid)).await.unwrap();
     assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
-    assert!(body(resp).await.contains("as many pictures as we keep per person"));
+    assert!(body(resp).await.contains(td_string!(Locale::zh_CN, social.err_quota)));
     let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM uploads").fetch_one(&db).await.unwrap();
     assert_eq!(rows, 0);
     assert!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0) == 0, "no file written");
@@ -427,7 +427,7 @@ async fn picture_decodes_share_a_few_slots_across_everyone(db: PgPool) {
     let resp = router.clone().oneshot(upload_request(&sid)).await.unwrap();
     assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE, "waited for a slot, then asked to retry");
     assert!(started.elapsed() >= std::time::Duration::from_secs(4), "it waited its turn first");
-    assert!(body(resp).await.contains("try again"));
+    assert!(body(resp).await.contains(td_string!(Locale::zh_CN, social.err_upload_busy)));
     let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM uploads").fetch_one(&db).await.unwrap();
     assert_eq!(rows, 0, "nothing stored");
     drop(slot);

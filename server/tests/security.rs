@@ -192,11 +192,13 @@ async fn an_overloaded_instance_sheds_at_once_and_times_out_what_hangs(db: PgPoo
     assert_eq!(shed.status(), StatusCode::SERVICE_UNAVAILABLE, "the one slot is taken");
     assert_eq!(shed.headers()[header::RETRY_AFTER], "1");
     assert!(started.elapsed() < std::time::Duration::from_millis(800), "shed at once, not queued");
-    assert!(body(shed).await.starts_with(r#"{"Unavailable":"This server is busy"#), "the app's own error shape");
+    let busy = format!(r#"{{"Unavailable":"{}"}}"#, td_string!(Locale::zh_CN, common.err_server_busy));
+    assert_eq!(body(shed).await, busy, "the app's own error shape");
     let hung = hung.await.unwrap();
     assert_eq!(hung.status(), StatusCode::SERVICE_UNAVAILABLE, "cut off by the request timeout");
     assert_eq!(hung.headers()[header::RETRY_AFTER], "1");
-    assert!(body(hung).await.starts_with(r#"{"Unavailable":"This took us too long"#), "the app's own error shape");
+    let too_long = format!(r#"{{"Unavailable":"{}"}}"#, td_string!(Locale::zh_CN, common.err_timed_out));
+    assert_eq!(body(hung).await, too_long, "the app's own error shape");
     assert!(started.elapsed() < std::time::Duration::from_millis(2_500), "{:?}", started.elapsed());
     proxy.set(ProxyMode::Up);
 }

@@ -246,17 +246,19 @@ mod tests {
             assert!(LicenceNumber::parse(good).is_ok(), "{good}");
         }
         assert_eq!(LicenceNumber::parse("91350100m000100y43").unwrap().as_str(), "91350100M000100Y43");
+        let zh = Locale::zh_CN;
+        let check = td_string!(zh, onboarding.err_licence_check);
         for (bad, why) in [
-            ("91350100M000100Y4", "18 characters"),
-            ("91350100M000100Y44", "does not match"),
-            ("91350100M000100Y4O", "capital letters"),
-            ("913A0100M000100Y43", "area code"),
-            ("91350100M000100143", "does not match"),
+            ("91350100M000100Y4", td_string!(zh, onboarding.err_licence_len, n = 18)),
+            ("91350100M000100Y44", check.to_string()),
+            ("91350100M000100Y4O", td_string!(zh, onboarding.err_licence_alphabet).to_string()),
+            ("913A0100M000100Y43", td_string!(zh, onboarding.err_licence_area).to_string()),
+            ("91350100M000100143", check.to_string()),
         ] {
             match LicenceNumber::parse(bad) {
                 Err(AppError::Validation { field, message }) => {
                     assert_eq!(field, "licence_no");
-                    assert!(message.contains(why), "{bad}: {message}");
+                    assert_eq!(message, why, "{bad}");
                 }
                 other => panic!("{bad} was {other:?}"),
             }
