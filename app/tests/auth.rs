@@ -4,7 +4,7 @@
 use app::auth::model::CurrentUser;
 use app::auth::service::{self, AuthError, CodeText, Registration};
 use app::shared::error::AppError;
-use app::shared::i18n::Locale;
+use app::shared::i18n::{Locale, speaking, td_string};
 use app::testing::test_state;
 use app::web::state::AppState;
 use sqlx::PgPool;
@@ -70,7 +70,10 @@ async fn a_taken_number_gets_the_answer_a_new_one_gets_and_keeps_its_account(db:
     assert!(matches!(e, AuthError::WrongCredentials { .. }), "{e:?}");
     // E-mail addresses cannot be sent a code, so they cannot sign up.
     let e = service::register(&state, form("mei@example.com", "secret2026")).await.expect_err("e-mail");
-    assert!(AppError::from(e).field_message("account").is_some_and(|m| m.contains("mobile number")));
+    assert_eq!(
+        AppError::from(e).field_message("account").as_deref(),
+        Some(td_string!(Locale::zh_CN, auth.err_sign_up_with_phone))
+    );
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
@@ -135,6 +138,9 @@ async fn failures_lock_that_address_out_but_a_stranger_cannot_lock_the_owner_out
     let AuthError::Locked { retry_after_secs } = e else { panic!("{e:?}") };
     assert!((55..=60).contains(&retry_after_secs));
     let msg = AppError::from(AuthError::Locked { retry_after_secs }).to_string();
+    let one_minute = td_string!(Locale::zh_CN, auth.wait_one_minute);
+    assert_eq!(msg, td_string!(Locale::zh_CN, auth.err_locked, wait = one_minute), "no request: Chinese");
+    let msg = speaking(Locale::en, async { AppError::from(AuthError::Locked { retry_after_secs }).to_string() }).await;
     assert_eq!(msg, "Too many failed log-in attempts. Try again in 1 minute.");
     // The owner, elsewhere, is only slowed down: a second's wait, then in.
     let e = service::login(&state, "13900000004", "secret2026", "10.0.0.5").await.expect_err("slowed");

@@ -3,6 +3,7 @@
 
 use app::catalog::model::MAX_PAGES;
 use app::catalog::service::{self, CatalogError};
+use app::shared::i18n::{Locale, td_string};
 use app::testing::{test_config, test_state};
 use sqlx::PgPool;
 
@@ -41,7 +42,8 @@ async fn listings_stop_at_the_last_page_with_a_clear_error(db: PgPool) {
         else {
             panic!("page {page} should be refused")
         };
-        assert!(e.field_message("page").is_some_and(|m| m.contains("narrow the search")), "{e:?}");
+        let message = td_string!(Locale::zh_CN, catalog.err_page_range, max = MAX_PAGES);
+        assert_eq!(e.field_message("page"), Some(message), "{e:?}");
     }
 }
 

@@ -7,6 +7,7 @@ use app::sale::inventory::{self, GrabCode};
 use app::seckill::service::{self, SeckillError};
 use app::shared::clock::now_ms;
 use app::shared::error::{AppError, Thing};
+use app::shared::i18n::{Locale, td_string};
 use app::testing::{expires_at, sale_end_ms, seed_flash_sale, seed_users, test_state};
 use app::web::state::AppState;
 use sqlx::PgPool;
@@ -133,8 +134,8 @@ async fn before_start_after_end_and_unknown_sale_each_answer_clearly_and_write_n
         .unwrap();
 
     let answers = [
-        (1, GrabCode::NotStarted, AppError::invalid("grab", "The sale has not started yet.")),
-        (2, GrabCode::Ended, AppError::invalid("grab", "The sale has ended.")),
+        (1, GrabCode::NotStarted, AppError::invalid("grab", td_string!(Locale::zh_CN, seckill.err_not_started))),
+        (2, GrabCode::Ended, AppError::invalid("grab", td_string!(Locale::zh_CN, seckill.err_ended))),
         (999, GrabCode::NoSuchSale, AppError::NotFound(Thing::FlashSale)),
     ];
     for (vid, code, answer) in answers {
@@ -168,7 +169,7 @@ async fn the_rate_limit_answers_with_the_wait(db: PgPool) {
     match AppError::from(SeckillError::RateLimited(wait)) {
         AppError::TooManyRequests { message, retry_after_secs } => {
             assert_eq!(retry_after_secs, wait.div_ceil(1000));
-            assert_eq!(message, format!("Too many tries, wait {retry_after_secs} s."));
+            assert_eq!(message, td_string!(Locale::zh_CN, seckill.err_too_many_tries, secs = retry_after_secs));
         }
         other => panic!("{other:?}"),
     }

@@ -30,6 +30,8 @@ pub async fn grab(
     let req = hyper::Request::post(url)
         .header("content-type", "application/x-www-form-urlencoded")
         .header("accept", "application/json")
+        // The refusals `outcome` labels are read in English.
+        .header("accept-language", "en")
         .header("cookie", format!("haodian.sid={cookie}"))
         .body(Full::new(Bytes::from(format!("voucher_id={voucher_id}"))))
         .map_err(|e| e.to_string())?;

@@ -110,7 +110,11 @@ test('the puzzle: no pass, no grab; a miss draws a new one; the keyboard solves 
   test.setTimeout(60_000);
   await logInDemo(page, '13800000002');
   // Straight to the grab endpoint without solving anything: refused, nothing taken.
-  const bare = await page.request.post('/api/seckill/grab', { form: { voucher_id: String(LIVE_SALE) } });
+  // (A request of the test's own carries no browser language: it asks for English itself.)
+  const bare = await page.request.post('/api/seckill/grab', {
+    form: { voucher_id: String(LIVE_SALE) },
+    headers: { 'Accept-Language': 'en' },
+  });
   expect(bare.status()).toBe(400);
   expect(await bare.text()).toContain('Slide the puzzle piece into place first.');
   await page.goto('/shops/1');

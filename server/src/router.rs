@@ -66,7 +66,9 @@ pub fn build(state: AppState) -> Router {
         // `HTTP_TIMEOUT_SECS` (503 past it).
         .layer(
             tower::ServiceBuilder::new()
-                .layer(axum::error_handling::HandleErrorLayer::new(|e: tower::BoxError| async move { overloaded(&e) }))
+                .layer(axum::error_handling::HandleErrorLayer::new(
+                    |headers: axum::http::HeaderMap, e: tower::BoxError| async move { overloaded(&headers, &e) },
+                ))
                 .layer(tower::load_shed::LoadShedLayer::new())
                 .layer(tower::limit::GlobalConcurrencyLimitLayer::new(state.config.http_max_in_flight))
                 .layer(tower::timeout::TimeoutLayer::new(state.config.http_timeout)),
@@ -77,14 +79,12 @@ pub fn build(state: AppState) -> Router {
 /// The answer to a request this instance shed (`HTTP_MAX_IN_FLIGHT` reached) or cut off
 /// (`HTTP_TIMEOUT_SECS` passed): a 503 with `Retry-After` in the app's own error shape, which the pages
 /// show and people act on, like every other "try again".
-fn overloaded(e: &tower::BoxError) -> axum::response::Response {
+fn overloaded(headers: &axum::http::HeaderMap, e: &tower::BoxError) -> axum::response::Response {
     use axum::response::IntoResponse;
-    let message = if e.is::<tower::timeout::error::Elapsed>() {
-        "This took us too long to answer, so we stopped. If you were buying, check My orders before trying again."
-    } else {
-        "This server is busy right now, so nothing was done. Please try again in a moment."
-    };
-    let body = axum::Json(app::shared::error::AppError::Unavailable(message.into()));
+    // Outside the layer that sets the request's language: read from the request itself.
+    let locale = app::shared::i18n::from_headers(headers);
+    let timed_out = e.is::<tower::timeout::error::Elapsed>();
+    let body = axum::Json(app::shared::error::AppError::overloaded(locale, timed_out));
     (StatusCode::SERVICE_UNAVAILABLE, [(axum::http::header::RETRY_AFTER, "1")], body).into_response()
 }
 

@@ -95,8 +95,8 @@ async fn codec_request(parts: &axum::http::request::Parts, body: Body) -> Result
         Ok(bytes) => bytes,
         Err(e) if over_limit(&e) => {
             let limit = FORM_LIMIT / (1024 * 1024);
-            let message = format!("This form is too large: at most {limit} MB can be sent. Nothing was changed.");
-            return Err(AppError::TooLarge(message).into_response());
+            let locale = app::shared::i18n::from_headers(&parts.headers);
+            return Err(AppError::form_too_large(locale, limit).into_response());
         }
         // The client stopped sending half-way: it will not read an answer either.
         Err(e) => return Err(AppError::Transport(e.to_string()).into_response()),

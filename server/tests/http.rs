@@ -7,6 +7,7 @@ use http_body_util::BodyExt;
 use sqlx::PgPool;
 use tower::ServiceExt;
 
+use app::shared::i18n::{Locale, td_string};
 use app::testing::test_state;
 use app::web::state::AppState;
 use server::router::SESSION_COOKIE;
@@ -118,7 +119,8 @@ async fn api_errors_carry_http_statuses(db: PgPool) {
     assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
     let retry: u64 = resp.headers()[header::RETRY_AFTER].to_str().unwrap().parse().unwrap();
     assert!(retry > 0);
-    assert!(body(resp).await.contains("Too many failed log-in attempts"));
+    let wait = app::auth::service::human_wait(Locale::zh_CN, retry);
+    assert!(body(resp).await.contains(&td_string!(Locale::zh_CN, auth.err_locked, wait = wait)));
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
@@ -201,7 +203,7 @@ async fn grab_over_http_needs_a_login_and_answers_statuses(db: PgPool) {
     let order_id: i64 = body(resp).await.parse().expect("the order id");
     let resp = post(&router, "/api/seckill/grab", "voucher_id=77", Some(&sid)).await;
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
-    assert!(body(resp).await.contains("You already have this coupon."));
+    assert!(body(resp).await.contains(td_string!(Locale::zh_CN, seckill.err_already_bought)));
     assert_eq!(post(&router, "/api/seckill/grab", "voucher_id=999", Some(&sid)).await.status(), StatusCode::NOT_FOUND);
     assert_eq!(
         post(&router, "/api/seckill/grab", "voucher_id=abc", Some(&sid)).await.status(),
@@ -261,7 +263,7 @@ async fn only_the_owner_creates_sales_and_stock_is_fixed_once_started(db: PgPool
         .unwrap();
     let resp = post(&router, "/api/seckill/change-stock", &format!("voucher_id={id}&stock=50"), Some(&owner)).await;
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
-    assert!(body(resp).await.contains("can no longer change"));
+    assert!(body(resp).await.contains(td_string!(Locale::zh_CN, seckill.err_stock_frozen)));
     let pg: i32 = sqlx::query_scalar("SELECT stock FROM vouchers WHERE id = $1").bind(id).fetch_one(&db).await.unwrap();
     assert_eq!(pg, 35);
     assert_eq!(app::sale::inventory::sale_state(&state.redis, &state.keys, id).await.unwrap().0, Some(35));
@@ -284,7 +286,7 @@ async fn nearby_search_refuses_bad_input_with_4xx(db: PgPool) {
     assert!(body(ok).await.contains("\"items\""));
     let bad_lon = get("type_id=1&lon=999&lat=30.2&radius_km=&page=1").await.unwrap();
     assert_eq!(bad_lon.status(), StatusCode::BAD_REQUEST);
-    assert!(body(bad_lon).await.contains("Longitude"));
+    assert!(body(bad_lon).await.contains(td_string!(Locale::zh_CN, common.err_longitude)));
     assert_eq!(
         get("type_id=1&lon=120.1&lat=30.2&radius_km=99&page=1").await.unwrap().status(),
         StatusCode::BAD_REQUEST
@@ -363,7 +365,7 @@ async fn uploads_past_a_persons_quota_are_refused_and_store_nothing(db: PgPool) 
     let (sid, _) = register(&router, &state, "13900000042").await;
     let resp = router.clone().oneshot(upload_request(&sid)).await.unwrap();
     assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
-    assert!(body(resp).await.contains("as many pictures as we keep per person"));
+    assert!(body(resp).await.contains(td_string!(Locale::zh_CN, social.err_quota)));
     let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM uploads").fetch_one(&db).await.unwrap();
     assert_eq!(rows, 0);
     assert!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0) == 0, "no file written");
@@ -425,7 +427,7 @@ async fn picture_decodes_share_a_few_slots_across_everyone(db: PgPool) {
     let resp = router.clone().oneshot(upload_request(&sid)).await.unwrap();
     assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE, "waited for a slot, then asked to retry");
     assert!(started.elapsed() >= std::time::Duration::from_secs(4), "it waited its turn first");
-    assert!(body(resp).await.contains("try again"));
+    assert!(body(resp).await.contains(td_string!(Locale::zh_CN, social.err_upload_busy)));
     let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM uploads").fetch_one(&db).await.unwrap();
     assert_eq!(rows, 0, "nothing stored");
     drop(slot);

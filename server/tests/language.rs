@@ -89,3 +89,33 @@ async fn the_switch_remembers_the_choice_and_goes_back_on_this_site_only(db: PgP
         assert!(body(resp).await.contains("zh-CN"));
     }
 }
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_refusal_is_worded_in_the_language_of_the_request(db: PgPool) {
+    use app::shared::i18n::{Locale, td_string};
+    let router = server::router::build(test_state(db, &[]).await);
+    let json = (header::ACCEPT, "application/json");
+
+    // A server function refusing bad input (a longitude off the globe), against its field: Chinese by
+    // default, English for a browser that asks for it, and the switch's cookie outranks the header.
+    let nearby = "/api/geo/nearby?type_id=1&lon=999&lat=30.2&radius_km=&page=1";
+    let resp = get(&router, nearby, std::slice::from_ref(&json)).await;
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    let chinese = body(resp).await;
+    assert!(chinese.contains(td_string!(Locale::zh_CN, common.err_longitude)), "{chinese}");
+    assert!(chinese.contains("经度"), "{chinese}");
+    let resp = get(&router, nearby, &[json.clone(), (header::ACCEPT_LANGUAGE, "en-US,en;q=0.9")]).await;
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    let english = body(resp).await;
+    assert!(english.contains("Longitude is a number from -180 to 180."), "{english}");
+    assert!(english.contains("lon"), "still against its field: {english}");
+    let cookie = [json, (header::ACCEPT_LANGUAGE, "en"), (header::COOKIE, "lang=zh-CN")];
+    assert!(body(get(&router, nearby, &cookie).await).await.contains("经度"));
+
+    // A plain route outside Leptos (the switch) refusing a language it does not speak: the same.
+    let resp = get(&router, "/lang/fr", &[]).await;
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    assert!(body(resp).await.contains(td_string!(Locale::zh_CN, common.err_language_unknown)));
+    let resp = get(&router, "/lang/fr", &[(header::ACCEPT_LANGUAGE, "en")]).await;
+    assert!(body(resp).await.contains("Haodian speaks zh-CN (中文) and en (English)."));
+}

@@ -14,7 +14,7 @@ use sqlx::PgPool;
 use tower::ServiceExt;
 
 use app::auth::service::{CodeText, code_text};
-use app::shared::i18n::Locale;
+use app::shared::i18n::{Locale, td_string};
 use app::testing::test_state;
 
 /// A form POST with these extra headers, from `peer` when given.
@@ -192,11 +192,13 @@ async fn an_overloaded_instance_sheds_at_once_and_times_out_what_hangs(db: PgPoo
     assert_eq!(shed.status(), StatusCode::SERVICE_UNAVAILABLE, "the one slot is taken");
     assert_eq!(shed.headers()[header::RETRY_AFTER], "1");
     assert!(started.elapsed() < std::time::Duration::from_millis(800), "shed at once, not queued");
-    assert!(body(shed).await.starts_with(r#"{"Unavailable":"This server is busy"#), "the app's own error shape");
+    let busy = format!(r#"{{"Unavailable":"{}"}}"#, td_string!(Locale::zh_CN, common.err_server_busy));
+    assert_eq!(body(shed).await, busy, "the app's own error shape");
     let hung = hung.await.unwrap();
     assert_eq!(hung.status(), StatusCode::SERVICE_UNAVAILABLE, "cut off by the request timeout");
     assert_eq!(hung.headers()[header::RETRY_AFTER], "1");
-    assert!(body(hung).await.starts_with(r#"{"Unavailable":"This took us too long"#), "the app's own error shape");
+    let too_long = format!(r#"{{"Unavailable":"{}"}}"#, td_string!(Locale::zh_CN, common.err_timed_out));
+    assert_eq!(body(hung).await, too_long, "the app's own error shape");
     assert!(started.elapsed() < std::time::Duration::from_millis(2_500), "{:?}", started.elapsed());
     proxy.set(ProxyMode::Up);
 }
@@ -258,7 +260,8 @@ async fn an_address_creates_a_few_accounts_an_hour_and_typos_cost_nothing(db: Pg
     assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
     let wait: u64 = resp.headers()[header::RETRY_AFTER].to_str().unwrap().parse().unwrap();
     assert!((600..=720).contains(&wait), "one more in about 12 minutes: {wait}");
-    assert!(body(resp).await.contains("Too many new accounts from here"));
+    let what = td_string!(Locale::zh_CN, common.abuse_register);
+    assert!(body(resp).await.contains(&td_string!(Locale::zh_CN, common.err_too_many, what = what, secs = wait)));
     assert!(texted(&state, "13660000005").await.is_none(), "no text message sent");
     let resp = post(&router, "/api/auth/register", &form(6, "secret2026"), &[], from(8)).await;
     assert_eq!(resp.status(), StatusCode::OK, "another address has its own budget");
@@ -350,7 +353,8 @@ async fn an_oversized_form_is_refused_as_too_large(db: PgPool) {
     let resp = post(&router, "/api/auth/login", &form, &[], None).await;
     assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
     let text = body(resp).await;
-    assert!(text.contains("too large"), "{text}");
+    let limit_mb = server::server_fns::FORM_LIMIT / (1024 * 1024);
+    assert!(text.contains(&td_string!(Locale::zh_CN, common.err_form_too_large, max = limit_mb)), "{text}");
     // Without a length up front (streamed in chunks), the same answer.
     let chunks =
         futures::stream::iter((0..64).map(|_| Ok::<_, std::io::Error>(axum::body::Bytes::from(vec![b'a'; 64 * 1024]))));

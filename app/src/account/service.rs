@@ -11,6 +11,7 @@ use crate::catalog::service::CatalogError;
 use crate::inbox::service::InboxError;
 use crate::platform::backend::BackendError;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::social::service::SocialError;
 use crate::web::session::SessionError;
 use crate::web::state::AppState;
@@ -52,16 +53,15 @@ crate::backend_errors!(AccountError, Auth, Social, Catalog, Inbox);
 impl From<AccountError> for AppError {
     fn from(e: AccountError) -> Self {
         match e {
-            AccountError::NotYourPicture => AppError::invalid("avatar", "Choose a picture you uploaded yourself."),
-            AccountError::NotConfirmed => AppError::invalid(
-                CONFIRM_FIELD,
-                "Type your full mobile number to confirm: that is how we know it is really you.",
-            ),
-            AccountError::RunsSomething => AppError::invalid(
-                CONFIRM_FIELD,
-                "This account runs shops or the platform, so it cannot be closed here: their books need an owner. \
-                 Write to support@haodian.example to hand them over first.",
-            ),
+            AccountError::NotYourPicture => {
+                AppError::invalid("avatar", td_string!(locale(), account.err_not_your_picture))
+            }
+            AccountError::NotConfirmed => {
+                AppError::invalid(CONFIRM_FIELD, td_string!(locale(), account.err_not_confirmed))
+            }
+            AccountError::RunsSomething => {
+                AppError::invalid(CONFIRM_FIELD, td_string!(locale(), account.err_runs_something))
+            }
             AccountError::Auth(e) => e.into(),
             AccountError::Session(e) => e.into(),
             AccountError::Social(e) => e.into(),
@@ -122,7 +122,8 @@ pub async fn update_profile(
 fn new_password(password: &str, confirm: &str) -> Result<Password, AccountError> {
     let password = Password::parse(password).map_err(AuthError::Invalid)?;
     if password.expose() != confirm {
-        return Err(AuthError::Invalid(AppError::invalid("password_confirm", "The two passwords differ.")).into());
+        let differ = td_string!(locale(), auth.err_passwords_differ);
+        return Err(AuthError::Invalid(AppError::invalid("password_confirm", differ)).into());
     }
     Ok(password)
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::shared::text::{FreeText, TextRule};
 
 /// What a user may do beyond shopping.
@@ -66,7 +67,7 @@ impl Account {
     pub fn parse(input: &str) -> Result<Self, AppError> {
         let s = input.trim();
         if s.is_empty() {
-            return Err(AppError::invalid(Self::FIELD, "Enter your phone number or e-mail address."));
+            return Err(AppError::invalid(Self::FIELD, td_string!(locale(), auth.err_account_empty)));
         }
         if s.contains('@') {
             return Self::parse_email(s);
@@ -77,15 +78,12 @@ impl Account {
         if b.len() == 11 && b.iter().all(u8::is_ascii_digit) && b[0] == b'1' && (b'3'..=b'9').contains(&b[1]) {
             Ok(Self::Phone(digits.to_string()))
         } else {
-            Err(AppError::invalid(
-                Self::FIELD,
-                "That is neither an 11-digit mobile number (like 13800138000) nor an e-mail address.",
-            ))
+            Err(AppError::invalid(Self::FIELD, td_string!(locale(), auth.err_account_format)))
         }
     }
 
     fn parse_email(s: &str) -> Result<Self, AppError> {
-        let bad = || AppError::invalid(Self::FIELD, "That e-mail address does not look right (like name@example.com).");
+        let bad = || AppError::invalid(Self::FIELD, td_string!(locale(), auth.err_email_format));
         if s.len() > 254 || s.chars().any(char::is_whitespace) {
             return Err(bad());
         }
@@ -133,14 +131,15 @@ impl Password {
     /// At least 8 characters with a letter and a digit; at most 128 (argon2 input stays bounded).
     pub fn parse(input: &str) -> Result<Self, AppError> {
         let n = input.chars().count();
-        if n < 8 {
-            return Err(AppError::invalid(Self::FIELD, "Use at least 8 characters."));
+        let (min, max) = (8, 128);
+        if n < min {
+            return Err(AppError::invalid(Self::FIELD, td_string!(locale(), auth.err_password_short, min = min)));
         }
-        if n > 128 {
-            return Err(AppError::invalid(Self::FIELD, "Use at most 128 characters."));
+        if n > max {
+            return Err(AppError::invalid(Self::FIELD, td_string!(locale(), auth.err_password_long, max = max)));
         }
         if !input.chars().any(char::is_alphabetic) || !input.chars().any(|c| c.is_ascii_digit()) {
-            return Err(AppError::invalid(Self::FIELD, "Use at least one letter and one digit."));
+            return Err(AppError::invalid(Self::FIELD, td_string!(locale(), auth.err_password_mix)));
         }
         Ok(Self(input.to_string()))
     }
@@ -168,7 +167,8 @@ impl Nickname {
     /// Trims and checks the length in characters (so 好店 counts as 2).
     pub fn parse(input: &str) -> Result<Self, AppError> {
         let rule = TextRule { min: 2, max: 20, multiline: false };
-        let name = FreeText::parse(Self::FIELD, input, rule, "Use 2 to 20 characters for your name.")?;
+        let length = td_string!(locale(), auth.err_nickname_len, min = rule.min, max = rule.max);
+        let name = FreeText::parse(Self::FIELD, input, rule, &length)?;
         Ok(Self(name.into_string()))
     }
 

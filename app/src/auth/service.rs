@@ -68,73 +68,67 @@ crate::backend_errors!(AuthError);
 
 impl From<AuthError> for AppError {
     fn from(e: AuthError) -> Self {
+        let locale = locale();
         match e {
             AuthError::Invalid(app) => app,
             AuthError::WrongCredentials { attempts_left } => AppError::Unauthenticated(match attempts_left {
-                0 => "Wrong account or password.".to_string(),
-                1 => "Wrong account or password. One more failure locks this account for a while here.".to_string(),
-                n => format!("Wrong account or password. {n} attempts left."),
+                0 => td_string!(locale, auth.err_wrong_credentials).to_string(),
+                1 => td_string!(locale, auth.err_wrong_credentials_last).to_string(),
+                n => td_string!(locale, auth.err_wrong_credentials_left, n = n),
             }),
             AuthError::Locked { retry_after_secs } => AppError::TooManyRequests {
-                message: format!("Too many failed log-in attempts. Try again in {}.", human_wait(retry_after_secs)),
+                message: td_string!(locale, auth.err_locked, wait = human_wait(locale, retry_after_secs)),
                 retry_after_secs,
             },
             AuthError::Slowed { retry_after_secs } => AppError::TooManyRequests {
-                message: format!(
-                    "There have been many log-in attempts on this account. Try again in {}.",
-                    human_wait(retry_after_secs)
-                ),
+                message: td_string!(locale, auth.err_slowed, wait = human_wait(locale, retry_after_secs)),
                 retry_after_secs,
             },
             AuthError::Throttled(app) => app,
             AuthError::WrongPassword { field, attempts_left } => AppError::Validation {
                 field: field.into(),
                 message: match attempts_left {
-                    0 => "That is not your current password.".into(),
-                    1 => "That is not your current password. One more failure locks it for a while here.".into(),
-                    n => format!("That is not your current password. {n} attempts left."),
+                    0 => td_string!(locale, auth.err_wrong_password).into(),
+                    1 => td_string!(locale, auth.err_wrong_password_last).into(),
+                    n => td_string!(locale, auth.err_wrong_password_left, n = n),
                 },
             },
             AuthError::Closed => AppError::LoginRequired,
             AuthError::CodeTooSoon { retry_after_secs, daily } => AppError::TooManyRequests {
                 message: if daily {
-                    "This phone has had all its codes for today. Log in with your password, or from a browser you \
-                     have logged in with before, or try tomorrow."
-                        .into()
+                    td_string!(locale, auth.err_codes_used_up_today).into()
                 } else {
-                    format!("A code was just sent. You can ask for another in {}.", human_wait(retry_after_secs))
+                    td_string!(locale, auth.err_code_too_soon, wait = human_wait(locale, retry_after_secs))
                 },
                 retry_after_secs,
             },
             AuthError::WrongCode { attempts_left } => AppError::Validation {
                 field: "code".into(),
                 message: match attempts_left {
-                    0 => "Wrong code. That was the last try: ask for a new code.".into(),
-                    n => format!("Wrong code. {n} tries left."),
+                    0 => td_string!(locale, auth.err_wrong_code_last).into(),
+                    n => td_string!(locale, auth.err_wrong_code_left, n = n),
                 },
             },
-            AuthError::NoCode => AppError::Validation {
-                field: "code".into(),
-                message: "This code has expired or was used up. Ask for a new one.".into(),
-            },
+            AuthError::NoCode => {
+                AppError::Validation { field: "code".into(), message: td_string!(locale, auth.err_code_expired).into() }
+            }
             e @ AuthError::Sms(_) => {
                 tracing::warn!(error = %e, "log-in code not sent");
-                AppError::Unavailable("We could not send the text message. Please try again in a moment.".into())
+                AppError::Unavailable(td_string!(locale, auth.err_sms_unavailable).into())
             }
-            AuthError::Busy => {
-                AppError::Unavailable("Many people are logging in right now. Please try again in a few seconds.".into())
-            }
+            AuthError::Busy => AppError::Unavailable(td_string!(locale, auth.err_login_busy).into()),
             AuthError::Backend(e) => e.into(),
             other @ (AuthError::Hash(_) | AuthError::HashThread(_)) => AppError::internal(other),
         }
     }
 }
 
-fn human_wait(secs: u64) -> String {
+/// A wait as a refusal words it in `locale`: "45 seconds", "1 minute", "15 minutes" (rounded up).
+pub fn human_wait(locale: Locale, secs: u64) -> String {
     match secs {
-        0..=59 => format!("{secs} seconds"),
-        60..=119 => "1 minute".to_string(),
-        _ => format!("{} minutes", secs.div_ceil(60)),
+        0..=59 => td_string!(locale, auth.wait_seconds, n = secs),
+        60..=119 => td_string!(locale, auth.wait_one_minute).to_string(),
+        _ => td_string!(locale, auth.wait_minutes, n = secs.div_ceil(60)),
     }
 }
 
@@ -245,7 +239,10 @@ pub async fn register(state: &AppState, form: Registration<'_>) -> Result<Pendin
     let nickname = Nickname::parse(form.nickname).map_err(AuthError::Invalid)?;
     let password = Password::parse(form.password).map_err(AuthError::Invalid)?;
     if form.password != form.password_confirm {
-        return Err(AuthError::Invalid(AppError::invalid("password_confirm", "The two passwords differ.")));
+        return Err(AuthError::Invalid(AppError::invalid(
+            "password_confirm",
+            td_string!(locale(), auth.err_passwords_differ),
+        )));
     }
     state
         .abuse
@@ -268,7 +265,7 @@ fn sign_up_phone(input: &str) -> Result<String, AuthError> {
         Account::Phone(p) => Ok(p),
         Account::Email(_) => Err(AuthError::Invalid(AppError::invalid(
             Account::FIELD,
-            "Sign up with your mobile number: we text it a code to confirm it is yours.",
+            td_string!(locale(), auth.err_sign_up_with_phone),
         ))),
     }
 }
@@ -294,7 +291,10 @@ fn gate_limits(config: &crate::platform::config::Config) -> store::GateLimits {
 pub async fn login(state: &AppState, account: &str, password: &str, client_ip: &str) -> Result<CurrentUser, AuthError> {
     let account = Account::parse(account).map_err(AuthError::Invalid)?;
     if password.is_empty() {
-        return Err(AuthError::Invalid(AppError::invalid(Password::FIELD, "Enter your password.")));
+        return Err(AuthError::Invalid(AppError::invalid(
+            Password::FIELD,
+            td_string!(locale(), auth.err_password_empty),
+        )));
     }
     let gate = Gate::pass(state, account.as_str(), client_ip).await?;
     let row = store::find_by_account(state.postgres()?, &account).await?;
@@ -387,7 +387,10 @@ pub async fn confirm_password(
     field: &'static str,
 ) -> Result<(), AuthError> {
     if password.is_empty() {
-        return Err(AuthError::Invalid(AppError::invalid(field, "Enter your current password.")));
+        return Err(AuthError::Invalid(AppError::invalid(
+            field,
+            td_string!(locale(), auth.err_current_password_empty),
+        )));
     }
     let row = store::find_by_id(state.postgres()?, user_id).await?.ok_or(AuthError::Closed)?;
     let account = row.account();
@@ -445,7 +448,7 @@ fn phone_of(input: &str) -> Result<String, AuthError> {
     match Account::parse(input).map_err(AuthError::Invalid)? {
         Account::Phone(p) => Ok(p),
         Account::Email(_) => {
-            Err(AuthError::Invalid(AppError::invalid(Account::FIELD, "Codes go to phone numbers: enter yours.")))
+            Err(AuthError::Invalid(AppError::invalid(Account::FIELD, td_string!(locale(), auth.err_code_needs_phone))))
         }
     }
 }
@@ -531,7 +534,7 @@ pub async fn sign_in_with_code(
     let phone = phone_of(phone)?;
     let code = code.trim();
     if code.len() != 6 || !code.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(AuthError::Invalid(AppError::invalid("code", "The code is the 6 digits in the text message.")));
+        return Err(AuthError::Invalid(AppError::invalid("code", td_string!(locale(), auth.err_code_format))));
     }
     let Some((expected, used)) = store::take_code_attempt(&state.redis, &state.keys, &phone, CODE_ATTEMPTS).await?
     else {

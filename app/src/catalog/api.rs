@@ -82,7 +82,11 @@ pub async fn set_favourite(shop_id: i64, on: bool) -> Result<Favourite, AppError
 pub async fn saved_among(shop_ids: Vec<i64>) -> Result<Vec<i64>, AppError> {
     crate::web::edge::run(|cx| async move {
         if shop_ids.len() > super::model::PAGE_SIZE as usize {
-            return Err(AppError::invalid("shop_ids", "Ask about one page of shops at a time.").into());
+            return Err(AppError::invalid(
+                "shop_ids",
+                crate::shared::i18n::td_string!(crate::shared::i18n::locale(), catalog.err_too_many_shop_ids),
+            )
+            .into());
         }
         let viewer = cx.user_id().await?;
         Ok(super::service::saved_among(&cx.state, viewer, &shop_ids).await?)

@@ -480,9 +480,11 @@ impl TryFrom<ShopForm> for ShopEdit {
     /// Parses the form; each problem names its field.
     fn try_from(form: ShopForm) -> Result<Self, AppError> {
         let line = |min, max| TextRule { min, max, multiline: false };
-        let name = FreeText::parse("name", &form.name, line(1, 64), "Give the shop a name of 1 to 64 characters.")?;
-        let address =
-            FreeText::parse("address", &form.address, line(4, 128), "Enter an address of 4 to 128 characters.")?;
+        let locale = crate::shared::i18n::locale();
+        let name_len = td_string!(locale, catalog.err_name_len, min = 1, max = 64);
+        let name = FreeText::parse("name", &form.name, line(1, 64), &name_len)?;
+        let address_len = td_string!(locale, catalog.err_address_len, min = 4, max = 128);
+        let address = FreeText::parse("address", &form.address, line(4, 128), &address_len)?;
         let at = GeoPoint::parse_fields(("longitude", &form.longitude), ("latitude", &form.latitude))?;
         let price: f64 = form
             .avg_price
@@ -490,7 +492,7 @@ impl TryFrom<ShopForm> for ShopEdit {
             .parse()
             .ok()
             .filter(|v: &f64| v.is_finite() && (0.0..=100_000.0).contains(v))
-            .ok_or_else(|| AppError::invalid("avg_price", "Average price is an amount in yuan, 0 to 100000."))?;
+            .ok_or_else(|| AppError::invalid("avg_price", td_string!(locale, catalog.err_avg_price, max = 100_000)))?;
         let hours = WeeklyHours::parse(form.days())?;
         let images = crate::shared::text::image_list("images", &form.images)?;
         Ok(Self {
@@ -552,8 +554,9 @@ impl TryFrom<CouponForm> for NewCoupon {
         let until_ms = match form.until.trim() {
             "" => None,
             raw => {
-                let day = crate::shared::clock::parse_day(raw)
-                    .ok_or_else(|| AppError::invalid("until", "A date like 2026-12-31, or empty for no end."))?;
+                let day = crate::shared::clock::parse_day(raw).ok_or_else(|| {
+                    AppError::invalid("until", td_string!(crate::shared::i18n::locale(), catalog.err_until_date))
+                })?;
                 Some(day.next_day().map(crate::shared::clock::day_start_ms).unwrap_or(i64::MAX))
             }
         };

@@ -19,6 +19,7 @@ use crate::platform::keys::Keys;
 use crate::platform::redis_conn::Redis;
 use crate::shared::clock;
 use crate::shared::error::{AppError, Thing};
+use crate::shared::i18n::{locale, td_string};
 use crate::web::state::AppState;
 use sqlx::PgPool;
 
@@ -119,12 +120,9 @@ impl From<CatalogError> for AppError {
             CatalogError::Invalid(app) => app,
             CatalogError::LoginRequired => AppError::LoginRequired,
             CatalogError::Forbidden(_) => AppError::Forbidden,
-            CatalogError::FavouritesFull => AppError::invalid(
-                "shop",
-                format!(
-                    "You keep {MAX_FAVOURITES} shops already, the most one account can. Remove one under Favourites first."
-                ),
-            ),
+            CatalogError::FavouritesFull => {
+                AppError::invalid("shop", td_string!(locale(), catalog.err_favourites_full, max = MAX_FAVOURITES))
+            }
             CatalogError::Backend(e) => e.into(),
             CatalogError::Cache(e) => AppError::internal(e),
             CatalogError::NoShopCache => AppError::internal(CatalogError::NoShopCache),
@@ -257,7 +255,7 @@ fn check_page(page: u32) -> Result<(), CatalogError> {
     if (1..=MAX_PAGES).contains(&page) {
         return Ok(());
     }
-    let message = format!("Only pages 1 to {MAX_PAGES} are listed: narrow the search to see more.");
+    let message = td_string!(locale(), catalog.err_page_range, max = MAX_PAGES);
     Err(CatalogError::Invalid(AppError::invalid("page", message)))
 }
 
@@ -270,8 +268,8 @@ pub async fn search(
     page: u32,
 ) -> Result<Listing, CatalogError> {
     let rule = crate::shared::text::TextRule { min: 1, max: 50, multiline: false };
-    let q = crate::shared::text::FreeText::parse("q", q, rule, "Search for 1 to 50 characters of a shop name.")
-        .map_err(CatalogError::Invalid)?;
+    let length = td_string!(locale(), catalog.err_query_len, min = rule.min, max = rule.max);
+    let q = crate::shared::text::FreeText::parse("q", q, rule, &length).map_err(CatalogError::Invalid)?;
     let q = q.as_str();
     check_page(page)?;
     let db = state.postgres()?;
@@ -343,10 +341,7 @@ pub async fn open_shop(
 pub async fn remove_shop(state: &AppState, user: Option<&CurrentUser>, id: i64) -> Result<i64, CatalogError> {
     authorize_owner(state, user, id).await?;
     let type_id = store::delete_shop_without_history(state.postgres()?, id).await?.ok_or_else(|| {
-        CatalogError::Invalid(AppError::invalid(
-            "shop",
-            "This shop has orders, notes or reviews, so it cannot be removed.",
-        ))
+        CatalogError::Invalid(AppError::invalid("shop", td_string!(locale(), catalog.err_shop_has_history)))
     })?;
     ShopCache::of(state)?.invalidate(id).await;
     Ok(type_id)

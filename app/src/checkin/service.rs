@@ -26,7 +26,8 @@ impl From<CheckinError> for AppError {
     fn from(e: CheckinError) -> Self {
         match e {
             CheckinError::AlreadyCheckedIn => {
-                AppError::invalid("checkin", "You already checked in today. Come back tomorrow!")
+                let locale = crate::shared::i18n::locale();
+                AppError::invalid("checkin", crate::shared::i18n::td_string!(locale, checkin.err_already_checked_in))
             }
             CheckinError::Backend(e) => e.into(),
         }

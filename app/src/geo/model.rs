@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::model::ShopSummary;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 pub use crate::shared::point::GeoPoint;
 
 /// Default search radius.
@@ -21,7 +22,7 @@ pub fn parse_radius_km(raw: &str) -> Result<f64, AppError> {
         .ok()
         .filter(|km| km.is_finite() && (0.1..=50.0).contains(km))
         .map(|km| km * 1000.0)
-        .ok_or_else(|| AppError::invalid("radius", "The radius is 0.1 to 50 km."))
+        .ok_or_else(|| AppError::invalid("radius", td_string!(locale(), geo.err_radius)))
 }
 
 /// One shop near the point, with its distance.
@@ -63,7 +64,7 @@ pub fn near_place(area: &str, lon: &str, lat: &str) -> Result<(Option<usize>, Ge
     let i = if area.trim().is_empty() { Ok(0) } else { area.trim().parse::<usize>() };
     match i.ok().and_then(|i| AREAS.get(i).map(|(_, lon, lat)| (i, GeoPoint { lon: *lon, lat: *lat }))) {
         Some((i, at)) => Ok((Some(i), at)),
-        None => Err(AppError::invalid("area", "Choose one of the listed areas.")),
+        None => Err(AppError::invalid("area", td_string!(locale(), geo.err_area_pick))),
     }
 }
 

@@ -67,8 +67,10 @@ impl NoticeKind {
 
     /// Parses a kind a form sent (its column value), or says what is wrong against the field.
     pub fn parse(raw: &str) -> Result<Self, crate::shared::error::AppError> {
-        Self::from_db(raw)
-            .ok_or_else(|| crate::shared::error::AppError::invalid("kind", "Pick a kind of notice from the list."))
+        Self::from_db(raw).ok_or_else(|| {
+            let locale = crate::shared::i18n::locale();
+            crate::shared::error::AppError::invalid("kind", td_string!(locale, inbox.err_kind_pick))
+        })
     }
 
     /// The switch's label, in the reader's language.

@@ -77,8 +77,10 @@ pub async fn cancel_sale(voucher_id: i64) -> Result<(), AppError> {
 pub async fn clone_sale(voucher_id: i64, begin: String) -> Result<i64, AppError> {
     crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::current_user(&cx).await?;
-        let begin_ms = crate::shared::clock::parse_local(&begin)
-            .ok_or_else(|| AppError::invalid("begin", "A date and time like 2026-12-01T10:00."));
+        let begin_ms = crate::shared::clock::parse_local(&begin).ok_or_else(|| {
+            let locale = crate::shared::i18n::locale();
+            AppError::invalid("begin", crate::shared::i18n::td_string!(locale, merchant.err_date_time))
+        });
         Ok(crate::seckill::service::clone_sale(&cx.state, user.as_ref(), voucher_id, begin_ms).await?)
     })
     .await

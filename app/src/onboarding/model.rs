@@ -51,22 +51,23 @@ impl LicenceNumber {
     /// Parses a code as typed: spaces ignored, letters in either case.
     pub fn parse(raw: &str) -> Result<Self, AppError> {
         let code: String = raw.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_uppercase();
-        let refuse = |message: &str| Err(AppError::invalid(Self::FIELD, message));
+        let refuse = |message: String| Err(AppError::invalid(Self::FIELD, message));
+        let locale = crate::shared::i18n::locale();
         if code.chars().count() != 18 {
-            return refuse("A unified social credit code has 18 characters (统一社会信用代码, on the licence).");
+            return refuse(td_string!(locale, onboarding.err_licence_len, n = 18));
         }
         let values: Option<Vec<u32>> =
             code.chars().map(|c| LICENCE_ALPHABET.find(c).and_then(|v| u32::try_from(v).ok())).collect();
         let Some(values) = values else {
-            return refuse("Only digits and capital letters other than I, O, S, V and Z appear in the code.");
+            return refuse(td_string!(locale, onboarding.err_licence_alphabet).into());
         };
         if !code[2..8].bytes().all(|b| b.is_ascii_digit()) {
-            return refuse("Characters 3 to 8 are the area code: six digits.");
+            return refuse(td_string!(locale, onboarding.err_licence_area).into());
         }
         let sum: u32 = values.iter().zip(LICENCE_WEIGHTS).map(|(v, w)| v * w).sum();
         let check = (31 - sum % 31) % 31;
         if values[17] != check {
-            return refuse("This code's last character does not match the others: check it against the licence.");
+            return refuse(td_string!(locale, onboarding.err_licence_check).into());
         }
         Ok(Self(code))
     }
@@ -101,23 +102,20 @@ impl TryFrom<ApplicationForm> for Application {
     /// Parses the form; each problem names its field (the first one found).
     fn try_from(form: ApplicationForm) -> Result<Self, AppError> {
         let line = |min, max| TextRule { min, max, multiline: false };
-        let business_name = FreeText::parse(
-            "business_name",
-            &form.business_name,
-            line(1, 64),
-            "Give the shop a name of 1 to 64 characters.",
-        )?;
+        let locale = crate::shared::i18n::locale();
+        let name_len = td_string!(locale, onboarding.err_business_name_len, min = 1, max = 64);
+        let business_name = FreeText::parse("business_name", &form.business_name, line(1, 64), &name_len)?;
         let type_id = form
             .type_id
             .trim()
             .parse::<i64>()
             .ok()
             .filter(|id| *id > 0)
-            .ok_or_else(|| AppError::invalid("type_id", "Pick the kind of shop from the list."))?;
-        let address =
-            FreeText::parse("address", &form.address, line(4, 128), "Enter an address of 4 to 128 characters.")?;
+            .ok_or_else(|| AppError::invalid("type_id", td_string!(locale, onboarding.err_type_pick)))?;
+        let address_len = td_string!(locale, onboarding.err_address_len, min = 4, max = 128);
+        let address = FreeText::parse("address", &form.address, line(4, 128), &address_len)?;
         let at = GeoPoint::parse_fields(("longitude", &form.longitude), ("latitude", &form.latitude))
-            .map_err(|_| AppError::invalid("longitude", "Tap the map where the shop is (or enter its coordinates)."))?;
+            .map_err(|_| AppError::invalid("longitude", td_string!(locale, onboarding.err_position)))?;
         let licence_no = LicenceNumber::parse(&form.licence_no)?;
         // An address the upload route hands out: `/uploads/` and a plain file name.
         let shop_front = form.shop_front.trim();
@@ -126,7 +124,7 @@ impl TryFrom<ApplicationForm> for Application {
                 && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
         });
         if !uploaded {
-            return Err(AppError::invalid("shop_front", "Add a photo of the shop front."));
+            return Err(AppError::invalid("shop_front", td_string!(locale, onboarding.err_shop_front)));
         }
         Ok(Self {
             business_name: business_name.into_string(),
@@ -248,17 +246,19 @@ mod tests {
             assert!(LicenceNumber::parse(good).is_ok(), "{good}");
         }
         assert_eq!(LicenceNumber::parse("91350100m000100y43").unwrap().as_str(), "91350100M000100Y43");
+        let zh = Locale::zh_CN;
+        let check = td_string!(zh, onboarding.err_licence_check);
         for (bad, why) in [
-            ("91350100M000100Y4", "18 characters"),
-            ("91350100M000100Y44", "does not match"),
-            ("91350100M000100Y4O", "capital letters"),
-            ("913A0100M000100Y43", "area code"),
-            ("91350100M000100143", "does not match"),
+            ("91350100M000100Y4", td_string!(zh, onboarding.err_licence_len, n = 18)),
+            ("91350100M000100Y44", check.to_string()),
+            ("91350100M000100Y4O", td_string!(zh, onboarding.err_licence_alphabet).to_string()),
+            ("913A0100M000100Y43", td_string!(zh, onboarding.err_licence_area).to_string()),
+            ("91350100M000100143", check.to_string()),
         ] {
             match LicenceNumber::parse(bad) {
                 Err(AppError::Validation { field, message }) => {
                     assert_eq!(field, "licence_no");
-                    assert!(message.contains(why), "{bad}: {message}");
+                    assert_eq!(message, why, "{bad}");
                 }
                 other => panic!("{bad} was {other:?}"),
             }

@@ -10,6 +10,7 @@ use crate::inbox::model::NoticeKind;
 use crate::inbox::service::News;
 use crate::platform::backend::BackendError;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::shared::text::{FreeText, TextRule};
 use crate::social::service::SocialError;
 use crate::web::state::AppState;
@@ -56,29 +57,28 @@ crate::backend_errors!(OnboardingError, Catalog, Social);
 
 impl From<OnboardingError> for AppError {
     fn from(e: OnboardingError) -> Self {
+        let locale = locale();
         match e {
             OnboardingError::LoginRequired => AppError::LoginRequired,
             OnboardingError::Forbidden => AppError::Forbidden,
-            OnboardingError::NotAShopper => AppError::invalid(
-                "business_name",
-                "This account runs shops or the platform already: merchants open more shops from their console.",
-            ),
-            OnboardingError::AlreadyWaiting => AppError::invalid(
-                "business_name",
-                "Your application is waiting for an operator: you can send another once it is decided.",
-            ),
-            OnboardingError::NotYourPhoto => AppError::invalid("shop_front", "Add a photo you uploaded yourself."),
-            OnboardingError::NotWaiting => AppError::invalid(
-                "application",
-                "This application is not waiting any more: another operator decided it. Reload the queue.",
-            ),
-            OnboardingError::ApplicantGone => AppError::invalid(
-                "application",
-                "The applicant closed their account or is no longer a shopper, so it cannot be approved: reject it.",
-            ),
+            OnboardingError::NotAShopper => {
+                AppError::invalid("business_name", td_string!(locale, onboarding.err_not_a_shopper))
+            }
+            OnboardingError::AlreadyWaiting => {
+                AppError::invalid("business_name", td_string!(locale, onboarding.err_already_waiting))
+            }
+            OnboardingError::NotYourPhoto => {
+                AppError::invalid("shop_front", td_string!(locale, onboarding.err_not_your_photo))
+            }
+            OnboardingError::NotWaiting => {
+                AppError::invalid("application", td_string!(locale, onboarding.err_not_waiting))
+            }
+            OnboardingError::ApplicantGone => {
+                AppError::invalid("application", td_string!(locale, onboarding.err_applicant_gone))
+            }
             OnboardingError::Invalid(e) => e,
             OnboardingError::Catalog(CatalogError::TypeNotFound(_)) => {
-                AppError::invalid("type_id", "Pick the kind of shop from the list.")
+                AppError::invalid("type_id", td_string!(locale, onboarding.err_type_pick))
             }
             OnboardingError::Catalog(e) => e.into(),
             OnboardingError::Social(e) => e.into(),
@@ -103,10 +103,11 @@ fn operator(user: Option<&CurrentUser>) -> Result<&CurrentUser, OnboardingError>
 
 /// Why `user` cannot send an application now, if they cannot.
 fn cannot_apply(user: &CurrentUser, latest_waiting: bool) -> Option<&'static str> {
+    let locale = locale();
     match user.role {
-        Role::Merchant => Some("You are a merchant already: open more shops from your console."),
-        Role::Operator => Some("Operators run the platform; they do not open shops on it."),
-        Role::Shopper if latest_waiting => Some("Your application is waiting for an operator."),
+        Role::Merchant => Some(td_string!(locale, onboarding.cannot_apply_merchant)),
+        Role::Operator => Some(td_string!(locale, onboarding.cannot_apply_operator)),
+        Role::Shopper if latest_waiting => Some(td_string!(locale, onboarding.cannot_apply_waiting)),
         Role::Shopper => None,
     }
 }
@@ -169,10 +170,10 @@ pub async fn decide(
     let min = if decision == Decision::Reject { 1 } else { 0 };
     let rule = TextRule { min, max: 200, multiline: false };
     let message = match decision {
-        Decision::Reject => "Tell the applicant why, in 1 to 200 characters: they read it.",
-        Decision::Approve => "Keep the note under 200 characters.",
+        Decision::Reject => td_string!(locale(), onboarding.err_reject_reason_len, min = rule.min, max = rule.max),
+        Decision::Approve => td_string!(locale(), onboarding.err_approve_note_len, max = rule.max),
     };
-    let reason = FreeText::parse(REASON_FIELD, reason, rule, message).map_err(OnboardingError::Invalid)?;
+    let reason = FreeText::parse(REASON_FIELD, reason, rule, &message).map_err(OnboardingError::Invalid)?;
     let reason = Some(reason.as_str()).filter(|r| !r.is_empty());
     let db = state.postgres()?;
     let decided = match decision {

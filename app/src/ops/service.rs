@@ -98,7 +98,11 @@ pub async fn audit_log(state: &AppState, user: Option<&CurrentUser>, q: AuditQue
     let action = match q.action.trim() {
         "" => None,
         a if ACTIONS.iter().any(|(known, _)| *known == a) => Some(a),
-        _ => return Err(OpsError::Invalid(AppError::invalid("action", "Pick an action from the list."))),
+        _ => {
+            let locale = crate::shared::i18n::locale();
+            let message = crate::shared::i18n::td_string!(locale, ops.err_action_pick);
+            return Err(OpsError::Invalid(AppError::invalid("action", message)));
+        }
     };
     let filter = audit::Filter { operator_id: q.operator_id, action, subject_id: q.subject_id, before: q.before };
     let db = state.postgres()?;

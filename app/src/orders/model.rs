@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::shared::i18n::td_string;
+
 /// What paying came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PayOutcome {
@@ -207,10 +209,10 @@ impl RefundReason {
 
     /// Parses the form's value; an unknown one is refused against the `reason` field.
     pub fn parse(raw: &str) -> Result<Self, crate::shared::error::AppError> {
-        Self::ALL
-            .into_iter()
-            .find(|r| r.as_db() == raw.trim())
-            .ok_or_else(|| crate::shared::error::AppError::invalid("reason", "Pick a reason from the list."))
+        Self::ALL.into_iter().find(|r| r.as_db() == raw.trim()).ok_or_else(|| {
+            let locale = crate::shared::i18n::locale();
+            crate::shared::error::AppError::invalid("reason", td_string!(locale, orders.err_reason_pick))
+        })
     }
 
     /// What the buyer and the shop read.
@@ -353,7 +355,8 @@ impl RedeemCode {
         if digits.len() == 12 && digits.bytes().all(|b| b.is_ascii_digit()) {
             Ok(Self(digits))
         } else {
-            Err(crate::shared::error::AppError::invalid("code", "A redemption code is 12 digits, like 1234 5678 9012."))
+            let locale = crate::shared::i18n::locale();
+            Err(crate::shared::error::AppError::invalid("code", td_string!(locale, orders.err_code_format)))
         }
     }
 
@@ -463,6 +466,7 @@ impl TryFrom<&OrderFilter> for OrderQuery {
 
     fn try_from(f: &OrderFilter) -> Result<Self, Self::Error> {
         use crate::shared::error::AppError;
+        let locale = crate::shared::i18n::locale();
         let status = match f.status.trim() {
             "" => None,
             s => Some(
@@ -470,19 +474,22 @@ impl TryFrom<&OrderFilter> for OrderQuery {
                     .iter()
                     .filter_map(|x| x.as_db())
                     .find(|x| *x == s)
-                    .ok_or_else(|| AppError::invalid("status", "Pick a status from the list."))?,
+                    .ok_or_else(|| AppError::invalid("status", td_string!(locale, orders.err_status_pick)))?,
             ),
         };
         let voucher_id = match f.coupon.trim() {
             "" => None,
-            s => Some(s.parse::<i64>().map_err(|_| AppError::invalid("coupon", "Pick a coupon from the list."))?),
+            s => Some(
+                s.parse::<i64>()
+                    .map_err(|_| AppError::invalid("coupon", td_string!(locale, orders.err_coupon_pick)))?,
+            ),
         };
         let day = |field: &str, raw: &str| -> Result<Option<time::Date>, AppError> {
             match raw.trim() {
                 "" => Ok(None),
                 s => crate::shared::clock::parse_day(s)
                     .map(Some)
-                    .ok_or_else(|| AppError::invalid(field, "A date like 2026-12-01.")),
+                    .ok_or_else(|| AppError::invalid(field, td_string!(locale, orders.err_day_format))),
             }
         };
         let from = day("from", &f.from)?;
@@ -490,7 +497,7 @@ impl TryFrom<&OrderFilter> for OrderQuery {
         if let (Some(a), Some(b)) = (from, to)
             && b < a
         {
-            return Err(AppError::invalid("to", "The last day cannot be before the first."));
+            return Err(AppError::invalid("to", td_string!(locale, orders.err_days_reversed)));
         }
         Ok(Self {
             status,

@@ -15,6 +15,7 @@ use crate::platform::kafka::{self, DueCheck, ORDERS_CLOSE_DELAY, ORDERS_EXPIRE_D
 use crate::sale::inventory;
 use crate::shared::clock;
 use crate::shared::error::{AppError, Thing};
+use crate::shared::i18n::{locale, td_string};
 use crate::shared::money::{VALIDITY_DAYS, yuan_amount};
 use crate::web::state::AppState;
 
@@ -54,43 +55,37 @@ crate::backend_errors!(OrderError);
 
 impl From<OrderError> for AppError {
     fn from(e: OrderError) -> Self {
+        let locale = locale();
         match e {
             OrderError::NotFound => AppError::NotFound(Thing::Order),
             OrderError::VoucherNotFound => AppError::NotFound(Thing::Coupon),
-            OrderError::CodeUnknown => {
-                AppError::invalid("code", "No coupon of your shops has this code. Check the digits and try again.")
-            }
+            OrderError::CodeUnknown => AppError::invalid("code", td_string!(locale, orders.err_code_unknown)),
             OrderError::NotPaid(status) => AppError::invalid(
                 "code",
-                format!("This order is {}, not paid, so there is nothing to honour.", status.label()),
+                td_string!(locale, orders.err_not_paid, status = super::pages::status_label(locale, status)),
             ),
             OrderError::CouponExpired(use_by_ms) => AppError::invalid(
                 "code",
-                format!(
-                    "This coupon stopped being valid on {}, so it cannot be honoured; its buyer is refunded.",
-                    clock::format_local(use_by_ms)
-                ),
+                td_string!(locale, orders.err_coupon_expired, day = clock::format_local(use_by_ms)),
             ),
             OrderError::NotCancellable(status) => AppError::invalid(
                 "order",
                 match status {
-                    OrderStatus::Paid => "This order is paid, so it cannot be cancelled: ask for a refund instead.",
-                    _ => "This order is no longer waiting for payment, so there is nothing to cancel.",
+                    OrderStatus::Paid => td_string!(locale, orders.err_cancel_paid),
+                    _ => td_string!(locale, orders.err_cancel_not_waiting),
                 },
             ),
             OrderError::NotRefundable(status) => AppError::invalid(
                 "order",
                 match status {
-                    OrderStatus::Used => "This coupon was used at the counter, so it cannot be refunded.",
-                    OrderStatus::Unpaid => "This order is not paid yet: cancel it instead, nothing was charged.",
-                    _ => "This order was never paid, so there is nothing to refund.",
+                    OrderStatus::Used => td_string!(locale, orders.err_refund_used),
+                    OrderStatus::Unpaid => td_string!(locale, orders.err_refund_unpaid),
+                    _ => td_string!(locale, orders.err_refund_never_paid),
                 },
             ),
             OrderError::NoIds(cause) => {
                 tracing::error!(%cause, "purchase refused: no order ids");
-                AppError::Unavailable(
-                    "We cannot take orders for a moment, so nothing was bought. Please try again.".into(),
-                )
+                AppError::Unavailable(td_string!(locale, orders.err_no_ids).into())
             }
             OrderError::Backend(e) => e.into(),
         }

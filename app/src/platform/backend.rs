@@ -51,7 +51,10 @@ impl From<BackendError> for crate::shared::error::AppError {
                 if !matches!(e, BackendError::Open(_)) {
                     tracing::warn!(error = %e, "backing service not answering");
                 }
-                crate::shared::error::AppError::Unavailable(UNAVAILABLE.into())
+                crate::shared::error::AppError::Unavailable(
+                    crate::shared::i18n::td_string!(crate::shared::i18n::locale(), common.err_backend_unavailable)
+                        .into(),
+                )
             }
             None => crate::shared::error::AppError::internal(e),
         }
@@ -94,9 +97,6 @@ impl<T: Backed> Backed for std::sync::Arc<T> {
         T::backend(self)
     }
 }
-
-/// What a user hears while Postgres, Redis or the broker is away.
-const UNAVAILABLE: &str = "Part of Haodian is not answering right now. Please try again in a few seconds.";
 
 /// Lets `?` turn a sqlx, redis or Kafka error straight into `$error::Backend`, for a capability error
 /// enum whose `Backend` variant wraps [`BackendError`], and implements [`Backed`] for it — looking also

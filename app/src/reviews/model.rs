@@ -61,13 +61,17 @@ pub struct NewReview {
     pub tags: Vec<String>,
 }
 
-/// A 1–5 rating from a form field.
-fn rating(field: &str, raw: &str, what: &str) -> Result<i16, AppError> {
-    raw.trim()
-        .parse::<i16>()
-        .ok()
-        .filter(|s| (1..=5).contains(s))
-        .ok_or_else(|| AppError::invalid(field, format!("Give {what} 1 to 5 stars.")))
+/// A 1–5 rating from a form field: the shop's overall one, or one of its `aspect`s.
+fn rating(field: &str, raw: &str, aspect: bool) -> Result<i16, AppError> {
+    raw.trim().parse::<i16>().ok().filter(|s| (1..=5).contains(s)).ok_or_else(|| {
+        let locale = crate::shared::i18n::locale();
+        let message = if aspect {
+            td_string!(locale, reviews.err_stars_aspect)
+        } else {
+            td_string!(locale, reviews.err_stars_shop)
+        };
+        AppError::invalid(field, message)
+    })
 }
 
 impl TryFrom<ReviewForm> for NewReview {
@@ -75,22 +79,19 @@ impl TryFrom<ReviewForm> for NewReview {
 
     /// Parses the form; each problem names its field.
     fn try_from(form: ReviewForm) -> Result<Self, AppError> {
-        let stars = rating("stars", &form.stars, "the shop")?;
+        let stars = rating("stars", &form.stars, false)?;
         let aspects = [
-            rating("aspect1", &form.aspect1, "each part")?,
-            rating("aspect2", &form.aspect2, "each part")?,
-            rating("aspect3", &form.aspect3, "each part")?,
+            rating("aspect1", &form.aspect1, true)?,
+            rating("aspect2", &form.aspect2, true)?,
+            rating("aspect3", &form.aspect3, true)?,
         ];
         let spend_cents = match form.spend.trim() {
             "" => None,
             raw => Some(crate::shared::money::parse_yuan("spend", raw)?),
         };
-        let body = FreeText::parse(
-            "body",
-            &form.body,
-            TextRule { min: 15, max: 2000, multiline: true },
-            "Write 15 to 2000 characters about your visit.",
-        )?;
+        let rule = TextRule { min: 15, max: 2000, multiline: true };
+        let length = td_string!(crate::shared::i18n::locale(), reviews.err_body_len, min = rule.min, max = rule.max);
+        let body = FreeText::parse("body", &form.body, rule, &length)?;
         let images = crate::shared::text::image_list("images", &form.images)?;
         let tags = parse_tags(&form.tags)?;
         Ok(Self { stars, aspects, spend_cents, body: body.into_string(), images, tags })
@@ -101,23 +102,20 @@ impl TryFrom<ReviewForm> for NewReview {
 /// [`MAX_TAGS`], repeats dropped.
 fn parse_tags(raw: &str) -> Result<Vec<String>, AppError> {
     let mut tags: Vec<String> = Vec::new();
+    let locale = crate::shared::i18n::locale();
+    let rule = TextRule { min: 1, max: 12, multiline: false };
     for part in raw.split(|c: char| c == ',' || c == '，' || c == '、' || c.is_whitespace()) {
         if part.is_empty() {
             continue;
         }
-        let tag = FreeText::parse(
-            "tags",
-            part,
-            TextRule { min: 1, max: 12, multiline: false },
-            "Tags are 1 to 12 characters each.",
-        )?
-        .into_string();
+        let length = td_string!(locale, reviews.err_tag_len, min = rule.min, max = rule.max);
+        let tag = FreeText::parse("tags", part, rule, &length)?.into_string();
         if !tags.contains(&tag) {
             tags.push(tag);
         }
     }
     if tags.len() > MAX_TAGS {
-        return Err(AppError::invalid("tags", format!("At most {MAX_TAGS} tags.")));
+        return Err(AppError::invalid("tags", td_string!(locale, reviews.err_too_many_tags, max = MAX_TAGS)));
     }
     Ok(tags)
 }
@@ -237,7 +235,7 @@ impl Cursor {
         if raw.is_empty() {
             return Ok(None);
         }
-        let bad = || AppError::invalid("after", "That page of reviews no longer exists: start from the first.");
+        let bad = || AppError::invalid("after", td_string!(crate::shared::i18n::locale(), reviews.err_cursor));
         let (helpful, id) = raw.split_once('.').ok_or_else(bad)?;
         Ok(Some(Self { helpful: helpful.parse().map_err(|_| bad())?, id: id.parse().map_err(|_| bad())? }))
     }

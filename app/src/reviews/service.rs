@@ -17,6 +17,7 @@ use crate::inbox::service::{self as inbox, News};
 use crate::orders::service::{self as orders, OrderError};
 use crate::platform::backend::BackendError;
 use crate::shared::error::{AppError, Thing};
+use crate::shared::i18n::{locale, td_string};
 use crate::shared::moderation::{Decision, Report, Tally};
 use crate::shared::text::{FreeText, TextRule};
 use crate::web::state::AppState;
@@ -53,8 +54,8 @@ impl From<ReviewError> for AppError {
     fn from(e: ReviewError) -> Self {
         match e {
             ReviewError::NotFound => AppError::NotFound(Thing::Review),
-            ReviewError::OwnShop => AppError::invalid("review", "You run this shop, so you cannot review it."),
-            ReviewError::OwnReview => AppError::invalid("helpful", "You cannot vote for your own review."),
+            ReviewError::OwnShop => AppError::invalid("review", td_string!(locale(), reviews.err_own_shop)),
+            ReviewError::OwnReview => AppError::invalid("helpful", td_string!(locale(), reviews.err_own_review)),
             ReviewError::Invalid(e) => e,
             ReviewError::Catalog(e) => e.into(),
             ReviewError::Orders(e) => e.into(),
@@ -114,7 +115,7 @@ pub async fn page(
 ) -> Result<ReviewPage, ReviewError> {
     let after = Cursor::parse(after).map_err(ReviewError::Invalid)?;
     if filter.stars.is_some_and(|s| !(1..=5).contains(&s)) {
-        return Err(ReviewError::Invalid(AppError::invalid("stars", "Pick 1 to 5 stars.")));
+        return Err(ReviewError::Invalid(AppError::invalid("stars", td_string!(locale(), reviews.err_stars_pick))));
     }
     let db = state.postgres()?;
     let limit = i64::from(REVIEW_PAGE) + 1;
@@ -169,7 +170,8 @@ pub async fn reply(
     let review = store::by_id(state.postgres()?, review_id, 0).await?.ok_or(ReviewError::NotFound)?;
     catalog::authorize_owner(state, user, review.shop_id).await?;
     let rule = TextRule { min: 1, max: 1000, multiline: true };
-    let text = FreeText::parse("reply", text, rule, "Reply in 1 to 1000 characters.").map_err(ReviewError::Invalid)?;
+    let length = td_string!(locale(), reviews.err_reply_len, min = rule.min, max = rule.max);
+    let text = FreeText::parse("reply", text, rule, &length).map_err(ReviewError::Invalid)?;
     if !store::set_reply(state.postgres()?, review_id, text.as_str()).await? {
         return Err(ReviewError::NotFound);
     }
@@ -183,12 +185,15 @@ pub async fn reply(
 /// Reports a review as abusive, for the operators' queue.
 pub async fn report(state: &AppState, user_id: i64, review_id: i64, reason: &str) -> Result<(), ReviewError> {
     let rule = TextRule { min: 5, max: 500, multiline: true };
-    let reason = FreeText::parse("reason", reason, rule, "Say what is wrong in 5 to 500 characters.")
-        .map_err(ReviewError::Invalid)?;
+    let length = td_string!(locale(), reviews.err_report_reason_len, min = rule.min, max = rule.max);
+    let reason = FreeText::parse("reason", reason, rule, &length).map_err(ReviewError::Invalid)?;
     let db = state.postgres()?;
     let review = store::by_id(db, review_id, user_id).await?.ok_or(ReviewError::NotFound)?;
     if review.author_id == user_id {
-        return Err(ReviewError::Invalid(AppError::invalid("reason", "This is your own review: edit or delete it.")));
+        return Err(ReviewError::Invalid(AppError::invalid(
+            "reason",
+            td_string!(locale(), reviews.err_report_own_review),
+        )));
     }
     Ok(store::report(db, review_id, user_id, reason.as_str()).await?)
 }
@@ -304,7 +309,7 @@ pub async fn ranking(state: &AppState, type_id: Option<i64>, area: Option<String
     {
         return Err(ReviewError::Catalog(CatalogError::Invalid(AppError::invalid(
             "area",
-            format!("No {} shops in {a}.", ty.name),
+            td_string!(locale(), reviews.err_no_shops_in_area, kind = &ty.name, area = a),
         ))));
     }
     let top = store::top(&state.redis, &state.keys.ranking(type_id, area.as_deref()), RANK_SIZE).await?;

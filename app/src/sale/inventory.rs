@@ -75,15 +75,17 @@ impl GrabCode {
 
     /// The sentence shown next to the button.
     pub fn message(self) -> &'static str {
+        use crate::shared::i18n::{locale, td_string};
+        let locale = locale();
         match self {
-            Self::Ok => "Got it!",
-            Self::NoSuchSale => "This flash sale does not exist.",
-            Self::NotStarted => "The sale has not started yet.",
-            Self::Ended => "The sale has ended.",
-            Self::SoldOut => "Sold out.",
-            Self::AlreadyBought => "You already have this coupon.",
-            Self::RateLimited => "Too many tries just now: wait a moment.",
-            Self::NeedsPuzzle => "Slide the puzzle piece into place first.",
+            Self::Ok => td_string!(locale, seckill.grab_ok),
+            Self::NoSuchSale => td_string!(locale, seckill.err_no_such_sale),
+            Self::NotStarted => td_string!(locale, seckill.err_not_started),
+            Self::Ended => td_string!(locale, seckill.err_ended),
+            Self::SoldOut => td_string!(locale, seckill.err_sold_out),
+            Self::AlreadyBought => td_string!(locale, seckill.err_already_bought),
+            Self::RateLimited => td_string!(locale, seckill.err_rate_limited),
+            Self::NeedsPuzzle => td_string!(locale, seckill.err_needs_puzzle),
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::auth::model::CurrentUser;
 use crate::sale::inventory;
 use crate::shared::clock::now_ms;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::web::state::AppState;
 
 /// When Redis may forget a sale that ends at `end_ms` (a day after its last unpaid order could close).
@@ -201,10 +202,7 @@ pub async fn cancel_sale(state: &AppState, user: Option<&CurrentUser>, voucher_i
     authorize_owner(state, user, shop_id).await?;
     let mut tx = state.postgres()?.begin().await?;
     if !store::cancel_before_start(&mut tx, voucher_id).await? {
-        return Err(SeckillError::Invalid(AppError::invalid(
-            "sale",
-            "Only a sale that has not started can be cancelled.",
-        )));
+        return Err(SeckillError::Invalid(AppError::invalid("sale", td_string!(locale(), seckill.err_cancel_started))));
     }
     inventory::forget_sale(&state.redis, &state.keys, voucher_id).await?;
     tx.commit().await?;
@@ -224,7 +222,7 @@ pub async fn clone_sale(
     authorize_owner(state, user, shop_id).await?;
     let begin_ms = begin_ms.map_err(SeckillError::Invalid)?;
     if begin_ms <= now_ms() {
-        return Err(SeckillError::Invalid(AppError::invalid("begin", "Pick a start in the future.")));
+        return Err(SeckillError::Invalid(AppError::invalid("begin", td_string!(locale(), seckill.err_begin_in_past))));
     }
     let sale = store::sale_as_template(state.postgres()?, voucher_id, begin_ms)
         .await?

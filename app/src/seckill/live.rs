@@ -45,7 +45,9 @@ pub async fn stock_events(State(state): State<AppState>, Query(q): Query<Sales>)
     let ids = match ids {
         Ok(ids) if !ids.is_empty() && ids.len() <= MAX_SALES => ids,
         _ => {
-            return AppError::invalid("sales", format!("1 to {MAX_SALES} sale ids, comma-separated.")).into_response();
+            let message =
+                crate::shared::i18n::td_string!(crate::shared::i18n::locale(), seckill.err_sale_ids, max = MAX_SALES);
+            return AppError::invalid("sales", message).into_response();
         }
     };
     // Only sales Redis holds are followed (an id anyone can type must leave nothing behind); then

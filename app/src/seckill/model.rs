@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::sale::inventory::GrabCode;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 
 /// The field a refused or missing puzzle answer is reported against (the page then shows a new puzzle).
 pub const PUZZLE_FIELD: &str = "puzzle";
@@ -33,7 +34,7 @@ pub struct NewFlashSale {
 /// Parses a `datetime-local` input (business time) into unix ms, reporting a problem against `field`.
 fn parse_local_time(field: &str, raw: &str) -> Result<i64, AppError> {
     crate::shared::clock::parse_local(raw)
-        .ok_or_else(|| AppError::invalid(field, "A date and time like 2026-12-01T10:00."))
+        .ok_or_else(|| AppError::invalid(field, td_string!(locale(), seckill.err_date_time)))
 }
 
 /// The sale form as the browser sends it (inputs named `form[title]`, …), parsed into [`NewFlashSale`].
@@ -73,7 +74,7 @@ impl TryFrom<SaleForm> for NewFlashSale {
         let begin_ms = parse_local_time("begin", &form.begin)?;
         let end_ms = parse_local_time("end", &form.end)?;
         if end_ms <= begin_ms {
-            return Err(AppError::invalid("end", "The sale must end after it begins."));
+            return Err(AppError::invalid("end", td_string!(locale(), seckill.err_end_before_begin)));
         }
         Ok(Self {
             title: terms.title,
@@ -94,7 +95,7 @@ pub fn parse_stock(raw: &str) -> Result<i32, AppError> {
         .parse::<i32>()
         .ok()
         .filter(|n| (1..=1_000_000).contains(n))
-        .ok_or_else(|| AppError::invalid("stock", "Stock is a whole number from 1 to 1000000."))
+        .ok_or_else(|| AppError::invalid("stock", td_string!(locale(), seckill.err_stock_range, max = 1_000_000)))
 }
 
 /// A flash sale as its merchant manages it: Postgres' view next to Redis' (the reconciliation).

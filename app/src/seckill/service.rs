@@ -7,6 +7,7 @@ use super::model::{GrabCode, PUZZLE_FIELD};
 use crate::catalog::service::CatalogError;
 use crate::platform::backend::BackendError;
 use crate::shared::error::{AppError, Thing};
+use crate::shared::i18n::{locale, td_string};
 
 /// Why a grab or a sale change did not happen; converted to [`AppError`] at the server-function edge.
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +65,7 @@ crate::backend_errors!(SeckillError, Catalog, Orders);
 
 impl From<SeckillError> for AppError {
     fn from(e: SeckillError) -> Self {
+        let locale = locale();
         match e {
             SeckillError::Refused(GrabCode::NoSuchSale) => AppError::NotFound(Thing::FlashSale),
             // Its own field, so the page knows to show the puzzle (again).
@@ -74,34 +76,26 @@ impl From<SeckillError> for AppError {
             SeckillError::Refused(code) => AppError::invalid("grab", code.message()),
             SeckillError::RateLimited(ms) => {
                 let secs = ms.div_ceil(1000).max(1);
-                AppError::TooManyRequests { message: format!("Too many tries, wait {secs} s."), retry_after_secs: secs }
+                AppError::TooManyRequests {
+                    message: td_string!(locale, seckill.err_too_many_tries, secs = secs),
+                    retry_after_secs: secs,
+                }
             }
             SeckillError::BrokerUnavailable(_) | SeckillError::PublishTask(_) => {
                 tracing::warn!(cause = %e, "grab given back: broker unavailable");
-                AppError::Unavailable("We could not queue your order, so nothing was taken. Please try again.".into())
+                AppError::Unavailable(td_string!(locale, seckill.err_not_queued).into())
             }
             SeckillError::NoIds(cause) => {
                 tracing::error!(%cause, "grab refused: no order ids");
-                AppError::Unavailable("We cannot take orders for a moment, so nothing was taken. Please try again.".into())
+                AppError::Unavailable(td_string!(locale, seckill.err_no_ids).into())
             }
             SeckillError::Unsure(cause) => {
                 tracing::warn!(%cause, "grab outcome unknown; checking in the background");
-                AppError::Unavailable(
-                    "We lost touch with the sale mid-grab. If it went through, the order appears in My orders within \
-                     a minute; if not, nothing was taken and you can try again."
-                        .into(),
-                )
+                AppError::Unavailable(td_string!(locale, seckill.err_unsure).into())
             }
-            SeckillError::NotReplicated => AppError::Unavailable(
-                "The sale could not keep your grab safe just now, so nothing was taken. Please try again.".into(),
-            ),
-            SeckillError::Restoring => AppError::Unavailable(
-                "Sales are being restored after a hiccup on our side, so nothing was taken. Try again in a few seconds."
-                    .into(),
-            ),
-            SeckillError::AlreadyStarted => {
-                AppError::invalid("stock", "The sale has started: its stock can no longer change.")
-            }
+            SeckillError::NotReplicated => AppError::Unavailable(td_string!(locale, seckill.err_not_replicated).into()),
+            SeckillError::Restoring => AppError::Unavailable(td_string!(locale, seckill.err_restoring).into()),
+            SeckillError::AlreadyStarted => AppError::invalid("stock", td_string!(locale, seckill.err_stock_frozen)),
             SeckillError::Catalog(e) => e.into(),
             SeckillError::Invalid(e) => e,
             SeckillError::Orders(e) => e.into(),

@@ -137,13 +137,13 @@ impl FromServerFnError for AppError {
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         match value {
             ServerFnErrorErr::Args(msg) | ServerFnErrorErr::MissingArg(msg) => {
-                Self::invalid("form", format!("The form was incomplete: {msg}"))
+                Self::invalid("form", td_string!(locale(), common.err_form_incomplete, detail = msg))
             }
             ServerFnErrorErr::Request(msg) | ServerFnErrorErr::Response(msg) => Self::Transport(msg),
             // On the server, arguments that do not decode (bytes that are not UTF-8, say) are the request's
             // fault; in the browser, an answer that does not decode is the transport's.
             ServerFnErrorErr::Deserialization(msg) if cfg!(feature = "ssr") => {
-                Self::invalid("form", format!("The form could not be read: {msg}"))
+                Self::invalid("form", td_string!(locale(), common.err_form_unreadable, detail = msg))
             }
             ServerFnErrorErr::Deserialization(msg) | ServerFnErrorErr::Serialization(msg) => Self::Transport(msg),
             _ => Self::Internal,
@@ -157,6 +157,24 @@ impl AppError {
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         tracing::error!(error = %cause, "internal error");
         Self::Internal
+    }
+
+    /// The answer to a request an instance shed (`timed_out` false: nothing was done) or cut off while
+    /// answering it, in `locale` (the edge's own answer, outside the layer that sets the request's language).
+    pub fn overloaded(locale: Locale, timed_out: bool) -> Self {
+        Self::Unavailable(
+            if timed_out {
+                td_string!(locale, common.err_timed_out)
+            } else {
+                td_string!(locale, common.err_server_busy)
+            }
+            .into(),
+        )
+    }
+
+    /// A form over `limit_mb` MB, in `locale`: nothing was read or changed.
+    pub fn form_too_large(locale: Locale, limit_mb: usize) -> Self {
+        Self::TooLarge(td_string!(locale, common.err_form_too_large, max = limit_mb))
     }
 
     /// Sets the HTTP status of the current server-function response to match this error.

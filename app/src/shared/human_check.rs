@@ -117,11 +117,13 @@ mod judge {
     impl Refusal {
         /// What the buyer reads (the page then shows a fresh puzzle).
         pub fn message(self) -> &'static str {
+            use crate::shared::i18n::{locale, td_string};
+            let locale = locale();
             match self {
-                Self::Forged | Self::Expired => "That puzzle expired: here is a new one.",
-                Self::TooFast => "Slide the piece a little more slowly: here is a new puzzle.",
-                Self::Missed => "Not quite in the gap: try this one.",
-                Self::Reused => "That puzzle was already answered: here is a new one.",
+                Self::Forged | Self::Expired => td_string!(locale, common.err_puzzle_expired),
+                Self::TooFast => td_string!(locale, common.err_puzzle_too_fast),
+                Self::Missed => td_string!(locale, common.err_puzzle_missed),
+                Self::Reused => td_string!(locale, common.err_puzzle_reused),
             }
         }
     }

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::AppError;
+use super::i18n::{locale, td_string};
 use super::text::{FreeText, TextRule};
 
 /// What an operator moderates.
@@ -30,7 +31,7 @@ impl Subject {
         match raw {
             "review" => Ok(Self::Review),
             "note" => Ok(Self::Note),
-            _ => Err(AppError::invalid("subject", "Moderate a review or a note.")),
+            _ => Err(AppError::invalid("subject", td_string!(locale(), common.err_moderate_what))),
         }
     }
 }
@@ -61,15 +62,16 @@ impl Decision {
     /// Reads a form's verb (`hide`, `keep`, `restore`) and reason: hiding and restoring need a reason of 5
     /// to 200 characters, said against the `reason` field.
     pub fn parse(verb: &str, reason: &str) -> Result<Self, AppError> {
-        let why = |message: &str| {
-            let rule = TextRule { min: 5, max: 200, multiline: false };
-            FreeText::parse("reason", reason, rule, message).map(FreeText::into_string)
-        };
+        const RULE: TextRule = TextRule { min: 5, max: 200, multiline: false };
+        let why = |message: String| FreeText::parse("reason", reason, RULE, &message).map(FreeText::into_string);
+        let (min, max) = (RULE.min, RULE.max);
         match verb {
-            "hide" => Ok(Self::Hide(why("Give the author a reason of 5 to 200 characters.")?)),
+            "hide" => Ok(Self::Hide(why(td_string!(locale(), common.err_hide_reason_len, min = min, max = max))?)),
             "keep" => Ok(Self::Keep),
-            "restore" => Ok(Self::Restore(why("Say why it comes back, in 5 to 200 characters.")?)),
-            _ => Err(AppError::invalid("decision", "Hide, keep or restore.")),
+            "restore" => {
+                Ok(Self::Restore(why(td_string!(locale(), common.err_restore_reason_len, min = min, max = max))?))
+            }
+            _ => Err(AppError::invalid("decision", td_string!(locale(), common.err_decision_pick))),
         }
     }
 

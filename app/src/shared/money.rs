@@ -2,6 +2,7 @@
 //! terms every coupon carries, normal or flash (title, rules, price, face value), checked in one place.
 
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::shared::text::{FreeText, TextRule};
 
 /// A coupon's terms, parsed and checked; each problem is reported against its form field.
@@ -21,12 +22,8 @@ impl CouponTerms {
     /// Checks the `title`, `rules`, `pay` and `actual` fields, the first problem against its field.
     pub fn parse(title: &str, rules: &str, pay: &str, actual: &str) -> Result<Self, AppError> {
         let title = FreeText::title(title)?;
-        let rules = FreeText::parse(
-            "rules",
-            rules,
-            TextRule { min: 0, max: 200, multiline: true },
-            "Rules of at most 200 characters.",
-        )?;
+        let rule = TextRule { min: 0, max: 200, multiline: true };
+        let rules = FreeText::parse("rules", rules, rule, &td_string!(locale(), common.err_rules_len, max = rule.max))?;
         let (pay_cents, actual_cents) = price_and_face_value(pay, actual)?;
         Ok(Self { title: title.into_string(), rules: rules.into_string(), pay_cents, actual_cents })
     }
@@ -47,7 +44,7 @@ pub fn parse_valid_days(field: &str, raw: &str) -> Result<i32, AppError> {
             .parse::<i32>()
             .ok()
             .filter(|d| VALIDITY_DAYS.contains(d))
-            .ok_or_else(|| AppError::invalid(field, "Pick how long a coupon stays valid from the list.")),
+            .ok_or_else(|| AppError::invalid(field, td_string!(locale(), common.err_validity_pick))),
     }
 }
 
@@ -58,7 +55,7 @@ pub fn yuan_amount(cents: i64) -> String {
 
 /// Parses a yuan amount ("9.9", "12") into fen, refusing negatives, more than two decimals and absurd sums.
 pub fn parse_yuan(field: &str, raw: &str) -> Result<i64, AppError> {
-    let bad = || AppError::invalid(field, "An amount in yuan, like 9.90 (0 to 100000).");
+    let bad = || AppError::invalid(field, td_string!(locale(), common.err_amount, max = 100_000));
     let raw = raw.trim();
     let (whole, frac) = raw.split_once('.').unwrap_or((raw, ""));
     if whole.is_empty()
@@ -82,7 +79,7 @@ fn price_and_face_value(pay: &str, actual: &str) -> Result<(i64, i64), AppError>
     let pay_cents = parse_yuan("pay", pay)?;
     let actual_cents = parse_yuan("actual", actual)?;
     if actual_cents < pay_cents {
-        return Err(AppError::invalid("actual", "The face value cannot be below the price."));
+        return Err(AppError::invalid("actual", td_string!(locale(), common.err_face_below_price)));
     }
     Ok((pay_cents, actual_cents))
 }

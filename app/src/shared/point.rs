@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 
 /// Redis GEO accepts latitudes within ±85.05112878° (the Web Mercator limit).
 pub const MAX_LAT: f64 = 85.051_128_78;
@@ -30,13 +31,13 @@ impl GeoPoint {
             .parse()
             .ok()
             .filter(|v: &f64| v.is_finite() && (-180.0..=180.0).contains(v))
-            .ok_or_else(|| AppError::invalid(lon_field, "Longitude is a number from -180 to 180."))?;
+            .ok_or_else(|| AppError::invalid(lon_field, td_string!(locale(), common.err_longitude)))?;
         let lat: f64 = lat
             .trim()
             .parse()
             .ok()
             .filter(|v: &f64| v.is_finite() && (-MAX_LAT..=MAX_LAT).contains(v))
-            .ok_or_else(|| AppError::invalid(lat_field, "Latitude is a number from -85.05 to 85.05."))?;
+            .ok_or_else(|| AppError::invalid(lat_field, td_string!(locale(), common.err_latitude)))?;
         Ok(Self { lon, lat })
     }
 }

@@ -4,6 +4,7 @@
 //! Also the one rule for image addresses a page will show.
 
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 
 /// How one field's text may look.
 #[derive(Debug, Clone, Copy)]
@@ -26,12 +27,13 @@ impl FreeText {
     pub fn parse(field: &str, raw: &str, rule: TextRule, length_message: &str) -> Result<Self, AppError> {
         let text = raw.trim();
         if let Some(bad) = text.chars().find(|c| !allowed(*c, rule.multiline)) {
-            let what =
-                if bad == '\0' || bad.is_control() { "a control character" } else { "a text-direction override" };
-            return Err(AppError::invalid(
-                field,
-                format!("This contains {what} (U+{:04X}), which we cannot show.", bad as u32),
-            ));
+            let code = format!("{:04X}", bad as u32);
+            let message = if bad == '\0' || bad.is_control() {
+                td_string!(locale(), common.err_control_character, code = code)
+            } else {
+                td_string!(locale(), common.err_direction_override, code = code)
+            };
+            return Err(AppError::invalid(field, message));
         }
         let n = text.chars().count();
         if n < rule.min || n > rule.max {
@@ -43,7 +45,8 @@ impl FreeText {
 
     /// A one-line title of 1 to 64 characters in the `title` field (notes, coupons, flash sales).
     pub fn title(raw: &str) -> Result<Self, AppError> {
-        Self::parse("title", raw, TextRule { min: 1, max: 64, multiline: false }, "A title of 1 to 64 characters.")
+        let rule = TextRule { min: 1, max: 64, multiline: false };
+        Self::parse("title", raw, rule, &td_string!(locale(), common.err_title_len, min = rule.min, max = rule.max))
     }
 
     /// The text.
@@ -83,13 +86,10 @@ pub fn image_url_ok(url: &str) -> bool {
 pub fn image_list(field: &str, raw: &str) -> Result<Vec<String>, AppError> {
     let images: Vec<String> = raw.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect();
     if images.len() > 9 {
-        return Err(AppError::invalid(field, "At most 9 images."));
+        return Err(AppError::invalid(field, td_string!(locale(), common.err_too_many_images, max = 9)));
     }
     if let Some(bad) = images.iter().find(|u| !image_url_ok(u)) {
-        return Err(AppError::invalid(
-            field,
-            format!("Not an image address we can show (https://…, or one uploaded here): {bad}"),
-        ));
+        return Err(AppError::invalid(field, td_string!(locale(), common.err_image_address, url = bad)));
     }
     Ok(images)
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::shared::text::{FreeText, TextRule};
 
 /// A note as written, checked.
@@ -20,11 +21,12 @@ impl NewNote {
     /// Checks a note; `images` holds one address per line.
     pub fn parse(title: &str, body: &str, images: &str) -> Result<Self, AppError> {
         let title = FreeText::title(title)?;
+        let rule = TextRule { min: 1, max: 2000, multiline: true };
         let body = FreeText::parse(
             "body",
             body,
-            TextRule { min: 1, max: 2000, multiline: true },
-            "Write 1 to 2000 characters.",
+            rule,
+            &td_string!(locale(), social.err_body_len, min = rule.min, max = rule.max),
         )?;
         let images = crate::shared::text::image_list("images", images)?;
         Ok(Self { title: title.into_string(), body: body.into_string(), images })

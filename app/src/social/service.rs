@@ -9,6 +9,7 @@ use crate::inbox::model::NoticeKind;
 use crate::inbox::service::{self as inbox, News};
 use crate::platform::backend::BackendError;
 use crate::shared::error::{AppError, Thing};
+use crate::shared::i18n::{locale, td_string};
 use crate::shared::moderation::{Decision, Report, Tally};
 use crate::shared::text::{FreeText, TextRule};
 use crate::web::state::AppState;
@@ -49,12 +50,9 @@ impl From<SocialError> for AppError {
         match e {
             SocialError::NoteNotFound => AppError::NotFound(Thing::Note),
             SocialError::NotFound(thing) => AppError::NotFound(thing),
-            SocialError::SelfFollow => AppError::invalid("follow", "You cannot follow yourself."),
+            SocialError::SelfFollow => AppError::invalid("follow", td_string!(locale(), social.err_self_follow)),
             SocialError::Invalid(e) => e,
-            SocialError::QuotaReached => AppError::invalid(
-                "images",
-                "You have stored as many pictures as we keep per person. Pictures no note shows are removed after a day.",
-            ),
+            SocialError::QuotaReached => AppError::invalid("images", td_string!(locale(), social.err_quota)),
             e @ SocialError::Storage(_) => AppError::internal(e),
             SocialError::Backend(e) => e.into(),
         }
@@ -110,15 +108,15 @@ pub async fn note(state: &AppState, id: i64, viewer: Option<i64>) -> Result<Note
 /// Reports someone else's live note as abusive, for the operators' queue.
 pub async fn report(state: &AppState, user_id: i64, note_id: i64, reason: &str) -> Result<(), SocialError> {
     let rule = TextRule { min: 5, max: 500, multiline: true };
-    let reason = FreeText::parse("reason", reason, rule, "Say what is wrong in 5 to 500 characters.")
-        .map_err(SocialError::Invalid)?;
+    let length = td_string!(locale(), social.err_report_reason_len, min = rule.min, max = rule.max);
+    let reason = FreeText::parse("reason", reason, rule, &length).map_err(SocialError::Invalid)?;
     let db = state.postgres()?;
     let note =
         store::note(db, note_id).await?.filter(|n| n.hidden_reason.is_none()).ok_or(SocialError::NoteNotFound)?;
     if note.summary.author_id == user_id {
         return Err(SocialError::Invalid(AppError::invalid(
             "reason",
-            "This is your own note: delete it if it is wrong.",
+            td_string!(locale(), social.err_report_own_note),
         )));
     }
     Ok(store::report(db, note_id, user_id, reason.as_str()).await?)

@@ -9,6 +9,7 @@ use axum::http::StatusCode;
 use tower_sessions::Session;
 
 use crate::shared::error::AppError;
+use crate::shared::i18n::{locale, td_string};
 use crate::web::state::AppState;
 
 /// Largest accepted image.
@@ -17,8 +18,6 @@ pub const MAX_IMAGE_BYTES: usize = 2 * 1024 * 1024;
 pub const MAX_FILES: usize = 9;
 /// How long an upload waits for a decode slot before it is asked to try again.
 const DECODE_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
-/// What it is told then.
-const BUSY: &str = "Many pictures are being uploaded just now, so yours was not stored. Please try again in a moment.";
 
 /// The extension for bytes that really are the declared image type, if they are.
 pub fn sniff(declared: &str, bytes: &[u8]) -> Option<&'static str> {
@@ -36,7 +35,7 @@ pub fn sniff(declared: &str, bytes: &[u8]) -> Option<&'static str> {
     (actual.0 == declared).then_some(actual.1)
 }
 
-fn refuse(status: StatusCode, message: &str) -> (StatusCode, Json<AppError>) {
+fn refuse(status: StatusCode, message: impl Into<String>) -> (StatusCode, Json<AppError>) {
     (status, Json(AppError::invalid("images", message)))
 }
 
@@ -58,11 +57,16 @@ pub async fn upload(
     }
     // Check every file before writing any, so a refused upload stores nothing.
     let mut files = Vec::new();
-    while let Some(mut field) =
-        form.next_field().await.map_err(|e| refuse(StatusCode::BAD_REQUEST, &format!("Unreadable upload: {e}")))?
+    while let Some(mut field) = form
+        .next_field()
+        .await
+        .map_err(|e| refuse(StatusCode::BAD_REQUEST, td_string!(locale(), social.err_upload_unreadable, cause = e)))?
     {
         if files.len() == MAX_FILES {
-            return Err(refuse(StatusCode::BAD_REQUEST, "At most 9 images."));
+            return Err(refuse(
+                StatusCode::BAD_REQUEST,
+                td_string!(locale(), common.err_too_many_images, max = MAX_FILES),
+            ));
         }
         let declared = field.content_type().unwrap_or_default().to_string();
         // Read as it streams in, stopping at the cap rather than after the whole file is in memory.
@@ -74,12 +78,15 @@ pub async fn upload(
             bytes.extend_from_slice(&chunk);
         }
         sniff(&declared, &bytes)
-            .ok_or_else(|| refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Only JPEG, PNG, GIF or WebP images."))?;
+            .ok_or_else(|| refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, td_string!(locale(), social.err_image_type)))?;
         // Encoded afresh: what gets published is pixels only (no EXIF location, no hidden payload), in
         // one of the few decode slots everyone shares.
         let slot = match tokio::time::timeout(DECODE_PATIENCE, state.picture_slots.clone().acquire_owned()).await {
             Ok(Ok(slot)) => slot,
-            _ => return Err((StatusCode::SERVICE_UNAVAILABLE, Json(AppError::Unavailable(BUSY.into())))),
+            _ => {
+                let busy = td_string!(locale(), social.err_upload_busy);
+                return Err((StatusCode::SERVICE_UNAVAILABLE, Json(AppError::Unavailable(busy.into()))));
+            }
         };
         let clean = tokio::task::spawn_blocking(move || {
             let clean = super::images::republish(&bytes);
@@ -88,11 +95,11 @@ pub async fn upload(
         })
         .await
         .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, Json(AppError::internal(e))))?
-        .map_err(|_| refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, "This image could not be read. Try another file."))?;
+        .map_err(|_| refuse(StatusCode::UNSUPPORTED_MEDIA_TYPE, td_string!(locale(), social.err_image_undecodable)))?;
         files.push(clean);
     }
     if files.is_empty() {
-        return Err(refuse(StatusCode::BAD_REQUEST, "Choose an image to upload."));
+        return Err(refuse(StatusCode::BAD_REQUEST, td_string!(locale(), social.err_no_image)));
     }
     match super::service::store_uploads(&state, user, files).await {
         Ok(urls) => Ok(Json(urls)),
@@ -104,7 +111,8 @@ pub async fn upload(
 }
 
 fn too_big() -> (StatusCode, Json<AppError>) {
-    refuse(StatusCode::PAYLOAD_TOO_LARGE, "Each image may be at most 2 MB.")
+    let max = MAX_IMAGE_BYTES / (1024 * 1024);
+    refuse(StatusCode::PAYLOAD_TOO_LARGE, td_string!(locale(), social.err_image_too_big, max = max))
 }
 
 #[cfg(test)]

@@ -75,19 +75,21 @@ impl Action {
 
     /// How the wait is announced: "Too many {what} just now".
     pub fn what(self) -> &'static str {
+        use crate::shared::i18n::{locale, td_string};
+        let locale = locale();
         match self {
-            Self::Register => "new accounts from here",
-            Self::Note => "notes",
-            Self::Review => "reviews",
-            Self::Like => "likes",
-            Self::Follow => "follows",
-            Self::Favourite => "saves",
-            Self::Upload => "uploads",
-            Self::Search => "searches",
-            Self::Nearby => "nearby searches",
-            Self::Buy => "purchases",
-            Self::Code => "log-in codes from here",
-            Self::Redeem => "redemption attempts",
+            Self::Register => td_string!(locale, common.abuse_register),
+            Self::Note => td_string!(locale, common.abuse_note),
+            Self::Review => td_string!(locale, common.abuse_review),
+            Self::Like => td_string!(locale, common.abuse_like),
+            Self::Follow => td_string!(locale, common.abuse_follow),
+            Self::Favourite => td_string!(locale, common.abuse_favourite),
+            Self::Upload => td_string!(locale, common.abuse_upload),
+            Self::Search => td_string!(locale, common.abuse_search),
+            Self::Nearby => td_string!(locale, common.abuse_nearby),
+            Self::Buy => td_string!(locale, common.abuse_buy),
+            Self::Code => td_string!(locale, common.abuse_code),
+            Self::Redeem => td_string!(locale, common.abuse_redeem),
         }
     }
 }
@@ -97,7 +99,12 @@ impl Action {
 pub fn too_many(action: Action, wait: Duration) -> crate::shared::error::AppError {
     let secs = wait.as_millis().div_ceil(1000).max(1) as u64;
     crate::shared::error::AppError::TooManyRequests {
-        message: format!("Too many {} just now. Please wait {secs} s and try again.", action.what()),
+        message: crate::shared::i18n::td_string!(
+            crate::shared::i18n::locale(),
+            common.err_too_many,
+            what = action.what(),
+            secs = secs
+        ),
         retry_after_secs: secs,
     }
 }

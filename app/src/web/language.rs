@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use crate::shared::error::AppError;
-use crate::shared::i18n::{self, COOKIE};
+use crate::shared::i18n::{self, COOKIE, td_string};
 use crate::shared::site_path::same_site_path;
 
 /// A year: the choice outlives a session, like any site's language setting.
@@ -33,7 +33,7 @@ pub async fn speak_the_request_s_language(request: axum::extract::Request, next:
 /// that says which ones we do, and sets nothing.
 pub async fn switch(Path(tag): Path<String>, Query(Back { back }): Query<Back>, headers: HeaderMap) -> Response {
     let Some(locale) = i18n::parse(&tag).filter(|l| i18n::tag(*l).eq_ignore_ascii_case(&tag)) else {
-        return AppError::invalid("lang", "Haodian speaks zh-CN (中文) and en (English).").into_response();
+        return AppError::invalid("lang", td_string!(i18n::locale(), common.err_language_unknown)).into_response();
     };
     let referer = headers
         .get(header::REFERER)
@@ -43,7 +43,7 @@ pub async fn switch(Path(tag): Path<String>, Query(Back { back }): Query<Back>, 
     let to = back.or(referer).as_deref().and_then(same_site_path).unwrap_or_else(|| "/".to_string());
     let cookie = format!("{COOKIE}={}; Path=/; Max-Age={REMEMBER_SECS}; SameSite=Lax", i18n::tag(locale));
     let (Ok(cookie), Ok(to)) = (HeaderValue::from_str(&cookie), HeaderValue::from_str(&to)) else {
-        return AppError::invalid("back", "The page to go back to is not a valid address.").into_response();
+        return AppError::invalid("back", td_string!(i18n::locale(), common.err_back_address)).into_response();
     };
     (StatusCode::SEE_OTHER, [(header::SET_COOKIE, cookie), (header::LOCATION, to)]).into_response()
 }

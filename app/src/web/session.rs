@@ -263,8 +263,7 @@ impl From<SessionError> for crate::shared::error::AppError {
             tower_sessions::session::Error::Store(cause) => {
                 tracing::warn!("session store unavailable: {cause}");
                 Self::Unavailable(
-                    "We could not check your login just now: part of Haodian is not answering. Nothing was \
-                     changed; please try again in a few seconds."
+                    crate::shared::i18n::td_string!(crate::shared::i18n::locale(), common.err_session_unavailable)
                         .into(),
                 )
             }
