@@ -106,15 +106,18 @@ pub async fn shops(
     let (lon, lat) = filter.place().map(|p| (p.lon, p.lat)).unzip();
     // The scope, the sort and the filters are parameters Postgres plans each call with (the `CASE`s and the
     // unset conditions fold away), so a category's plain score order still walks the (type, score) index.
+    // The haversine's inner term is capped at 1 (rounding can pass it for a point across the globe); an
+    // unknown place leaves it NULL (not LEAST, which would take the 1 over a NULL).
     // Relevance puts the names where the words come earliest first, then the shortest (the closest to the
     // words: a shop's name in Chinese has no spaces for word-based similarity to go by).
     let rows = summaries!(
         distance: "dist.m",
         "CROSS JOIN LATERAL (
-            SELECT 6371008.8 * 2 * asin(least(1.0, sqrt(power(sin(radians(latitude - o.lat) / 2), 2)
-                   + cos(radians(o.lat)) * cos(radians(latitude)) * power(sin(radians(longitude - o.lon) / 2), 2)))) AS m
-            FROM (SELECT coalesce($10::float8, (SELECT avg(a.longitude) FROM shops a WHERE a.area = $3)) AS lon,
-                         coalesce($11::float8, (SELECT avg(a.latitude) FROM shops a WHERE a.area = $3)) AS lat) o
+            SELECT 6371008.8 * 2 * asin(CASE WHEN h.h > 1 THEN 1 ELSE sqrt(h.h) END) AS m
+            FROM (SELECT power(sin(radians(latitude - o.lat) / 2), 2)
+                         + cos(radians(o.lat)) * cos(radians(latitude)) * power(sin(radians(longitude - o.lon) / 2), 2) AS h
+                  FROM (SELECT coalesce($10::float8, (SELECT avg(a.longitude) FROM shops a WHERE a.area = $3)) AS lon,
+                         coalesce($11::float8, (SELECT avg(a.latitude) FROM shops a WHERE a.area = $3)) AS lat) o) h
          ) dist
          WHERE ($1::int8 IS NULL OR type_id = $1) AND ($2::text IS NULL OR name ILIKE $2)
            AND ($3::text IS NULL OR area = $3)
