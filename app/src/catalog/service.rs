@@ -225,7 +225,9 @@ impl Default for Suggestions {
 /// The shops the search box offers for `q` (trimmed; nothing for nothing, at most [`SUGGESTIONS`]):
 /// from this instance's cache when it has asked Postgres in the last minute.
 pub async fn suggest(state: &AppState, q: &str) -> Result<Arc<Vec<Suggestion>>, CatalogError> {
-    let q: String = q.trim().chars().take(SUGGEST_MAX_CHARS).collect::<String>().to_lowercase();
+    // Control characters are in no shop's name (and a NUL is not text to Postgres): they are left out.
+    let q: String =
+        q.trim().chars().filter(|c| !c.is_control()).take(SUGGEST_MAX_CHARS).collect::<String>().to_lowercase();
     if q.is_empty() {
         return Ok(Arc::default());
     }
