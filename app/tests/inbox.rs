@@ -9,6 +9,7 @@ use app::orders::writer::write_batch;
 use app::platform::kafka::OrderCreated;
 use app::sale::inventory::{self, GrabCode};
 use app::shared::clock::now_ms;
+use app::shared::i18n::{Locale, speaking};
 use app::testing::{seed_flash_sale, seed_users, test_state};
 use app::web::state::AppState;
 use sqlx::PgPool;
@@ -53,11 +54,12 @@ async fn order_events_tell_the_buyer_once_each_and_switched_off_kinds_nobody(db:
         "newest first, one each"
     );
     assert_eq!(mine.unread, 4);
+    // Worded when read, in the reader's language: Chinese first, English for a reader who asks in it.
     let refund = &mine.notices[1];
-    assert!(
-        refund.text.starts_with("Refunded: order ") && refund.text.ends_with("(Could not book a time)."),
-        "{refund:?}"
-    );
+    assert!(refund.text.starts_with("退款成功：订单 ") && refund.text.ends_with("已按你的申请退回。"), "{refund:?}");
+    let in_english = speaking(Locale::en, inbox::inbox(&state, buyer)).await.unwrap();
+    let refund = &in_english.notices[1];
+    assert!(refund.text.starts_with("Refunded: order ") && refund.text.ends_with(" back, as you asked."), "{refund:?}");
     assert_eq!(refund.link, "/orders");
 
     // Switched off, a kind is not written at all; switched on again, the next one is.
@@ -115,6 +117,6 @@ async fn the_sweeper_tells_a_buyer_once_that_an_unpaid_order_closes_within_five_
     service::sweep(&state).await.unwrap();
     let theirs = inbox::inbox(&state, late).await.unwrap();
     assert_eq!(kinds(&theirs), [NoticeKind::OrderClosing], "told once");
-    assert!(theirs.notices[0].text.starts_with("Closes in 5 minutes unless you pay: order "), "{theirs:?}");
+    assert!(theirs.notices[0].text.ends_with("尚未支付，5 分钟后将关闭。"), "{theirs:?}");
     assert!(inbox::inbox(&state, early).await.unwrap().notices.is_empty(), "ten minutes left: nothing yet");
 }

@@ -104,7 +104,7 @@ async fn an_approved_application_opens_the_shop_everywhere_at_once(db: PgPool) {
     assert_eq!(action, ("application.approve".into(), id));
     let inbox = app::inbox::service::inbox(&state, wang).await.unwrap();
     let told = inbox.notices.iter().find(|n| n.kind == NoticeKind::MerchantApplication).expect("told");
-    assert!(told.text.contains("approved"), "{}", told.text);
+    assert!(told.text.starts_with("商家入驻申请已通过"), "{}", told.text);
     assert_eq!(told.link, format!("/merchant/shops/{shop}/coupons"));
 
     // Decided once: a second decision (another operator's, at the same moment) finds nothing waiting.

@@ -190,7 +190,7 @@ async fn a_hidden_note_leaves_every_list_its_author_reads_why_and_a_restoring_br
     assert_eq!(seen.hidden.as_deref(), Some("Advertising, not a visit"));
     let told = inbox::inbox(&state, author).await.unwrap();
     let notice = told.notices.iter().find(|n| n.kind == NoticeKind::Moderation).expect("the author is told");
-    assert_eq!(notice.text, "A moderator hid your note: “Advertising, not a visit”");
+    assert_eq!(notice.text, "管理员隐藏了你的笔记：“Advertising, not a visit”");
     assert_eq!(notice.link, format!("/notes/{note}"));
     let queue = ops::moderation(&state, Some(&zhou)).await.unwrap();
     assert!(queue.notes.is_empty(), "its reports are closed");

@@ -1,6 +1,6 @@
 // Accessibility: axe-core scans every main page (WCAG 2.1 A and AA rules) as a shopper, merchant or operator
-// sees it, at phone and desktop width and in the dark scheme at phone width; no serious or critical
-// violation may remain.
+// sees it, at phone and desktop width in the light and the dark scheme, in Chinese and in English; no serious
+// or critical violation may remain.
 import AxeBuilder from '@axe-core/playwright';
 import { Page, test } from '@playwright/test';
 import { buyOne, expect, logInDemo, PAGES, waitForHydration } from './helpers';
@@ -14,8 +14,10 @@ async function scanAll(page: Page, paths: string[]) {
 
 async function scan(page: Page, path: string): Promise<string[]> {
   const found: string[] = [];
-  // Both widths in the light scheme; the phone width again in the dark one (prefers-color-scheme).
-  for (const [width, scheme] of [[390, 'light'], [1280, 'light'], [390, 'dark']] as const) {
+  // Each width in each scheme (prefers-color-scheme), each scheme in both languages (the switch's cookie).
+  const passes = [[390, 'light', 'zh-CN'], [1280, 'light', 'en'], [390, 'dark', 'en'], [1280, 'dark', 'zh-CN']] as const;
+  for (const [width, scheme, lang] of passes) {
+    await page.context().addCookies([{ name: 'lang', value: lang, url: test.info().project.use.baseURL! }]);
     await page.emulateMedia({ colorScheme: scheme });
     await page.setViewportSize({ width, height: 900 });
     await page.goto(path);
@@ -26,31 +28,31 @@ async function scan(page: Page, path: string): Promise<string[]> {
     const bad = violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.impact} ${v.id}: ${v.help}\n    ${v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')} — ${n.failureSummary?.split('\n')[1]?.trim() ?? ''}`).join('\n    ')}`);
-    found.push(...bad.map((b) => `${path} at ${width} px, ${scheme}: ${b}`));
+    found.push(...bad.map((b) => `${path} at ${width} px, ${scheme}, ${lang}: ${b}`));
   }
   return found;
 }
 
 test('public pages pass an accessibility scan', async ({ page }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(240_000);
   await scanAll(page, PAGES.public);
 });
 
 test("a shopper's pages pass an accessibility scan", async ({ page }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(240_000);
   await logInDemo(page, '13800000002');
   await buyOne(page);
   await scanAll(page, PAGES.shopper);
 });
 
 test("a merchant's pages pass an accessibility scan", async ({ page }) => {
-  test.setTimeout(225_000);
+  test.setTimeout(300_000);
   await logInDemo(page, '13800000001');
   await scanAll(page, PAGES.merchant);
 });
 
 test("an operator's pages pass an accessibility scan", async ({ page }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(80_000);
   await logInDemo(page, '13800000009');
   await scanAll(page, PAGES.operator);
 });

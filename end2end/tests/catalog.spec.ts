@@ -1,6 +1,6 @@
 // Catalog end to end: home → category → page 2 → shop; unknown id → 404; the merchant edits his shop.
 import { Locator, test } from '@playwright/test';
-import { expect, logInDemo, logInNewAccount, ONE_PIXEL_PNG, uniquePhone, waitForHydration } from './helpers';
+import { expect, logInDemo, logInNewAccount, ONE_PIXEL_PNG, screens, uniquePhone, waitForHydration } from './helpers';
 
 test('browse from home through a category to a shop', async ({ page }) => {
   await page.goto('/');
@@ -283,7 +283,30 @@ test('the merchant adds a photo to his shop from the edit form', async ({ page }
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.locator('.saved')).toBeVisible();
   await page.goto('/shops/3');
-  await expect(page.locator(`.gallery img[src="${added}"]`)).toHaveCount(1);
+  await expect(page.locator(`.gallery-tiles img[src="${added}"]`)).toHaveCount(1);
+});
+
+test("a shop's photos open full size, one after another, and close again", async ({ page }) => {
+  await page.goto('/shops/1');
+  const tiles = page.locator('.gallery-tiles li');
+  await expect(tiles).toHaveCount(4);
+  await expect(page.locator('.gallery-all')).toHaveText('All 4 photos');
+  await expect(page.locator('.lightbox').first()).toBeHidden();
+  await tiles.nth(1).locator('a').click();
+  const second = page.locator('#photo-2');
+  await expect(second).toBeVisible();
+  await expect(second.locator('.lightbox-count')).toHaveText('2 / 4');
+  await screens(page, 'shop-photo');
+  await second.getByRole('link', { name: 'Next photo' }).click();
+  await expect(page.locator('#photo-3')).toBeVisible();
+  await expect(second).toBeHidden();
+  // From the last, "next" comes round to the first.
+  await page.locator('#photo-3').getByRole('link', { name: 'Next photo' }).click();
+  await page.locator('#photo-4').getByRole('link', { name: 'Next photo' }).click();
+  await expect(page.locator('#photo-1')).toBeVisible();
+  await page.locator('#photo-1').getByRole('link', { name: 'Close the photo' }).click();
+  await expect(page.locator('.lightbox:visible')).toHaveCount(0);
+  await expect(page).toHaveURL(/#gallery$/);
 });
 
 test('a shopper cannot edit a shop', async ({ page }) => {

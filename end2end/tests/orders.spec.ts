@@ -139,7 +139,7 @@ test('a buyer cancels an unpaid order and has a paid coupon refunded with a reas
   await page.goto('/me/inbox');
   await waitForHydration(page);
   const refundNotice = page.locator('.notice[data-kind="order_refunded"]').first();
-  await expect(refundNotice).toContainText(/Refunded: order [0-9A-Z-]+, ¥[\d.]+ back \(Could not book a time\)\./);
+  await expect(refundNotice).toContainText(/Refunded: order [0-9A-Z-]+, ¥[\d.]+ back, as you asked\./);
   await expect(refundNotice).toHaveClass(/unread/);
   await expect(page.locator('.notice[data-kind="order_paid"]').first()).toBeVisible();
   await expect(page.locator('.notice[data-kind="order_cancelled"]').first()).toBeVisible();

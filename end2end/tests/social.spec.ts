@@ -27,8 +27,8 @@ test('write a note; another shopper likes it in place, follows the author and se
   await logInDemo(reader, '13800000003');
   await reader.goto(href!);
   await waitForHydration(reader);
-  await expect(reader.locator('.note .gallery img')).toHaveAttribute('src', /^\/uploads\//);
-  await expect.poll(() => reader.locator('.note .gallery img').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
+  await expect(reader.locator('.note .note-photos img')).toHaveAttribute('src', /^\/uploads\//);
+  await expect.poll(() => reader.locator('.note .note-photos img').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
   await expect(reader.locator('.like-count')).toHaveText('0');
   await reader.locator('.like-button').click();
   await expect(reader.locator('.like-count')).toHaveText('1'); // no reload

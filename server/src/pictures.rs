@@ -1,6 +1,7 @@
-//! The demo shops' pictures: one SVG per shop, drawn at seed time from the shop's type, id and name (its
-//! colours from the type's hue shifted per shop, its initials, the type's pattern), so every shop looks
-//! its own without a download. Written where uploads live and served from `/uploads/shops/{id}.svg`.
+//! The demo shops' pictures: a few SVGs per shop (its front, then views inside), drawn at seed time from the
+//! shop's type, id and name (its colours from the type's hue shifted per shop and per view, its initials,
+//! the type's pattern), so every shop looks its own without a download. Written where uploads live and
+//! served from `/uploads/shops/{id}.svg` (the front) and `/uploads/shops/{id}-{view}.svg`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -8,14 +9,32 @@ use std::path::{Path, PathBuf};
 /// A picture's width and height in px; pages set these on the `<img>` so nothing jumps while it loads.
 pub const SIZE: (u32, u32) = (640, 400);
 
-/// The address a shop's picture is served at.
-pub fn address(shop_id: i64) -> String {
-    format!("/uploads/shops/{shop_id}.svg")
+/// What each view after the front shows, written under the initials.
+const SCENES: [&str; 5] = ["INSIDE", "DISHES", "TABLES", "AT NIGHT", "THE MENU"];
+
+/// How many pictures a demo shop has: three to six, by its id (no draw from the seed's random numbers, so
+/// the rest of the demo city stays as it was).
+pub fn views(shop_id: i64) -> usize {
+    3 + shop_id.rem_euclid(4) as usize
 }
 
-/// Where a shop's picture is written under the upload directory.
-pub fn path(upload_dir: &Path, shop_id: i64) -> PathBuf {
-    upload_dir.join("shops").join(format!("{shop_id}.svg"))
+/// The addresses of a shop's pictures, its front first.
+pub fn addresses(shop_id: i64) -> Vec<String> {
+    (0..views(shop_id)).map(|view| address(shop_id, view)).collect()
+}
+
+/// The address picture `view` of a shop is served at (0: its front).
+pub fn address(shop_id: i64, view: usize) -> String {
+    format!("/uploads/shops/{}", file_name(shop_id, view))
+}
+
+/// Where picture `view` of a shop is written under the upload directory.
+pub fn path(upload_dir: &Path, shop_id: i64, view: usize) -> PathBuf {
+    upload_dir.join("shops").join(file_name(shop_id, view))
+}
+
+fn file_name(shop_id: i64, view: usize) -> String {
+    if view == 0 { format!("{shop_id}.svg") } else { format!("{shop_id}-{view}.svg") }
 }
 
 /// The base hue (degrees) of each demo type's pictures, in the seed's type order.
@@ -30,13 +49,14 @@ pub struct Kind<'a> {
     pub word: &'a str,
 }
 
-/// One shop's picture; the first two characters of `name` (before any bracket) become its initials.
-pub fn draw(shop_id: i64, kind: Kind<'_>, name: &str) -> String {
-    let (type_idx, word) = (kind.index, kind.word);
-    let hue = HUES[type_idx % HUES.len()];
+/// Picture `view` of a shop (0: its front, under its type's word; then the [`SCENES`]); the first two
+/// characters of `name` (before any bracket) become its initials.
+pub fn draw(shop_id: i64, kind: Kind<'_>, name: &str, view: usize) -> String {
+    let (type_idx, word) = (kind.index + view, if view == 0 { kind.word } else { SCENES[(view - 1) % SCENES.len()] });
+    let hue = HUES[kind.index % HUES.len()];
     // A per-shop shift keeps neighbours of one type apart; the mixing spreads consecutive ids.
     let mix = (shop_id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
-    let hue = (u64::from(hue) + mix % 36) % 360;
+    let hue = (u64::from(hue) + mix % 36 + view as u64 * 47) % 360;
     let light = 38 + mix % 12;
     let (w, h) = SIZE;
     let initials: String = name.split(['(', '\u{ff08}']).next().unwrap_or(name).chars().take(2).collect();
@@ -91,17 +111,19 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// Writes every picture in `pictures` (shop id, its type, name) under `upload_dir`, each through a
+/// Writes every picture of the shops in `pictures` (shop id, its type, name) under `upload_dir`, each through a
 /// temporary file and a rename, so a reader never sees half a picture and two `seed` runs sharing the
 /// directory (the demo site and a test run) do not trip over one another.
 pub async fn write_all(upload_dir: PathBuf, pictures: Vec<(i64, Kind<'static>, String)>) -> std::io::Result<()> {
     tokio::task::spawn_blocking(move || {
         std::fs::create_dir_all(upload_dir.join("shops"))?;
         for (id, kind, name) in pictures {
-            let target = path(&upload_dir, id);
-            let temp = target.with_extension(format!("svg.{}.tmp", std::process::id()));
-            std::fs::write(&temp, draw(id, kind, &name))?;
-            std::fs::rename(&temp, &target)?;
+            for view in 0..views(id) {
+                let target = path(&upload_dir, id, view);
+                let temp = target.with_extension(format!("svg.{}.tmp", std::process::id()));
+                std::fs::write(&temp, draw(id, kind, &name, view))?;
+                std::fs::rename(&temp, &target)?;
+            }
         }
         Ok(())
     })
@@ -116,11 +138,18 @@ mod tests {
     #[test]
     fn each_shop_draws_its_own_picture_with_its_initials() {
         let hotpot = Kind { index: 0, word: "Hotpot" };
-        let a = draw(1, hotpot, "老张火锅(湖滨店)");
+        let a = draw(1, hotpot, "老张火锅(湖滨店)", 0);
         assert!(a.contains(">老张<"), "initials are the name's first two characters");
         assert!(a.contains(">HOTPOT<"), "the type's word under them");
-        assert_ne!(a, draw(2, hotpot, "老张火锅(湖滨店)"), "two shops of one type and one name still differ");
-        assert_eq!(a, draw(1, hotpot, "老张火锅(湖滨店)"), "drawn deterministically");
-        assert!(draw(3, Kind { index: 5, word: "Japanese" }, "<A&B>").contains("&lt;A"), "names are escaped");
+        assert_ne!(a, draw(2, hotpot, "老张火锅(湖滨店)", 0), "two shops of one type and one name still differ");
+        assert_eq!(a, draw(1, hotpot, "老张火锅(湖滨店)", 0), "drawn deterministically");
+        assert!(draw(3, Kind { index: 5, word: "Japanese" }, "<A&B>", 0).contains("&lt;A"), "names are escaped");
+        let inside = draw(1, hotpot, "老张火锅(湖滨店)", 1);
+        assert!(inside.contains(">老张<") && inside.contains(">INSIDE<"), "a view inside says so");
+        assert_ne!(inside, a, "each view looks its own");
+        assert_eq!(
+            addresses(1),
+            ["/uploads/shops/1.svg", "/uploads/shops/1-1.svg", "/uploads/shops/1-2.svg", "/uploads/shops/1-3.svg"]
+        );
     }
 }

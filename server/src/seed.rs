@@ -348,7 +348,7 @@ pub(crate) fn generate_shops() -> Vec<ShopSeed> {
                 type_id: type_idx as i64 + 1,
                 type_idx,
                 owner: id <= MERCHANT_SHOPS,
-                images: vec![crate::pictures::address(id)],
+                images: crate::pictures::addresses(id),
                 area: area.name.to_string(),
                 address,
                 lon,

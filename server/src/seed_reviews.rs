@@ -168,7 +168,7 @@ pub(crate) fn generate(shops: &[ShopSeed], with_coupons: impl Fn(i64) -> bool) -
                     tags.push(t);
                 }
             }
-            let images = if rng.below(100) < 12 { vec![crate::pictures::address(shop.id)] } else { Vec::new() };
+            let images = if rng.below(100) < 12 { vec![crate::pictures::address(shop.id, 1)] } else { Vec::new() };
             let verified = with_coupons(shop.id) && rng.below(100) < 35;
             let mut voters = Vec::new();
             if rng.below(100) < 15 {

@@ -486,7 +486,7 @@ async fn next_data(body: &mut Body) -> String {
 /// each change — a notice written, notices marked read — however it was made.
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn the_inbox_stream_pushes_the_unread_count(db: PgPool) {
-    use app::inbox::model::NoticeKind;
+    use app::inbox::model::Facts;
     use app::inbox::service::{self as inbox, News};
     let state = test_state(db, &[]).await;
     let router = server::router::build(state.clone());
@@ -507,7 +507,7 @@ async fn the_inbox_stream_pushes_the_unread_count(db: PgPool) {
     assert_eq!(next_data(&mut events).await, "0");
 
     for follower in [41, 42] {
-        let news = News { kind: NoticeKind::NewFollower, subject_id: follower, detail: "someone", link: "/" };
+        let news = News { subject_id: follower, facts: Facts::Followed { name: "someone".into() }, link: "/" };
         inbox::notify(&state, me, news).await.unwrap();
     }
     let mut seen = next_data(&mut events).await;

@@ -22,7 +22,7 @@ pub struct AccountSettings {
 /// One browser logged in to the account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Device {
-    /// The browser and its system, in words ("Chrome on Android").
+    /// The browser and its system, in the reader's words ("Android 上的 Chrome").
     pub label: String,
     /// When it logged in, unix ms.
     pub signed_in_ms: i64,

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use super::api::{ChangePassword, CloseAccount, LogOutOthers, UpdateProfile, my_account};
 use super::model::{AccountSettings, CONFIRM_FIELD, CURRENT_PASSWORD_FIELD, Device};
-use crate::shared::clock::format_local;
+use crate::shared::clock::when;
 use crate::shared::error::AppError;
 use crate::shared::i18n::{locale, td_string};
 use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_view, go};
@@ -165,7 +165,7 @@ fn DeviceItem(d: Device) -> impl IntoView {
             {d.current.then(|| view! { " " <span class="badge">{td_string!(locale, account.this_browser)}</span> })}
             <br/>
             <span class="muted">
-                {td_string!(locale, account.device_times, signed_in = format_local(d.signed_in_ms), seen = format_local(d.seen_ms))}
+                {td_string!(locale, account.device_times, signed_in = when(locale, d.signed_in_ms), seen = when(locale, d.seen_ms))}
             </span>
         </li>
     }

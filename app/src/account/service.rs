@@ -11,9 +11,9 @@ use crate::catalog::service::CatalogError;
 use crate::inbox::service::InboxError;
 use crate::platform::backend::BackendError;
 use crate::shared::error::AppError;
-use crate::shared::i18n::{locale, td_string};
+use crate::shared::i18n::{Locale, locale, td_string};
 use crate::social::service::SocialError;
-use crate::web::session::SessionError;
+use crate::web::session::{DeviceKind, SessionError};
 use crate::web::state::AppState;
 
 /// What can go wrong in account settings; converted to [`AppError`] at the server-function edge.
@@ -77,14 +77,34 @@ async fn identity(state: &AppState, user_id: i64) -> Result<crate::auth::service
     crate::auth::service::identity(state, user_id).await?.ok_or(AccountError::Auth(AuthError::Closed))
 }
 
+/// A signed-in browser in the reader's words, from the `User-Agent` it logged in with ("Android 上的
+/// Chrome"). A session from before the agent was kept holds its words already, or nothing.
+fn device_words(locale: Locale, user_agent: Option<&str>) -> String {
+    let Some(agent) = user_agent else { return td_string!(locale, account.device_earlier).to_string() };
+    if !agent.is_empty() && !agent.contains('/') {
+        return agent.to_string();
+    }
+    match crate::web::session::device_kind(agent) {
+        DeviceKind { browser: Some(browser), system: Some(system) } => {
+            td_string!(locale, account.device_on, browser, system)
+        }
+        DeviceKind { browser: Some(browser), system: None } => browser.to_string(),
+        DeviceKind { browser: None, system: Some(system) } => {
+            td_string!(locale, account.device_some_browser_on, system)
+        }
+        DeviceKind { browser: None, system: None } => td_string!(locale, account.device_unknown).to_string(),
+    }
+}
+
 /// The settings page of `user_id`, looked at from session `current`.
 pub async fn settings(state: &AppState, user_id: i64, current: Option<Id>) -> Result<AccountSettings, AccountError> {
     let me = identity(state, user_id).await?;
+    let locale = locale();
     let devices = crate::web::session::sessions_of(state.postgres()?, user_id)
         .await?
         .into_iter()
         .map(|s| Device {
-            label: s.device,
+            label: device_words(locale, s.user_agent.as_deref()),
             signed_in_ms: s.login_at_ms,
             seen_ms: s.seen_ms,
             current: Some(s.id) == current,

@@ -96,7 +96,7 @@ pub async fn login(account: String, password: String) -> Result<CurrentUser, App
     crate::web::edge::run(|cx| async move {
         let ip = cx.client_network().await;
         let user = super::service::login(&cx.state, &account, &password, &ip).await?;
-        let device = crate::web::session::device_label(&cx.user_agent().await);
+        let device = cx.user_agent().await;
         let staff = user.role == super::model::Role::Operator;
         crate::web::session::sign_in(&cx.session().await?, user.id, &device, staff).await.map_err(AppError::from)?;
         remember_device(&cx, user.id).await;
@@ -139,7 +139,7 @@ pub async fn login_with_code(phone: String, code: String) -> Result<CurrentUser,
         let session = cx.session().await?;
         let pending = session.get::<super::service::PendingSignUp>(PENDING_SIGN_UP).await.map_err(session_error)?;
         let user = super::service::sign_in_with_code(&cx.state, &phone, &code, pending.as_ref()).await?;
-        let device = crate::web::session::device_label(&cx.user_agent().await);
+        let device = cx.user_agent().await;
         let staff = user.role == super::model::Role::Operator;
         crate::web::session::sign_in(&session, user.id, &device, staff).await.map_err(AppError::from)?;
         remember_device(&cx, user.id).await;

@@ -292,7 +292,7 @@ impl ShopFilter {
 
     /// The shopper's place, when it is one (a client may send any numbers).
     pub fn place(&self) -> Option<GeoPoint> {
-        self.near.filter(|p| GeoPoint::parse(&p.lon.to_string(), &p.lat.to_string()).is_ok())
+        self.near.and_then(GeoPoint::checked)
     }
 
     /// Whether distances can be measured: from the shopper's place or the middle of an area.

@@ -421,6 +421,12 @@ fn FilterSelect(
 #[component]
 pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
     let locale = locale();
+    // A sale opened from the console has no subtitle of its own: it is called what it is, in the reader's words.
+    let sub_title = match v.sub_title.as_str() {
+        "" if v.kind == "flash" => td_string!(locale, catalog.flash_sub_title).to_string(),
+        _ => v.sub_title,
+    };
+    let line = [sub_title, v.rules].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" · ");
     view! {
         <li class="voucher" class:flash=v.kind == "flash" data-voucher-id=v.id>
             <div class="price">
@@ -429,7 +435,7 @@ pub fn VoucherShell(v: VoucherView, children: Children) -> impl IntoView {
             </div>
             <div class="flash-body">
                 <p class="voucher-title">{v.title}</p>
-                <p class="muted">{v.sub_title}" · "{v.rules}</p>
+                <p class="muted">{line}</p>
                 <p class="muted validity">{td_string!(locale, catalog.validity, days = v.valid_days)}</p>
                 {children()}
             </div>

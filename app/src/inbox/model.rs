@@ -89,19 +89,97 @@ impl NoticeKind {
         }
     }
 
-    /// The sentence of a notice of this kind about `detail` (a coupon, a shop, a person).
-    pub fn sentence(self, detail: &str) -> String {
+    /// A notice written before notices kept [`Facts`]: its kind, then the words it was stored with.
+    pub fn earlier(self, locale: Locale, detail: &str) -> String {
+        format!("{}: {detail}", self.label(locale))
+    }
+}
+
+/// What a notice is about, kept as facts rather than as a sentence, so that each reader reads it in the
+/// language they use when they read it (and the kind follows from the facts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "of", rename_all = "snake_case")]
+pub enum Facts {
+    /// Order `code` (as "My orders" shows it) was paid.
+    Paid { code: String },
+    /// Order `code` closes in five minutes unless paid.
+    Closing { code: String },
+    /// Order `code` closed unpaid.
+    Closed { code: String },
+    /// The buyer cancelled order `code`.
+    Cancelled { code: String },
+    /// Money went back for order `code`: how much (yuan, none when it was never taken) and why.
+    Refunded { code: String, yuan: Option<String>, why: RefundWhy },
+    /// Coupon `coupon` was used at the counter of shop `shop`.
+    Redeemed { coupon: String, shop: String },
+    /// Shop `shop` replied to the reader's review.
+    Replied { shop: String },
+    /// `name` followed the reader.
+    Followed { name: String },
+    /// The reader's application to open shop `shop` was decided: approved, or refused for `reason`.
+    Application { shop: String, approved: bool, reason: String },
+    /// A moderator hid (or restored) the reader's note, or their review of shop `review_of`, for `reason`.
+    Moderated { hidden: bool, review_of: Option<String>, reason: String },
+}
+
+/// Why money went back, as a refund notice says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefundWhy {
+    /// The buyer asked.
+    Asked,
+    /// The coupon's validity ended before it was used.
+    Expired,
+    /// The payment came after the order had closed.
+    PaidLate,
+}
+
+impl Facts {
+    /// The kind of notice these facts make.
+    pub fn kind(&self) -> NoticeKind {
         match self {
-            Self::OrderPaid => format!("Paid: {detail}. Show its code at the counter before its use-by."),
-            Self::OrderClosing => format!("Closes in 5 minutes unless you pay: {detail}."),
-            Self::OrderClosed => format!("Closed unpaid: {detail}; the coupon went back on sale."),
-            Self::OrderCancelled => format!("Cancelled: {detail}; the coupon went back on sale."),
-            Self::OrderRefunded => format!("Refunded: {detail}."),
-            Self::OrderRedeemed => format!("Used at the counter: {detail}."),
-            Self::ReviewReply => format!("{detail} replied to your review."),
-            Self::NewFollower => format!("{detail} follows you now."),
-            Self::MerchantApplication => format!("Your application to open a shop: {detail}"),
-            Self::Moderation => format!("A moderator {detail}"),
+            Self::Paid { .. } => NoticeKind::OrderPaid,
+            Self::Closing { .. } => NoticeKind::OrderClosing,
+            Self::Closed { .. } => NoticeKind::OrderClosed,
+            Self::Cancelled { .. } => NoticeKind::OrderCancelled,
+            Self::Refunded { .. } => NoticeKind::OrderRefunded,
+            Self::Redeemed { .. } => NoticeKind::OrderRedeemed,
+            Self::Replied { .. } => NoticeKind::ReviewReply,
+            Self::Followed { .. } => NoticeKind::NewFollower,
+            Self::Application { .. } => NoticeKind::MerchantApplication,
+            Self::Moderated { .. } => NoticeKind::Moderation,
+        }
+    }
+
+    /// The notice's sentence in `locale`.
+    pub fn sentence(&self, locale: Locale) -> String {
+        match self {
+            Self::Paid { code } => td_string!(locale, inbox.said_paid, code),
+            Self::Closing { code } => td_string!(locale, inbox.said_closing, code),
+            Self::Closed { code } => td_string!(locale, inbox.said_closed, code),
+            Self::Cancelled { code } => td_string!(locale, inbox.said_cancelled, code),
+            Self::Refunded { code, yuan: None, .. } => td_string!(locale, inbox.said_refunded_late, code),
+            Self::Refunded { code, yuan: Some(yuan), why: RefundWhy::Expired } => {
+                td_string!(locale, inbox.said_refunded_expired, code, yuan)
+            }
+            Self::Refunded { code, yuan: Some(yuan), .. } => td_string!(locale, inbox.said_refunded_asked, code, yuan),
+            Self::Redeemed { coupon, shop } => td_string!(locale, inbox.said_redeemed, coupon, shop),
+            Self::Replied { shop } => td_string!(locale, inbox.said_replied, shop),
+            Self::Followed { name } => td_string!(locale, inbox.said_followed, name),
+            Self::Application { shop, approved: true, .. } => td_string!(locale, inbox.said_approved, shop),
+            Self::Application { shop, reason, .. } => td_string!(locale, inbox.said_refused, shop, reason),
+            Self::Moderated { hidden: true, review_of: None, reason } => {
+                td_string!(locale, inbox.said_hid_note, reason)
+            }
+            Self::Moderated { hidden: false, review_of: None, reason } => {
+                td_string!(locale, inbox.said_restored_note, reason)
+            }
+            Self::Moderated { hidden: true, review_of: Some(shop), reason } => {
+                td_string!(locale, inbox.said_hid_review, shop, reason)
+            }
+            Self::Moderated { hidden: false, review_of: Some(shop), reason } => {
+                td_string!(locale, inbox.said_restored_review, shop, reason)
+            }
         }
     }
 }

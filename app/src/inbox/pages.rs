@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use super::api::{MarkRead, SetSwitch, my_inbox};
 use super::model::{Inbox, Notice};
-use crate::shared::clock::format_local;
+use crate::shared::clock::when;
 use crate::shared::error::AppError;
 use crate::shared::i18n::{locale, td_string};
 use crate::ui::error_view;
@@ -77,7 +77,7 @@ fn NoticeItem(n: Notice, read: ServerAction<MarkRead>) -> impl IntoView {
     view! {
         <li class="notice" class:unread=!n.read data-kind=n.kind.as_db()>
             <a href=n.link>{n.text}</a>
-            <span class="muted notice-time">{format_local(n.at_ms)}</span>
+            <span class="muted notice-time">{when(locale, n.at_ms)}</span>
             {(!n.read).then(|| view! {
                 <button type="button" class="link mark-read" on:click=move |_| { read.dispatch(MarkRead { id: Some(id) }); }>
                     {td_string!(locale, inbox.mark_read)}

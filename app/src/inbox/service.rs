@@ -1,6 +1,6 @@
 //! Inbox rules: who is told what, once, unless they switched it off; reading and marking read.
 
-use super::model::{INBOX_PAGE, Inbox, Notice, NoticeKind};
+use super::model::{Facts, INBOX_PAGE, Inbox, Notice, NoticeKind};
 use super::store;
 use crate::platform::backend::BackendError;
 use crate::shared::error::{AppError, Thing};
@@ -28,27 +28,29 @@ impl From<InboxError> for AppError {
     }
 }
 
-/// What a notice says and where it leads: its kind, what it is about (`subject_id`: the order, review,
-/// follower or operator action, so each is told once), the name the sentence uses, and the page it opens.
+/// What a notice says and where it leads: what it is about (`subject_id`: the order, review, follower or
+/// operator action, so each is told once), the facts its sentence is worded from, and the page it opens.
 #[derive(Debug, Clone)]
 pub struct News<'a> {
-    /// Its kind.
-    pub kind: NoticeKind,
     /// The order, review, follower or operator action it is about.
     pub subject_id: i64,
-    /// The coupon, shop or person the sentence names.
-    pub detail: &'a str,
+    /// What happened (which makes its kind).
+    pub facts: Facts,
     /// The page it opens.
     pub link: &'a str,
 }
 
-/// The longest name a notice keeps (the column's limit).
-const MAX_DETAIL: usize = 320;
+impl News<'_> {
+    /// The facts as the `notices.facts` column keeps them.
+    fn facts_json(&self) -> String {
+        serde_json::to_string(&self.facts).unwrap_or_default()
+    }
+}
 
 /// Tells `user_id` the news, unless they switched its kind off or were told already.
 pub async fn notify(state: &AppState, user_id: i64, news: News<'_>) -> Result<(), InboxError> {
-    let detail: String = news.detail.chars().take(MAX_DETAIL).collect();
-    if store::notify(state.postgres()?, user_id, news.kind.as_db(), news.subject_id, &detail, news.link).await? {
+    let kind = news.facts.kind().as_db();
+    if store::notify(state.postgres()?, user_id, kind, news.subject_id, &news.facts_json(), news.link).await? {
         super::live::announce(state, user_id).await;
     }
     Ok(())
@@ -59,10 +61,8 @@ pub async fn notify(state: &AppState, user_id: i64, news: News<'_>) -> Result<()
 pub async fn notify_many(state: &AppState, kind: NoticeKind, many: &[(i64, News<'_>)]) -> Result<(), InboxError> {
     let rows: Vec<(i64, i64, String, String)> = many
         .iter()
-        .filter(|(_, news)| news.kind == kind)
-        .map(|(user, news)| {
-            (*user, news.subject_id, news.detail.chars().take(MAX_DETAIL).collect(), news.link.to_string())
-        })
+        .filter(|(_, news)| news.facts.kind() == kind)
+        .map(|(user, news)| (*user, news.subject_id, news.facts_json(), news.link.to_string()))
         .collect();
     let mut told = store::notify_many(state.postgres()?, kind.as_db(), &rows).await?;
     told.sort_unstable();
@@ -76,7 +76,7 @@ pub async fn notify_many(state: &AppState, kind: NoticeKind, many: &[(i64, News<
 /// [`notify`] for a caller whose own work is done and must stand whatever happens to the notice: a
 /// failure is logged, not returned.
 pub async fn tell(state: &AppState, user_id: i64, news: News<'_>) {
-    let kind = news.kind;
+    let kind = news.facts.kind();
     if let Err(e) = notify(state, user_id, news).await {
         tracing::warn!(user = user_id, kind = kind.as_db(), "notice not written: {e}");
     }
@@ -90,11 +90,16 @@ pub async fn inbox(state: &AppState, user_id: i64) -> Result<Inbox, InboxError> 
         store::unread(db, user_id),
         store::switched_off(db, user_id)
     )?;
+    let locale = crate::shared::i18n::locale();
     let notices = rows
         .into_iter()
         .filter_map(|r| {
             let kind = NoticeKind::from_db(&r.kind)?;
-            Some(Notice { id: r.id, kind, text: kind.sentence(&r.detail), link: r.link, at_ms: r.at_ms, read: r.read })
+            let text = match r.facts.as_deref().and_then(|f| serde_json::from_str::<Facts>(f).ok()) {
+                Some(facts) => facts.sentence(locale),
+                None => kind.earlier(locale, &r.detail),
+            };
+            Some(Notice { id: r.id, kind, text, link: r.link, at_ms: r.at_ms, read: r.read })
         })
         .collect();
     let switches = NoticeKind::ALL.into_iter().map(|k| (k, !off.iter().any(|o| o == k.as_db()))).collect();

@@ -7,6 +7,8 @@ pub struct NoticeRow {
     pub id: i64,
     pub kind: String,
     pub detail: String,
+    /// The notice's [`Facts`](super::model::Facts) as JSON (none on notices written before they were kept).
+    pub facts: Option<String>,
     pub link: String,
     pub at_ms: i64,
     pub read: bool,
@@ -19,18 +21,18 @@ pub async fn notify(
     user_id: i64,
     kind: &str,
     subject_id: i64,
-    detail: &str,
+    facts: &str,
     link: &str,
 ) -> Result<bool, sqlx::Error> {
     let done = sqlx::query!(
-        "INSERT INTO notices (user_id, kind, subject_id, detail, link)
-         SELECT $1, $2, $3, $4, $5
+        "INSERT INTO notices (user_id, kind, subject_id, facts, link)
+         SELECT $1, $2, $3, $4::TEXT::JSONB, $5
          WHERE NOT EXISTS (SELECT 1 FROM notice_switches_off WHERE user_id = $1 AND kind = $2)
          ON CONFLICT (user_id, kind, subject_id) DO NOTHING",
         user_id,
         kind,
         subject_id,
-        detail,
+        facts,
         link,
     )
     .execute(db)
@@ -38,7 +40,7 @@ pub async fn notify(
     Ok(done.rows_affected() == 1)
 }
 
-/// [`notify`] for many readers at once, in one statement (`(user_id, subject_id, detail, link)` each, one
+/// [`notify`] for many readers at once, in one statement (`(user_id, subject_id, facts, link)` each, one
 /// kind); answers the readers told now.
 pub async fn notify_many(
     db: &PgPool,
@@ -47,19 +49,19 @@ pub async fn notify_many(
 ) -> Result<Vec<i64>, sqlx::Error> {
     let users: Vec<i64> = notices.iter().map(|n| n.0).collect();
     let subjects: Vec<i64> = notices.iter().map(|n| n.1).collect();
-    let details: Vec<String> = notices.iter().map(|n| n.2.clone()).collect();
+    let facts: Vec<String> = notices.iter().map(|n| n.2.clone()).collect();
     let links: Vec<String> = notices.iter().map(|n| n.3.clone()).collect();
     sqlx::query_scalar!(
-        "INSERT INTO notices (user_id, kind, subject_id, detail, link)
-         SELECT n.user_id, $1, n.subject_id, n.detail, n.link
-         FROM unnest($2::BIGINT[], $3::BIGINT[], $4::TEXT[], $5::TEXT[]) AS n (user_id, subject_id, detail, link)
+        "INSERT INTO notices (user_id, kind, subject_id, facts, link)
+         SELECT n.user_id, $1, n.subject_id, n.facts::JSONB, n.link
+         FROM unnest($2::BIGINT[], $3::BIGINT[], $4::TEXT[], $5::TEXT[]) AS n (user_id, subject_id, facts, link)
          WHERE NOT EXISTS (SELECT 1 FROM notice_switches_off s WHERE s.user_id = n.user_id AND s.kind = $1)
          ON CONFLICT (user_id, kind, subject_id) DO NOTHING
          RETURNING user_id",
         kind,
         &users,
         &subjects,
-        &details,
+        &facts,
         &links,
     )
     .fetch_all(db)
@@ -70,7 +72,7 @@ pub async fn notify_many(
 pub async fn latest(db: &PgPool, user_id: i64, limit: i64) -> Result<Vec<NoticeRow>, sqlx::Error> {
     sqlx::query_as!(
         NoticeRow,
-        r#"SELECT id, kind, detail, link, (extract(epoch FROM created_at) * 1000)::BIGINT AS "at_ms!",
+        r#"SELECT id, kind, detail, facts::TEXT AS facts, link, (extract(epoch FROM created_at) * 1000)::BIGINT AS "at_ms!",
                   read_at IS NOT NULL AS "read!"
            FROM notices WHERE user_id = $1 ORDER BY id DESC LIMIT $2"#,
         user_id,

@@ -9,12 +9,11 @@ use futures::StreamExt;
 use tower_sessions::Session;
 
 use crate::orders::model::{OrderFilter, OrderQuery, ShopOrder};
+use crate::orders::pages::status_label;
 use crate::shared::clock::format_local;
 use crate::shared::error::AppError;
+use crate::shared::i18n::{Locale, locale, td_string};
 use crate::web::state::AppState;
-
-/// The header row.
-const HEADER: &str = "order,created,coupon,buyer,amount_yuan,status,paid,used\r\n";
 
 /// One CSV field: quoted when it holds a separator, quote or line break; a leading `= + - @` (which a
 /// spreadsheet would run as a formula) is defused with a `'`, since titles and nicknames are typed by users.
@@ -23,8 +22,8 @@ fn field(raw: &str) -> String {
     if defused.contains([',', '"', '\n', '\r']) { format!("\"{}\"", defused.replace('"', "\"\"")) } else { defused }
 }
 
-/// One order as a CSV line.
-fn line(o: &ShopOrder) -> String {
+/// One order as a CSV line, its status in `locale`'s words (the file is read by people, in a spreadsheet).
+fn line(locale: Locale, o: &ShopOrder) -> String {
     let amount = format!("{}.{:02}", o.amount_cents / 100, o.amount_cents % 100);
     let when = |ms: Option<i64>| ms.map(format_local).unwrap_or_default();
     format!(
@@ -34,7 +33,7 @@ fn line(o: &ShopOrder) -> String {
         field(&o.title),
         field(&o.buyer),
         amount,
-        o.status.label(),
+        field(status_label(locale, o.status)),
         when(o.paid_ms),
         when(o.used_ms)
     )
@@ -64,9 +63,10 @@ async fn stream(state: AppState, session: Session, shop_id: i64, filter: OrderFi
     let q = OrderQuery::try_from(&filter)?;
     let rows = crate::orders::service::export_shop_orders(&state, shop_id, q)?;
     // A byte-order mark first, so spreadsheet programs read the Chinese titles as UTF-8.
-    let head = futures::stream::iter([Ok::<_, std::io::Error>(format!("\u{feff}{HEADER}"))]);
-    let body = head.chain(rows.map(move |row| match row {
-        Ok(order) => Ok(line(&order)),
+    let locale = locale();
+    let head = format!("\u{feff}{}\r\n", td_string!(locale, merchant.csv_header));
+    let body = futures::stream::iter([Ok::<_, std::io::Error>(head)]).chain(rows.map(move |row| match row {
+        Ok(order) => Ok(line(locale, &order)),
         Err(e) => {
             tracing::error!(shop = shop_id, "order export cut short: {e}");
             Err(std::io::Error::other(e.to_string()))
@@ -105,6 +105,7 @@ mod tests {
             paid_ms: Some(1_796_090_460_000),
             used_ms: None,
         };
-        assert_eq!(line(&o), "42,2026-12-01 10:00,\"¥50, 代金券\",'-1+2,39.90,used,2026-12-01 10:01,\r\n");
+        assert_eq!(line(Locale::en, &o), "42,2026-12-01 10:00,\"¥50, 代金券\",'-1+2,39.90,used,2026-12-01 10:01,\r\n");
+        assert!(line(Locale::zh_CN, &o).contains(",39.90,已使用,"), "{}", line(Locale::zh_CN, &o));
     }
 }

@@ -16,7 +16,7 @@ use crate::reviews::api::get_console_reviews;
 use crate::reviews::model::Viewer;
 use crate::reviews::pages::ReviewItem;
 use crate::seckill::model::{ConsoleSale, SaleState};
-use crate::shared::clock::{date_of, format_local, iso_day};
+use crate::shared::clock::{date_of, day, span, when};
 use crate::shared::error::{AppError, Thing};
 use crate::shared::i18n::{Locale, locale, td_string};
 use crate::shared::money::{DEFAULT_VALID_DAYS, VALIDITY_DAYS};
@@ -188,7 +188,7 @@ fn ShopReportView(r: ShopReport) -> impl IntoView {
                     {notes.into_iter().map(|n| view! {
                         <li data-note-id=n.id>
                             <a href=format!("/notes/{}", n.id)>{n.title}</a>
-                            <span class="muted">{format!(" · {} · {}", n.author_name, format_local(n.created_ms))}</span>
+                            <span class="muted">{format!(" · {} · {}", n.author_name, when(locale, n.created_ms))}</span>
                             <span class="likes" aria-label=td_string!(locale, merchant.likes_label)>{format!("♥ {}", n.liked)}</span>
                         </li>
                     }).collect_view()}
@@ -268,7 +268,7 @@ fn CouponsView(
                     </tr></thead>
                     <tbody>
                         {coupons.into_iter().map(|c| {
-                            let until = c.until_ms.map_or(td_string!(locale, merchant.no_end).to_string(), |ms| iso_day(date_of(ms - 1)));
+                            let until = c.until_ms.map_or(td_string!(locale, merchant.no_end).to_string(), |ms| day(locale, date_of(ms - 1)));
                             let (id, on) = (c.id, c.on_sale);
                             let edit = c.clone();
                             view! {
@@ -328,7 +328,7 @@ fn SaleRow(s: ConsoleSale, cancel: ServerAction<CancelSale>, clone: ServerAction
     view! {
         <tr data-sale-id=id>
             <td data-label=td_string!(locale, merchant.th_sale)><a href=format!("/merchant/sales/{id}")>{s.title}</a></td>
-            <td data-label=td_string!(locale, merchant.th_window)>{format!("{} – {}", format_local(s.begin_ms), format_local(s.end_ms))}</td>
+            <td data-label=td_string!(locale, merchant.th_window)>{span(locale, s.begin_ms, s.end_ms)}</td>
             <td data-label=td_string!(locale, merchant.th_state)><span class=format!("badge {}", state.label())>{sale_state(locale, state)}</span></td>
             <td data-label=td_string!(locale, merchant.th_left)>{format!("{} / {}", s.left, s.total)}</td>
             <td class="actions">
@@ -572,20 +572,20 @@ fn OrdersView(p: OrdersConsole, filter: OrderFilter, error: Option<AppError>) ->
 #[component]
 fn ShopOrderRow(o: ShopOrder) -> impl IntoView {
     let locale = locale();
-    let when = o
+    let paid_or_used = o
         .used_ms
-        .map(|ms| td_string!(locale, merchant.used_at, at = format_local(ms)))
-        .or_else(|| o.paid_ms.map(|ms| td_string!(locale, merchant.paid_at, at = format_local(ms))))
+        .map(|ms| td_string!(locale, merchant.used_at, at = when(locale, ms)))
+        .or_else(|| o.paid_ms.map(|ms| td_string!(locale, merchant.paid_at, at = when(locale, ms))))
         .unwrap_or_default();
     view! {
         <tr data-order-id=o.id>
             <td data-label=td_string!(locale, merchant.th_order) class="order-code" title=td_string!(locale, merchant.order_title, id = o.id)>{order_code(o.id)}</td>
-            <td data-label=td_string!(locale, merchant.th_created)>{format_local(o.created_ms)}</td>
+            <td data-label=td_string!(locale, merchant.th_created)>{when(locale, o.created_ms)}</td>
             <td data-label=td_string!(locale, merchant.th_coupon)>{o.title}</td>
             <td data-label=td_string!(locale, merchant.th_buyer)>{o.buyer}</td>
             <td data-label=td_string!(locale, merchant.th_amount)>{yuan(o.amount_cents)}</td>
             <td data-label=td_string!(locale, merchant.filter_status) class="order-status">{status_label(locale, o.status)}</td>
-            <td data-label=td_string!(locale, merchant.th_paid_used)>{when}</td>
+            <td data-label=td_string!(locale, merchant.th_paid_used)>{paid_or_used}</td>
         </tr>
     }
 }
@@ -663,8 +663,8 @@ fn SaleView(f: SaleFunnel, rate: RwSignal<Option<f64>>) -> impl IntoView {
         <p class="muted">{td_string!(
             locale,
             merchant.window_cst,
-            begin = format_local(f.sale.begin_ms),
-            end = format_local(f.sale.end_ms)
+            begin = when(locale, f.sale.begin_ms),
+            end = when(locale, f.sale.end_ms)
         )}</p>
         <div class="live-figures" aria-live="polite">
             <div class="big"><span class="stock-left">{f.sale.left}</span><small>{td_string!(locale, merchant.of_total_left, total = f.sale.total)}</small></div>
@@ -736,7 +736,7 @@ pub fn RedeemPage() -> impl IntoView {
                     view! {
                         <div class="card redeem-result already" role="alert">
                             <h2>{td_string!(locale, merchant.already_used)}</h2>
-                            <p>{td_string!(locale, merchant.used_on, at = format_local(r.used_ms))}</p>
+                            <p>{td_string!(locale, merchant.used_on, at = when(locale, r.used_ms))}</p>
                             <p class="muted">{td_string!(
                                 locale,
                                 merchant.redeem_meta_earlier,
@@ -756,7 +756,7 @@ pub fn RedeemPage() -> impl IntoView {
                                 merchant.redeem_meta_ok,
                                 shop = &r.shop_name,
                                 code = order_code(r.order_id),
-                                at = format_local(r.used_ms)
+                                at = when(locale, r.used_ms)
                             )}</p>
                         </div>
                     }.into_any()

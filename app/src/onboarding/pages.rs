@@ -10,7 +10,7 @@ use super::model::{
 use crate::catalog::api::list_shop_types;
 use crate::catalog::model::ShopType;
 use crate::geo::model::AREAS;
-use crate::shared::clock::format_local;
+use crate::shared::clock::when;
 use crate::shared::error::AppError;
 use crate::shared::i18n::{locale, td_string};
 use crate::shared::point::GeoPoint;
@@ -72,7 +72,7 @@ fn ApplicationCard(a: ApplicationView) -> impl IntoView {
                 onboarding.card_meta,
                 kind = &a.type_name,
                 address = &a.address,
-                at = format_local(a.sent_ms)
+                at = when(locale, a.sent_ms)
             )}</p>
             {match status {
                 ApplicationStatus::Pending => view! {
@@ -370,8 +370,8 @@ fn QueuedView(q: QueuedApplication, decide: ServerAction<DecideApplication>) -> 
                 {td_string!(
                     locale,
                     onboarding.since_sent,
-                    since = format_local(applicant_since_ms),
-                    at = format_local(a.sent_ms)
+                    since = when(locale, applicant_since_ms),
+                    at = when(locale, a.sent_ms)
                 )}
             </p>
             {(earlier_rejections > 0).then(|| view! {

@@ -6,7 +6,7 @@ use super::model::{Application, ApplicationForm, ApplicationPage, QUEUE_PAGE, Qu
 use super::store::{self, Decided};
 use crate::auth::model::{CurrentUser, Role};
 use crate::catalog::service::CatalogError;
-use crate::inbox::model::NoticeKind;
+use crate::inbox::model::Facts;
 use crate::inbox::service::News;
 use crate::platform::backend::BackendError;
 use crate::shared::error::AppError;
@@ -189,16 +189,15 @@ pub async fn decide(
                 // The shop is open in Postgres; the nearby index takes it at its next rebuild.
                 tracing::warn!(shop = shop_id, "approved shop not yet in nearby search: {e}");
             }
-            let detail = format!("approved — {name} is open. Add its coupons in your console.");
             let link = format!("/merchant/shops/{shop_id}/coupons");
-            let news = News { kind: NoticeKind::MerchantApplication, subject_id: id, detail: &detail, link: &link };
+            let facts = Facts::Application { shop: name, approved: true, reason: String::new() };
+            let news = News { subject_id: id, facts, link: &link };
             crate::inbox::service::tell(state, applicant, news).await;
             Ok(Some(shop_id))
         }
         Decided::Rejected { applicant, name } => {
-            let detail = format!("{name} was not approved: {}", reason.unwrap_or_default());
-            let news =
-                News { kind: NoticeKind::MerchantApplication, subject_id: id, detail: &detail, link: "/me/open-shop" };
+            let facts = Facts::Application { shop: name, approved: false, reason: reason.unwrap_or_default().into() };
+            let news = News { subject_id: id, facts, link: "/me/open-shop" };
             crate::inbox::service::tell(state, applicant, news).await;
             Ok(None)
         }

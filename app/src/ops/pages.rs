@@ -13,7 +13,7 @@ use super::model::{
 };
 use crate::reviews::model::{ReviewStatus, stars_text};
 use crate::seckill::model::SaleState;
-use crate::shared::clock::format_local;
+use crate::shared::clock::{span, when};
 use crate::shared::error::AppError;
 use crate::shared::i18n::{locale, td_string};
 use crate::shared::moderation::{Report, Subject};
@@ -133,7 +133,7 @@ fn DashboardView(d: Dashboard) -> impl IntoView {
                 }
             }).collect_view()}
         </dl>
-        <p class="muted">{td_string!(locale, ops.read_at, at = format_local(read_at_ms))}</p>
+        <p class="muted">{td_string!(locale, ops.read_at, at = when(locale, read_at_ms))}</p>
     }
 }
 
@@ -152,7 +152,7 @@ fn SaleRow(s: SiteSale) -> impl IntoView {
         <tr class="ops-sale" data-sale-id=sale.id>
             <td data-label=td_string!(locale, ops.th_shop)><a href=format!("/shops/{shop_id}")>{shop_name}</a></td>
             <td data-label=td_string!(locale, ops.th_sale)>{sale.title}</td>
-            <td data-label=td_string!(locale, ops.th_when)>{format!("{} – {}", format_local(sale.begin_ms), format_local(sale.end_ms))}</td>
+            <td data-label=td_string!(locale, ops.th_when)>{span(locale, sale.begin_ms, sale.end_ms)}</td>
             <td data-label=td_string!(locale, ops.th_left)>{td_string!(locale, ops.left_of_total, left = sale.left, total = sale.total)}</td>
             <td data-label=td_string!(locale, ops.th_state)>{state}</td>
         </tr>
@@ -269,7 +269,7 @@ fn AuditRow(e: AuditItem) -> impl IntoView {
     };
     view! {
         <tr class="audit-entry" data-action=e.action.clone()>
-            <td data-label=td_string!(locale, ops.th_when)>{format_local(e.at_ms)}</td>
+            <td data-label=td_string!(locale, ops.th_when)>{when(locale, e.at_ms)}</td>
             <td data-label=td_string!(locale, ops.th_who)>{e.operator_name}</td>
             <td data-label=td_string!(locale, ops.th_what)>{label}</td>
             <td data-label=td_string!(locale, ops.th_on)>{subject}</td>
@@ -457,7 +457,7 @@ fn ModerationItem(item: Item, body: String, reports: Vec<Report>, prior: i64, de
             <p class="review-body">{body}</p>
             <ul class="reports">
                 {reports.into_iter().map(|r| view! {
-                    <li>{format!("{} · {}: {}", format_local(r.at_ms), r.reporter_name, r.reason)}</li>
+                    <li>{format!("{} · {}: {}", when(locale, r.at_ms), r.reporter_name, r.reason)}</li>
                 }).collect_view()}
             </ul>
             <label for=input.clone()>{td_string!(locale, ops.reason_for_author)}</label>
@@ -486,7 +486,7 @@ fn HiddenItem(item: Item, body: String, reason: String, at_ms: i64, desk: Desk) 
         <li class="hidden-item" data-subject=item.subject.as_str() data-id=item.id>
             <Byline item=item.clone() prior=0/>
             <p class="review-body">{body}</p>
-            <p class="muted">{td_string!(locale, ops.hidden_at, at = format_local(at_ms), reason)}</p>
+            <p class="muted">{td_string!(locale, ops.hidden_at, at = when(locale, at_ms), reason)}</p>
             <label for=input.clone()>{td_string!(locale, ops.why_back)}</label>
             <input id=input.clone() name="reason"/>
             <FieldError error field="reason"/>

@@ -157,20 +157,6 @@ impl OrderStatus {
     pub fn is_final(self) -> bool {
         self.next().is_empty()
     }
-
-    /// The label shown to the buyer.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Failed(_) => "failed",
-            Self::Unpaid => "awaiting payment",
-            Self::Paid => "paid",
-            Self::Used => "used",
-            Self::Closed => "closed",
-            Self::Cancelled => "cancelled",
-            Self::Refunded => "refunded",
-        }
-    }
 }
 
 /// Why a buyer wants their money back, picked from a list as on Meituan and Dianping (the shop sees it).
@@ -214,18 +200,6 @@ impl RefundReason {
             crate::shared::error::AppError::invalid("reason", td_string!(locale, orders.err_reason_pick))
         })
     }
-
-    /// What the buyer and the shop read.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::PlansChanged => "Plans changed, no time to go",
-            Self::Mistake => "Bought by mistake or too many",
-            Self::NoBooking => "Could not book a time",
-            Self::BetterDeal => "Found a better deal",
-            Self::BadReviews => "Heard bad things about the shop",
-            Self::Other => "Another reason",
-        }
-    }
 }
 
 /// Why an order's money went back.
@@ -264,15 +238,6 @@ impl RefundCause {
             "requested" => Self::Requested(RefundReason::parse(reason).unwrap_or(RefundReason::Other)),
             "expired" => Self::Expired,
             _ => Self::PaidLate,
-        }
-    }
-
-    /// What the buyer reads beside the refunded order.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Requested(r) => r.label(),
-            Self::Expired => "Expired unused, refunded automatically",
-            Self::PaidLate => "Paid after the order had closed",
         }
     }
 }

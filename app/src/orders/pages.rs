@@ -9,7 +9,7 @@ use super::model::{
     CancelOutcome, FailReason, OrderStatus, OrderView, OrdersPage, PayOutcome, RefundCause, RefundOutcome,
     RefundReason, grouped_code, order_code,
 };
-use crate::shared::clock::format_local;
+use crate::shared::clock::when;
 use crate::shared::error::AppError;
 use crate::shared::i18n::{Locale, locale, td_string};
 use crate::ui::{NO_PICTURE, busy, countdown_text, error_notice, server_clock, yuan};
@@ -140,13 +140,13 @@ fn OrderRow(
         }
     });
     let used = o.used_ms.filter(|_| o.status == OrderStatus::Used).map(|ms| {
-        view! { <span class="muted used-at">{td_string!(locale, orders.used_at)} {format_local(ms)}</span> }
+        view! { <span class="muted used-at">{td_string!(locale, orders.used_at)} {when(locale, ms)}</span> }
     });
     let refund_form = (o.status == OrderStatus::Paid).then(|| {
         let use_by = o.use_by_ms.map(|ms| {
             view! {
                 <p class="muted use-by">
-                    {td_string!(locale, orders.use_by)} {format_local(ms)} {td_string!(locale, orders.use_by_or_refunded)}
+                    {td_string!(locale, orders.use_by)} {when(locale, ms)} {td_string!(locale, orders.use_by_or_refunded)}
                 </p>
             }
         });
@@ -204,7 +204,7 @@ fn OrderRow(
     }
 }
 
-/// An order's status as the buyer reads it (the model's English `label` stays for merchants, exports and logs).
+/// An order's status in the reader's words (the buyer's list, the shop's list and its CSV export).
 pub fn status_label(locale: Locale, status: OrderStatus) -> &'static str {
     match status {
         OrderStatus::Queued => td_string!(locale, orders.status_queued),

@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use super::model::{
     CancelOutcome, DayTrade, OrderQuery, OrderStatus, OrderView, OrdersPage, PayOutcome, RedeemCode, Redemption,
-    RefundCause, RefundOutcome, RefundReason, ShopOrder, ShopOrdersPage, SiteTrade, StatusCounts,
+    RefundCause, RefundOutcome, RefundReason, ShopOrder, ShopOrdersPage, SiteTrade, StatusCounts, order_code,
 };
 use super::store::{self, OrderKey, Unpaid};
-use crate::inbox::model::NoticeKind;
+use crate::inbox::model::{Facts, NoticeKind, RefundWhy};
 use crate::inbox::service::{self as inbox, News};
 use crate::platform::backend::BackendError;
 use crate::platform::kafka::{self, DueCheck, ORDERS_CLOSE_DELAY, ORDERS_EXPIRE_DELAY, OrderCreated};
@@ -66,7 +66,7 @@ impl From<OrderError> for AppError {
             ),
             OrderError::CouponExpired(use_by_ms) => AppError::invalid(
                 "code",
-                td_string!(locale, orders.err_coupon_expired, day = clock::format_local(use_by_ms)),
+                td_string!(locale, orders.err_coupon_expired, day = clock::when(locale, use_by_ms)),
             ),
             OrderError::NotCancellable(status) => AppError::invalid(
                 "order",
@@ -125,7 +125,7 @@ pub async fn close(state: &AppState, order_id: i64) -> Result<CloseOutcome, Orde
     if changed {
         state.metrics.orders.closed.inc();
         if let Some(o) = &order {
-            inbox::tell(state, o.user_id, order_news(NoticeKind::OrderClosed, o.id, &order_name(o.id))).await;
+            inbox::tell(state, o.user_id, order_news(o.id, Facts::Closed { code: order_code(o.id) })).await;
         }
         Ok(CloseOutcome::Closed)
     } else {
@@ -140,7 +140,7 @@ pub async fn cancel(state: &AppState, user_id: i64, order_id: i64) -> Result<Can
     let order = order.ok_or(OrderError::NotFound)?;
     if changed {
         state.metrics.orders.cancelled.inc();
-        inbox::tell(state, user_id, order_news(NoticeKind::OrderCancelled, order_id, &order_name(order_id))).await;
+        inbox::tell(state, user_id, order_news(order_id, Facts::Cancelled { code: order_code(order_id) })).await;
         return Ok(CancelOutcome::Cancelled);
     }
     match OrderStatus::from_db(&order.status) {
@@ -165,8 +165,13 @@ async fn refund(
                 RefundCause::Expired => state.metrics.orders.refunds_expired.inc(),
                 _ => state.metrics.orders.refunds_requested.inc(),
             };
-            let detail = format!("{}, ¥{} back ({})", order_name(order.id), yuan_amount(amount_cents), cause.label());
-            inbox::tell(state, order.user_id, order_news(NoticeKind::OrderRefunded, order.id, &detail)).await;
+            let why = match cause {
+                RefundCause::Requested(_) => RefundWhy::Asked,
+                RefundCause::Expired => RefundWhy::Expired,
+                RefundCause::PaidLate => RefundWhy::PaidLate,
+            };
+            let facts = Facts::Refunded { code: order_code(order.id), yuan: Some(yuan_amount(amount_cents)), why };
+            inbox::tell(state, order.user_id, order_news(order.id, facts)).await;
             (order, restocked, RefundOutcome::Refunded { amount_cents })
         }
         store::Refunded::Before { order, restocked } => (order, restocked, RefundOutcome::AlreadyRefunded),
@@ -248,7 +253,7 @@ pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOut
     match outcome {
         PayOutcome::Paid => {
             state.metrics.orders.paid.inc();
-            inbox::tell(state, user_id, order_news(NoticeKind::OrderPaid, order_id, &order_name(order_id))).await;
+            inbox::tell(state, user_id, order_news(order_id, Facts::Paid { code: order_code(order_id) })).await;
             // Sent in the background: the buyer need not wait on a check due in weeks, and if the send fails
             // the sweeper still refunds the coupon when its time comes.
             if let Some(v) = validity {
@@ -262,8 +267,8 @@ pub async fn pay(state: &AppState, user_id: i64, order_id: i64) -> Result<PayOut
         }
         PayOutcome::Refunded => {
             state.metrics.orders.refunds.inc();
-            let detail = format!("{}, paid after it had closed", order_name(order_id));
-            inbox::tell(state, user_id, order_news(NoticeKind::OrderRefunded, order_id, &detail)).await;
+            let facts = Facts::Refunded { code: order_code(order_id), yuan: None, why: RefundWhy::PaidLate };
+            inbox::tell(state, user_id, order_news(order_id, facts)).await;
         }
         // Past its deadline: close it now rather than wait for the closer, so the coupon goes back at once.
         PayOutcome::Expired => {
@@ -367,14 +372,9 @@ pub async fn sweep(state: &AppState) -> Result<usize, OrderError> {
     Ok(ended)
 }
 
-/// How a notice names an order: by its short code, as "My orders" shows it.
-fn order_name(order_id: i64) -> String {
-    format!("order {}", super::model::order_code(order_id))
-}
-
 /// A notice about order `order_id`, leading to "My orders".
-fn order_news(kind: NoticeKind, order_id: i64, detail: &str) -> News<'_> {
-    News { kind, subject_id: order_id, detail, link: "/orders" }
+fn order_news(order_id: i64, facts: Facts) -> News<'static> {
+    News { subject_id: order_id, facts, link: "/orders" }
 }
 
 /// Tells the buyers of unpaid orders that close within [`CLOSING_NOTICE`] (once each: the inbox keeps one
@@ -384,11 +384,9 @@ async fn tell_closing_soon(state: &AppState) -> Result<(), inbox::InboxError> {
     let timeout = state.config.pay_timeout;
     let Some(opened) = timeout.checked_sub(CLOSING_NOTICE).filter(|d| !d.is_zero()) else { return Ok(()) };
     let due = store::unpaid_older_than(state.postgres()?, opened, timeout, 20_000).await?;
-    let names: Vec<String> = due.iter().map(|(order_id, _)| order_name(*order_id)).collect();
     let news: Vec<(i64, News<'_>)> = due
         .iter()
-        .zip(&names)
-        .map(|((order_id, user_id), name)| (*user_id, order_news(NoticeKind::OrderClosing, *order_id, name)))
+        .map(|(order_id, user_id)| (*user_id, order_news(*order_id, Facts::Closing { code: order_code(*order_id) })))
         .collect();
     inbox::notify_many(state, NoticeKind::OrderClosing, &news).await
 }
@@ -439,8 +437,8 @@ pub async fn redeem(state: &AppState, owner_id: i64, code: &RedeemCode) -> Resul
         store::Redeemed::Done(r, buyer) => {
             if !r.earlier {
                 state.metrics.orders.used.inc();
-                let detail = format!("{} at {}", r.title, r.shop_name);
-                inbox::tell(state, buyer, order_news(NoticeKind::OrderRedeemed, r.order_id, &detail)).await;
+                let facts = Facts::Redeemed { coupon: r.title.clone(), shop: r.shop_name.clone() };
+                inbox::tell(state, buyer, order_news(r.order_id, facts)).await;
             }
             Ok(r)
         }

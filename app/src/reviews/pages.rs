@@ -11,7 +11,7 @@ use super::api::{
 };
 use super::model::{Review, ReviewContext, ReviewForm, ReviewPage, ReviewSort, ReviewStatus, Viewer, stars_text};
 use crate::catalog::model::{Shop, score_text};
-use crate::shared::clock::{date_of, iso_day};
+use crate::shared::clock::{date_of, day};
 use crate::shared::error::AppError;
 use crate::shared::i18n::{locale, td_string};
 use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_view, field_value, yuan};
@@ -122,7 +122,7 @@ pub fn ReviewItem(review: Review, aspects: Vec<String>, viewer: Viewer, signed_i
                 <ul class="review-tags">{review.tags.iter().map(|t| view! { <li>{t.clone()}</li> }).collect_view()}</ul>
             })}
             <p class="review-foot muted">
-                {iso_day(date_of(review.created_ms))}
+                {day(locale, date_of(review.created_ms))}
                 {review.edited.then_some(td_string!(locale, reviews.edited))}
                 " · "
                 <button type="button" class="helpful-button link" class:voted=move || voted.get()

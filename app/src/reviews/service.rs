@@ -12,7 +12,7 @@ use super::model::{
 use super::store;
 use crate::auth::model::CurrentUser;
 use crate::catalog::service::{self as catalog, CatalogError};
-use crate::inbox::model::NoticeKind;
+use crate::inbox::model::Facts;
 use crate::inbox::service::{self as inbox, News};
 use crate::orders::service::{self as orders, OrderError};
 use crate::platform::backend::BackendError;
@@ -177,7 +177,7 @@ pub async fn reply(
     }
     let shop = catalog::shop(state, review.shop_id).await?;
     let link = format!("/shops/{}", review.shop_id);
-    let news = News { kind: NoticeKind::ReviewReply, subject_id: review_id, detail: &shop.name, link: &link };
+    let news = News { subject_id: review_id, facts: Facts::Replied { shop: shop.name.clone() }, link: &link };
     inbox::tell(state, review.author_id, news).await;
     Ok(())
 }
@@ -246,9 +246,9 @@ pub async fn hidden_per_author(state: &AppState) -> Result<Vec<Tally>, ReviewErr
 pub async fn moderate(state: &AppState, operator: i64, review_id: i64, decision: &Decision) -> Result<(), ReviewError> {
     let done = store::moderate(state.postgres()?, review_id, operator, decision).await?.ok_or(ReviewError::NotFound)?;
     figures_changed(state, done.shop_id).await;
-    let verb = match decision {
-        Decision::Hide(_) => "hid",
-        Decision::Restore(_) => "restored",
+    let hidden = match decision {
+        Decision::Hide(_) => true,
+        Decision::Restore(_) => false,
         Decision::Keep => return Ok(()),
     };
     // The decision is made: telling its author is best-effort, never an error for the operator.
@@ -259,9 +259,10 @@ pub async fn moderate(state: &AppState, operator: i64, review_id: i64, decision:
             return Ok(());
         }
     };
-    let detail = format!("{verb} your review of {}: “{}”", shop.name, decision.reason().unwrap_or_default());
+    let reason = decision.reason().unwrap_or_default().to_string();
     let link = format!("/shops/{}", done.shop_id);
-    let news = News { kind: NoticeKind::Moderation, subject_id: done.action_id, detail: &detail, link: &link };
+    let facts = Facts::Moderated { hidden, review_of: Some(shop.name.clone()), reason };
+    let news = News { subject_id: done.action_id, facts, link: &link };
     inbox::tell(state, done.author_id, news).await;
     Ok(())
 }

@@ -34,7 +34,7 @@ pub async fn create_sale(
 /// benchmark and tools call this directly): the row commits only once Redis holds the sale.
 pub async fn open_sale(state: &AppState, shop_id: i64, sale: NewFlashSale) -> Result<i64, SeckillError> {
     let mut tx = state.postgres()?.begin().await?;
-    let id = store::insert_sale(&mut tx, None, shop_id, "Flash sale", &sale).await?.ok_or(SeckillError::SaleIdTaken)?;
+    let id = store::insert_sale(&mut tx, None, shop_id, "", &sale).await?.ok_or(SeckillError::SaleIdTaken)?;
     let forget_at = forget_at_ms(state, sale.end_ms);
     let window = (sale.begin_ms, sale.end_ms);
     inventory::load_sale(&state.redis, &state.keys, id, i64::from(sale.stock), window, sale.human_check, forget_at)

@@ -16,7 +16,7 @@ use crate::catalog::model::VoucherView;
 use crate::catalog::pages::VoucherShell;
 use crate::orders::model::{OrderStatus, order_code};
 use crate::orders::pages::{fail_message, status_label};
-use crate::shared::clock::format_local;
+use crate::shared::clock::span;
 use crate::shared::error::AppError;
 use crate::shared::human_check::{HEIGHT, PIECE, Puzzle, STEP, WIDTH, piece_path};
 use crate::shared::i18n::{Locale, locale, td_string};
@@ -545,7 +545,7 @@ fn ShopSales(shop_id: i64) -> impl IntoView {
                                     {list.into_iter().map(|s| view! {
                                         <tr data-voucher-id=s.voucher_id>
                                             <td data-label=td_string!(locale, seckill.col_coupon)>{s.title.clone()}</td>
-                                            <td data-label=td_string!(locale, seckill.col_window)>{format!("{} – {}", format_local(s.begin_ms), format_local(s.end_ms))}</td>
+                                            <td data-label=td_string!(locale, seckill.col_window)>{span(locale, s.begin_ms, s.end_ms)}</td>
                                             <td data-label=td_string!(locale, seckill.col_pg_stock)>{s.pg_stock}</td>
                                             <td data-label=td_string!(locale, seckill.col_orders)>{s.pg_orders}</td>
                                             <td data-label=td_string!(locale, seckill.col_redis_stock)>{s.redis_stock.map_or("—".to_string(), |v| v.to_string())}</td>

@@ -4,6 +4,8 @@
 use time::macros::{format_description, offset};
 use time::{Date, OffsetDateTime, PrimitiveDateTime, UtcOffset};
 
+use crate::shared::i18n::Locale;
+
 /// The business time zone: days, months and sale times typed by merchants are China Standard Time.
 pub const BUSINESS_OFFSET: UtcOffset = offset!(+8);
 
@@ -70,14 +72,51 @@ pub fn parse_local(raw: &str) -> Option<i64> {
     Some((t.unix_timestamp_nanos() / 1_000_000) as i64)
 }
 
-/// Formats unix ms as business time, `YYYY-MM-DD HH:MM`.
+/// Formats unix ms as business time, `YYYY-MM-DD HH:MM`: for files machines read too (the CSV export); pages
+/// write [`when`].
 pub fn format_local(ms: i64) -> String {
-    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .ok()
-        .and_then(|t| {
-            t.to_offset(BUSINESS_OFFSET).format(format_description!("[year]-[month]-[day] [hour]:[minute]")).ok()
-        })
+    local_time(ms)
+        .and_then(|t| t.format(format_description!("[year]-[month]-[day] [hour]:[minute]")).ok())
         .unwrap_or_default()
+}
+
+/// Unix ms as business time, written the way `locale` writes a date: "2026年12月1日 08:00", "1 Dec 2026, 08:00".
+pub fn when(locale: Locale, ms: i64) -> String {
+    let Some(t) = local_time(ms) else { return String::new() };
+    let written = match locale {
+        Locale::zh_CN => {
+            t.format(format_description!("[year]年[month padding:none]月[day padding:none]日 [hour]:[minute]"))
+        }
+        Locale::en => t.format(format_description!("[day padding:none] [month repr:short] [year], [hour]:[minute]")),
+    };
+    written.unwrap_or_default()
+}
+
+/// A business date written the way `locale` writes one: "2026年12月1日", "1 Dec 2026".
+pub fn day(locale: Locale, date: Date) -> String {
+    let written = match locale {
+        Locale::zh_CN => date.format(format_description!("[year]年[month padding:none]月[day padding:none]日")),
+        Locale::en => date.format(format_description!("[day padding:none] [month repr:short] [year]")),
+    };
+    written.unwrap_or_default()
+}
+
+/// From `begin_ms` to `end_ms` in `locale`'s words, the end's date left out when it falls on the same day:
+/// "2026年12月1日 10:00 – 22:00".
+pub fn span(locale: Locale, begin_ms: i64, end_ms: i64) -> String {
+    let same_day = date_of(begin_ms) == date_of(end_ms);
+    match local_time(end_ms) {
+        Some(end) if same_day => {
+            let clock = end.format(format_description!("[hour]:[minute]")).unwrap_or_default();
+            format!("{} – {clock}", when(locale, begin_ms))
+        }
+        _ => format!("{} – {}", when(locale, begin_ms), when(locale, end_ms)),
+    }
+}
+
+/// Unix ms in the business time zone; `None` beyond what `time` represents.
+fn local_time(ms: i64) -> Option<OffsetDateTime> {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).ok().map(|t| t.to_offset(BUSINESS_OFFSET))
 }
 
 #[cfg(test)]
@@ -102,6 +141,20 @@ mod tests {
         }
         assert_eq!(format_local(1_796_083_200_000), "2026-12-01 08:00");
         assert_eq!(format_local(1_709_164_830_000), "2024-02-29 08:00");
+    }
+
+    #[test]
+    fn dates_are_written_as_each_language_writes_them() {
+        // 2026-12-01 08:00 and 22:30 in Hangzhou; 2026-12-02 09:05.
+        let (morning, night, next) = (1_796_083_200_000, 1_796_135_400_000, 1_796_173_500_000);
+        assert_eq!(when(Locale::zh_CN, morning), "2026年12月1日 08:00");
+        assert_eq!(when(Locale::en, morning), "1 Dec 2026, 08:00");
+        assert_eq!(span(Locale::zh_CN, morning, night), "2026年12月1日 08:00 – 22:30");
+        assert_eq!(
+            (day(Locale::zh_CN, date_of(next)), day(Locale::en, date_of(next))),
+            ("2026年12月2日".into(), "2 Dec 2026".into())
+        );
+        assert_eq!(span(Locale::en, morning, next), "1 Dec 2026, 08:00 – 2 Dec 2026, 09:05");
     }
 
     #[test]

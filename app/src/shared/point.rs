@@ -18,6 +18,13 @@ pub struct GeoPoint {
 }
 
 impl GeoPoint {
+    /// The point, if Redis GEO could store it (for a position already read as numbers).
+    pub fn checked(self) -> Option<Self> {
+        let lon_ok = self.lon.is_finite() && (-180.0..=180.0).contains(&self.lon);
+        let lat_ok = self.lat.is_finite() && (-MAX_LAT..=MAX_LAT).contains(&self.lat);
+        (lon_ok && lat_ok).then_some(self)
+    }
+
     /// Parses longitude and latitude from the form fields `lon` and `lat`.
     pub fn parse(lon: &str, lat: &str) -> Result<Self, AppError> {
         Self::parse_fields(("lon", lon), ("lat", lat))
@@ -53,6 +60,9 @@ mod tests {
         {
             assert!(GeoPoint::parse(lon, lat).unwrap_err().field_message(field).is_some(), "{lon},{lat}");
         }
+        assert_eq!(GeoPoint { lon: 120.16, lat: 30.25 }.checked(), Some(GeoPoint { lon: 120.16, lat: 30.25 }));
+        assert_eq!(GeoPoint { lon: f64::NAN, lat: 30.0 }.checked(), None);
+        assert_eq!(GeoPoint { lon: 120.0, lat: 86.0 }.checked(), None);
         let e = GeoPoint::parse_fields(("longitude", "200"), ("latitude", "30")).unwrap_err();
         assert!(e.field_message("longitude").is_some());
     }

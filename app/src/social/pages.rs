@@ -139,7 +139,7 @@ fn NoteView(id: i64) -> impl IntoView {
                                 <h1>{n.summary.title.clone()}</h1>
                                 <p class="muted">{td_string!(locale, social.by)} <a class="note-author" href=format!("/users/{}", n.summary.author_id)>{n.summary.author_name.clone()}</a>
                                     {td_string!(locale, social.about)} <a href=format!("/shops/{}", n.summary.shop_id)>{td_string!(locale, social.this_shop)}</a></p>
-                                <div class="gallery">{n.images.iter().map(|src| view! { <img src=src.clone() alt=""/> }).collect_view()}</div>
+                                <div class="note-photos">{n.images.iter().map(|src| view! { <img src=src.clone() alt=""/> }).collect_view()}</div>
                                 <p class="note-body">{n.body.clone()}</p>
                                 <button class="like-button" class:liked=n.liked_by_me disabled=move || like.pending().get() aria-busy=move || busy(like.pending().get())
                                     on:click=move |_| { like.dispatch(nid); }>

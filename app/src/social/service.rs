@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::model::{FeedPage, ModeratedNote, NewNote, NoteSummary, NoteView, Profile, ReportedNote, next_cursor};
 use super::store;
-use crate::inbox::model::NoticeKind;
+use crate::inbox::model::Facts;
 use crate::inbox::service::{self as inbox, News};
 use crate::platform::backend::BackendError;
 use crate::shared::error::{AppError, Thing};
@@ -166,10 +166,10 @@ pub async fn hidden_per_author(state: &AppState) -> Result<Vec<Tally>, SocialErr
 pub async fn moderate(state: &AppState, operator: i64, note_id: i64, decision: &Decision) -> Result<(), SocialError> {
     let done =
         store::moderate(state.postgres()?, note_id, operator, decision).await?.ok_or(SocialError::NoteNotFound)?;
-    let verb = match decision {
+    let hidden = match decision {
         Decision::Keep => return Ok(()),
-        Decision::Hide(_) => "hid",
-        Decision::Restore(_) => "restored",
+        Decision::Hide(_) => true,
+        Decision::Restore(_) => false,
     };
     let followers = store::followers(state.postgres()?, done.author_id).await?;
     // Postgres holds the decision; the feeds also skip hidden notes as they read, so a feed left behind
@@ -181,9 +181,10 @@ pub async fn moderate(state: &AppState, operator: i64, note_id: i64, decision: &
     if let Err(e) = feeds {
         tracing::warn!(note = note_id, "followers' feeds not updated after moderation: {e}");
     }
-    let detail = format!("{verb} your note: “{}”", decision.reason().unwrap_or_default());
+    let reason = decision.reason().unwrap_or_default().to_string();
     let link = format!("/notes/{note_id}");
-    let news = News { kind: NoticeKind::Moderation, subject_id: done.action_id, detail: &detail, link: &link };
+    let facts = Facts::Moderated { hidden, review_of: None, reason };
+    let news = News { subject_id: done.action_id, facts, link: &link };
     inbox::tell(state, done.author_id, news).await;
     Ok(())
 }
@@ -209,7 +210,7 @@ pub async fn set_follow(state: &AppState, user_id: i64, target: i64, on: bool) -
             && let Some(me) = store::people(state.postgres()?, &[user_id]).await?.into_iter().next()
         {
             let link = format!("/users/{user_id}");
-            let news = News { kind: NoticeKind::NewFollower, subject_id: user_id, detail: &me.nickname, link: &link };
+            let news = News { subject_id: user_id, facts: Facts::Followed { name: me.nickname.clone() }, link: &link };
             inbox::tell(state, target, news).await;
         }
     } else {

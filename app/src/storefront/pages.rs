@@ -144,22 +144,58 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
     .into_any();
     view! {
         <article class="shop">
-            <div class="gallery">
-                {if shop.images.is_empty() {
-                    view! { <img src=NO_PICTURE alt="" width="640" height="400"/> }.into_any()
-                } else {
-                    // The first picture is what the page opens on; the rest wait until scrolled to.
-                    shop.images.iter().enumerate().map(|(i, src)| view! {
-                        <img src=src.clone() alt=shop.name.clone() width="640" height="400" loading=if i == 0 { "eager" } else { "lazy" }/>
-                    }).collect_view().into_any()
-                }}
-            </div>
+            <Gallery images=shop.images.clone() name=shop.name.clone()/>
             <div class="shop-layout">
                 {main}
                 <ShopSide id shop_name=shop.name.clone() centre is_owner visitors_week similar/>
             </div>
         </article>
     }
+}
+
+/// The shop's photos as Dianping shows them, without wasm: the first large and up to four beside it on a
+/// desktop, a strip to swipe on a phone; each opens full size (`:target`), with the previous and the next.
+#[component]
+fn Gallery(images: Vec<String>, name: String) -> impl IntoView {
+    let locale = locale();
+    if images.is_empty() {
+        return view! { <div class="gallery"><img class="gallery-empty" src=NO_PICTURE alt="" width="640" height="400"/></div> }.into_any();
+    }
+    let total = images.len();
+    let photo = move |n: usize| format!("#photo-{n}");
+    let alt = move |n: usize| td_string!(locale, storefront.photo_of, name = name.clone(), n, total);
+    let tiles = images.iter().enumerate().map(|(i, src)| {
+        let n = i + 1;
+        view! {
+            <li>
+                <a href=photo(n)>
+                    // The first picture is what the page opens on; the rest wait until scrolled to.
+                    <img src=src.clone() alt=alt(n) width="640" height="400" loading=if i == 0 { "eager" } else { "lazy" }/>
+                </a>
+            </li>
+        }
+    }).collect_view();
+    let boxes = images.iter().enumerate().map(|(i, src)| {
+        let n = i + 1;
+        let (previous, next) = (if n == 1 { total } else { n - 1 }, if n == total { 1 } else { n + 1 });
+        view! {
+            <div class="lightbox" id=format!("photo-{n}") role="dialog" aria-label=alt(n)>
+                <img src=src.clone() alt="" width="640" height="400" loading="lazy"/>
+                <span class="lightbox-count">{format!("{n} / {total}")}</span>
+                <a class="lightbox-previous" href=photo(previous) aria-label=td_string!(locale, storefront.photo_previous)>"‹"</a>
+                <a class="lightbox-next" href=photo(next) aria-label=td_string!(locale, storefront.photo_next)>"›"</a>
+                <a class="lightbox-close" href="#gallery" aria-label=td_string!(locale, storefront.photo_close)>"×"</a>
+            </div>
+        }
+    }).collect_view();
+    view! {
+        <section class="gallery" id="gallery" aria-label=td_string!(locale, storefront.photos)>
+            <ul class="gallery-tiles" data-count=total>{tiles}</ul>
+            {(total > 1).then(|| view! { <a class="gallery-all" href=photo(1)>{td_string!(locale, storefront.photos_all, n = total)}</a> })}
+            {boxes}
+        </section>
+    }
+    .into_any()
 }
 
 /// Whether the shop is open now, today's hours, and the week's on request (a plain `<details>`, no wasm).
@@ -305,8 +341,8 @@ fn ShopFields(shop: Option<Shop>, error: Signal<Option<AppError>>) -> impl IntoV
         ("latitude", td_string!(locale, storefront.field_latitude), lat),
         ("avg_price", td_string!(locale, storefront.field_avg_price), price),
     ];
-    // A new shop starts with the hours most shops keep, for the merchant to change.
-    let day_hours = |day: usize| if s.id == 0 { "10:00-22:00".to_string() } else { s.hours.day_text(day, None) };
+    // A new shop starts with no hours: left so, the page says they are not given (a guess would be shown as fact).
+    let day_hours = |day: usize| s.hours.day_text(day, None);
     view! {
         {inputs.into_iter().map(|(field, label, value)| view! {
             <div class="form-row">

@@ -293,20 +293,23 @@ impl SessionPolicy {
     }
 }
 
-/// What kind of browser holds the session, in words ("Chrome on Android"): how its owner tells their
-/// signed-in devices apart.
+/// The `User-Agent` of the browser that logged in (the first [`MAX_USER_AGENT`] characters): how its owner
+/// tells their signed-in devices apart, worded when shown (see [`device_kind`]).
 const DEVICE: &str = "device";
+
+/// How much of a `User-Agent` a session keeps.
+const MAX_USER_AGENT: usize = 300;
 
 /// Set on an operator's session: the hot shopper paths (the grab) keep operators out without reading
 /// the account (the role an operator has does not change while they are logged in).
 const STAFF: &str = "staff";
 
-/// Logs `user_id` in from `device` (see [`device_label`]), marked `staff` for an operator. The session id
-/// is cycled first so an id planted before login (fixation) is useless.
-pub async fn sign_in(session: &Session, user_id: i64, device: &str, staff: bool) -> Result<(), SessionError> {
+/// Logs `user_id` in from the browser that sent `user_agent`, marked `staff` for an operator. The session
+/// id is cycled first so an id planted before login (fixation) is useless.
+pub async fn sign_in(session: &Session, user_id: i64, user_agent: &str, staff: bool) -> Result<(), SessionError> {
     session.cycle_id().await?;
     session.insert(USER_ID, user_id).await?;
-    session.insert(DEVICE, device).await?;
+    session.insert(DEVICE, user_agent.chars().take(MAX_USER_AGENT).collect::<String>()).await?;
     if staff {
         session.insert(STAFF, true).await?;
     }
@@ -315,14 +318,24 @@ pub async fn sign_in(session: &Session, user_id: i64, device: &str, staff: bool)
     Ok(())
 }
 
-/// A browser's `User-Agent` in a few words a person recognises: the browser and the system it runs on.
-pub fn device_label(user_agent: &str) -> String {
+/// The browser and the system a `User-Agent` names, by the names people know them by (the same in every
+/// language; the words around them are the page's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceKind {
+    /// The browser ("Chrome", "WeChat"), when recognised.
+    pub browser: Option<&'static str>,
+    /// The system it runs on ("Android", "iPhone"), when recognised.
+    pub system: Option<&'static str>,
+}
+
+/// Reads a browser's `User-Agent` for the browser and the system it runs on.
+pub fn device_kind(user_agent: &str) -> DeviceKind {
     // Order matters: Edge and Opera also say "Chrome", Chrome also says "Safari", WeChat's browser both.
     const BROWSERS: [(&str, &str); 8] = [
         ("MicroMessenger", "WeChat"),
         ("Edg/", "Edge"),
         ("OPR/", "Opera"),
-        ("HeadlessChrome", "Chrome (automated)"),
+        ("HeadlessChrome", "Headless Chrome"),
         ("Chrome/", "Chrome"),
         ("CriOS/", "Chrome"),
         ("Firefox/", "Firefox"),
@@ -339,12 +352,7 @@ pub fn device_label(user_agent: &str) -> String {
     ];
     let find =
         |table: &[(&str, &'static str)]| table.iter().find(|(mark, _)| user_agent.contains(mark)).map(|(_, n)| *n);
-    match (find(&BROWSERS), find(&SYSTEMS)) {
-        (Some(browser), Some(system)) => format!("{browser} on {system}"),
-        (Some(browser), None) => browser.to_string(),
-        (None, Some(system)) => format!("A browser on {system}"),
-        (None, None) => "An unknown browser".to_string(),
-    }
+    DeviceKind { browser: find(&BROWSERS), system: find(&SYSTEMS) }
 }
 
 /// One signed-in session of a person, as their device list shows it.
@@ -352,8 +360,8 @@ pub fn device_label(user_agent: &str) -> String {
 pub struct SignedIn {
     /// The session's id (a bearer secret: it never leaves the server).
     pub id: Id,
-    /// [`device_label`] of the browser that logged in.
-    pub device: String,
+    /// The `User-Agent` of the browser that logged in (none on a session that never kept it).
+    pub user_agent: Option<String>,
     /// When it logged in, unix ms.
     pub login_at_ms: i64,
     /// When it was last active (to within a quarter of the idle lifetime), unix ms.
@@ -368,9 +376,13 @@ pub async fn sessions_of(db: &sqlx::PgPool, user_id: i64) -> Result<Vec<SignedIn
         .filter_map(|(id, data)| {
             let id = id.parse::<Id>().ok()?;
             let read = |key: &str| data.get(key).and_then(serde_json::Value::as_i64).unwrap_or(0);
-            let device =
-                data.get(DEVICE).and_then(serde_json::Value::as_str).unwrap_or("An earlier browser").to_string();
-            Some(SignedIn { id, device, login_at_ms: read(LOGIN_AT), seen_ms: read(RENEWED_AT).max(read(LOGIN_AT)) })
+            let user_agent = data.get(DEVICE).and_then(serde_json::Value::as_str).map(str::to_string);
+            Some(SignedIn {
+                id,
+                user_agent,
+                login_at_ms: read(LOGIN_AT),
+                seen_ms: read(RENEWED_AT).max(read(LOGIN_AT)),
+            })
         })
         .collect())
 }
@@ -461,33 +473,37 @@ pub async fn mint_as(
 
 #[cfg(test)]
 mod tests {
-    use super::device_label;
+    use super::{DeviceKind, device_kind};
 
     #[test]
     fn devices_are_named_as_people_know_them() {
+        let kind = |browser, system| DeviceKind { browser, system };
         let cases = [
             (
                 "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/131.0 Mobile Safari/537.36",
-                "Chrome on Android",
+                kind(Some("Chrome"), Some("Android")),
             ),
             (
                 "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Version/17.5 Mobile/15E148 Safari/604.1",
-                "Safari on iPhone",
+                kind(Some("Safari"), Some("iPhone")),
             ),
             (
                 "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/131.0 Safari/537.36 Edg/131.0",
-                "Edge on Windows",
+                kind(Some("Edge"), Some("Windows")),
             ),
             (
                 "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 MicroMessenger/8.0.50",
-                "WeChat on iPhone",
+                kind(Some("WeChat"), Some("iPhone")),
             ),
-            ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5; rv:128.0) Gecko/20100101 Firefox/128.0", "Firefox on macOS"),
-            ("curl/8.5.0", "An unknown browser"),
-            ("", "An unknown browser"),
+            (
+                "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5; rv:128.0) Gecko/20100101 Firefox/128.0",
+                kind(Some("Firefox"), Some("macOS")),
+            ),
+            ("curl/8.5.0", kind(None, None)),
+            ("", kind(None, None)),
         ];
-        for (ua, label) in cases {
-            assert_eq!(device_label(ua), label, "{ua}");
+        for (ua, expected) in cases {
+            assert_eq!(device_kind(ua), expected, "{ua}");
         }
     }
 }
