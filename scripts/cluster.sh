@@ -7,11 +7,15 @@
 # - three app instances (release build) on 3401-3403, operators' ports 4401-4403;
 # - nginx on 127.0.0.1:3400 in front of them.
 #   scripts/cluster.sh redis   starts the Redis Cluster only (idempotent) and prints the REDIS_URL naming it
+#   scripts/cluster.sh replica starts a hot-standby Postgres on 127.0.0.1:5433 (idempotent), streaming
+#                              from the primary on :5432 through the slot haodian_replica, and prints its
+#                              URL, postgres://postgres@127.0.0.1:5433
+#   scripts/cluster.sh replica-stop  stops that replica (by PID), drops its slot, deletes its data directory
 #   scripts/cluster.sh up      starts everything (idempotent) and serves the demo on http://127.0.0.1:3400
 #   scripts/cluster.sh sale [N] the cluster sale test: its own 3 instances (dev build) behind nginx on :3410,
 #                              a Redis primary, an instance and a broker killed mid-sale (part of
 #                              scripts/test.sh); N runs it N times in a row
-#   scripts/cluster.sh stop    stops what this script started, by PID
+#   scripts/cluster.sh stop    stops what this script started, by PID (the replica as replica-stop does)
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
@@ -104,6 +108,204 @@ stop_pids() {
 stop_redis() {
   stop_pids "$CLUSTER_DIR"/redis-*.pid
   log "redis cluster stopped"
+}
+
+# A hot standby of the machine's Postgres (the primary on :5432), streaming through a physical slot, on
+# 127.0.0.1:5433: what the app's read-replica code and its tests read from (they pause its replay with
+# pg_wal_replay_pause() to make it lag on purpose). Disposable: `replica-stop` (and `stop`) end it, drop
+# the slot (a stopped standby's slot would make the primary keep its WAL forever) and delete its files.
+REPLICA_PORT=5433
+REPLICA_SLOT=haodian_replica
+REPLICA_URL="postgres://postgres@127.0.0.1:$REPLICA_PORT"
+REPLICA_PID="$RUN_DIR/pg-replica.pid"
+REPLICA_LOG="$RUN_DIR/pg-replica.log"
+
+primary_sql() { psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -v ON_ERROR_STOP=1 -qtAc "$1"; }
+replica_sql() { PGCONNECT_TIMEOUT=5 psql -h 127.0.0.1 -p "$REPLICA_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 -qtAc "$1"; }
+
+# The standby's data directory. The server runs as the postgres OS user, which must be able to reach it:
+# $RUN_DIR (the checkout's .run/) when postgres can traverse its path, else (a checkout under /root, say)
+# a directory under postgres's own /var/lib/postgresql/.
+replica_dir() {
+  if runuser -u postgres -- test -x "$RUN_DIR" 2>/dev/null; then
+    echo "$RUN_DIR/pg-replica"
+  else
+    echo /var/lib/postgresql/haodian-replica
+  fi
+}
+
+# True when PID $1 is a Postgres server (not a process that got the number since) that has not exited: one
+# that did stays a zombie until this machine's init reaps it, which can take seconds.
+replica_pid_alive() {
+  [ -n "$1" ] && [ "$(cat "/proc/$1/comm" 2>/dev/null)" = postgres ] \
+    && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c 1)" != Z ]
+}
+
+# The PID of the standby this script started, if it still runs; else that of the server running in its
+# data directory (its own postmaster.pid), should our PID file be gone.
+replica_pid() {
+  local pid=""
+  [ -s "$REPLICA_PID" ] && pid="$(cat "$REPLICA_PID")"
+  replica_pid_alive "$pid" && { echo "$pid"; return 0; }
+  pid="$(head -n 1 "$(replica_dir)/postmaster.pid" 2>/dev/null || true)"
+  replica_pid_alive "$pid" && { echo "$pid"; return 0; }
+  return 1
+}
+
+replica_fail() {
+  [ -e "$REPLICA_LOG" ] && tail -n 30 "$REPLICA_LOG" >&2
+  die "$1 (log above, $REPLICA_LOG; \`scripts/cluster.sh replica-stop\` starts the next one from scratch)"
+}
+
+# The primary's settings a hot standby must match or exceed (else it refuses to run queries), and those
+# that shape what queries answer (time zone, date style, locale), written as the standby's postgresql.conf
+# each time it starts. The Debian primary's own postgresql.conf lives in /etc and also names the primary's
+# data directory, PID file and port, so the standby does not read it; its data directory (the base backup)
+# holds only postgresql.auto.conf, where -R wrote primary_conninfo and primary_slot_name.
+write_replica_conf() {
+  local dir="$1"
+  {
+    echo "# Written by scripts/cluster.sh replica from the primary's settings; rewritten at each start."
+    primary_sql "SELECT format('%s = %s', name, quote_literal(setting)) FROM pg_settings
+      WHERE name IN ('max_connections', 'max_worker_processes', 'max_wal_senders', 'max_prepared_transactions',
+        'max_locks_per_transaction', 'TimeZone', 'DateStyle', 'IntervalStyle', 'lc_messages', 'lc_monetary',
+        'lc_numeric', 'lc_time', 'default_text_search_config', 'log_line_prefix', 'log_timezone')
+      ORDER BY name"
+    # Disposable, so no fsync: with it, the start's sync of the copied directory and every restartpoint
+    # wait on a disk the builds keep busy (seconds each). A directory a crash of the machine may have left
+    # torn is not reused (below).
+    echo "fsync = off"
+  } >"$dir/postgresql.conf"
+  # Its own client authentication, as the primary's: trusted on loopback and the socket.
+  printf 'local all all trust\nhost all all 127.0.0.1/32 trust\n' >"$dir/pg_hba.conf"
+  : >"$dir/pg_ident.conf"
+  chown postgres:postgres "$dir/postgresql.conf" "$dir/pg_hba.conf" "$dir/pg_ident.conf"
+  chmod 0600 "$dir/postgresql.conf" "$dir/pg_hba.conf" "$dir/pg_ident.conf"
+}
+
+start_replica() {
+  [ "$(id -u)" -eq 0 ] || die "replica: run as root (it edits the primary's pg_hba.conf and runs Postgres as the postgres user)"
+  pg_isready -q -h 127.0.0.1 -p 5432 || die "replica: the primary on :5432 is not up (scripts/services.sh starts it)"
+  local pid=""
+  pid="$(replica_pid)" || pid=""
+  if [ -n "$pid" ] && port_open "$REPLICA_PORT"; then
+    log "postgres replica already up on :$REPLICA_PORT (pid $pid)"
+    echo "$REPLICA_URL"
+    return 0
+  fi
+  [ -z "$pid" ] && port_open "$REPLICA_PORT" \
+    && die "port $REPLICA_PORT is taken by something this script did not start: stop it first"
+  local dir major bin started=$SECONDS
+  dir="$(replica_dir)"
+  major="$(( $(primary_sql 'SHOW server_version_num') / 10000 ))"
+  bin="/usr/lib/postgresql/$major/bin"
+
+  # 1. Replication connections from loopback (the primary's pg_hba.conf covers only databases). Appending
+  # keeps the file's owner and mode.
+  local hba
+  hba="$(primary_sql 'SHOW hba_file')"
+  if ! grep -Eq '^[[:space:]]*host[[:space:]]+replication[[:space:]]+all[[:space:]]+127\.0\.0\.1/32[[:space:]]+trust' "$hba"; then
+    [ -z "$(tail -c 1 "$hba")" ] || echo >>"$hba"
+    printf '# scripts/cluster.sh replica: its standby streams from here\nhost replication all 127.0.0.1/32 trust\n' >>"$hba"
+    primary_sql 'SELECT pg_reload_conf()' >/dev/null
+    log "primary: replication connections from 127.0.0.1 allowed ($hba)"
+  fi
+
+  # 2. The slot: the primary keeps the WAL the standby has not received yet, however far behind it is.
+  primary_sql "SELECT 1 FROM pg_replication_slots WHERE slot_name = '$REPLICA_SLOT'" | grep -q 1 \
+    || primary_sql "SELECT pg_create_physical_replication_slot('$REPLICA_SLOT')" >/dev/null
+
+  if [ -z "$pid" ]; then
+    # 3. A base backup, unless the directory holds a whole one (-R writes standby.signal once it is done)
+    # taken since the machine last booted (nothing in it is synced to disk: see write_replica_conf).
+    local boot_id
+    boot_id="$(cat /proc/sys/kernel/random/boot_id)"
+    if [ ! -e "$dir/standby.signal" ] || [ "$(cat "$dir/haodian-boot-id" 2>/dev/null)" != "$boot_id" ]; then
+      rm -rf "$dir"
+      install -d -o postgres -g postgres -m 0700 "$dir"
+      log "postgres replica: base backup into $dir"
+      # A fast checkpoint (the default spread one can take minutes on an idle primary), and no sync of the
+      # copy (seconds on a busy disk).
+      (cd / && runuser -u postgres -- "$bin/pg_basebackup" -h 127.0.0.1 -p 5432 -U postgres -D "$dir" \
+        -R -S "$REPLICA_SLOT" -X stream --checkpoint=fast --no-sync) >>"$REPLICA_LOG" 2>&1 \
+        || { rm -rf "$dir"; replica_fail "pg_basebackup failed"; }
+      echo "$boot_id" >"$dir/haodian-boot-id"
+    fi
+    # A server killed in this directory (kill -9) stays a zombie until init reaps it, and the new one
+    # would take its postmaster.pid for a live server's and refuse to start.
+    local old
+    old="$(head -n 1 "$dir/postmaster.pid" 2>/dev/null || true)"
+    for _ in $(seq 100); do
+      [ -n "$old" ] && [ "$(cat "/proc/$old/comm" 2>/dev/null)" = postgres ] || break
+      sleep 0.1
+    done
+    write_replica_conf "$dir"
+    # 4. The server, as the postgres user (setpriv execs it, so the PID file names the server itself).
+    rm -f "$REPLICA_PID"
+    spawn_detached "$REPLICA_PID" "$REPLICA_LOG" \
+      setpriv --reuid=postgres --regid=postgres --init-groups -- \
+      "$bin/postgres" -D "$dir" -p "$REPLICA_PORT" -c listen_addresses=127.0.0.1 \
+      -c unix_socket_directories="$dir" -c hot_standby=on -c hot_standby_feedback=on \
+      -c config_file="$dir/postgresql.conf"
+    pid="$(cat "$REPLICA_PID")"
+  fi
+
+  # 5. Up, in recovery, and replaying: a row written on the primary now is read on the standby.
+  local deadline=$((SECONDS + 60))
+  until [ "$(replica_sql 'SELECT pg_is_in_recovery()' 2>/dev/null)" = t ]; do
+    replica_pid_alive "$pid" || replica_fail "the postgres replica exited"
+    [ "$SECONDS" -lt "$deadline" ] || replica_fail "the postgres replica did not answer on :$REPLICA_PORT as a standby in 60 s"
+    sleep 0.1
+  done
+  local token="$$-$RANDOM-$(date +%s%N)"
+  primary_sql "SET client_min_messages = warning;
+    CREATE TABLE IF NOT EXISTS haodian_replica_probe (token text PRIMARY KEY, at timestamptz NOT NULL DEFAULT now());
+    INSERT INTO haodian_replica_probe (token) VALUES ('$token')"
+  deadline=$((SECONDS + 30))
+  until [ "$(replica_sql "SELECT 1 FROM haodian_replica_probe WHERE token = '$token'" 2>/dev/null)" = 1 ]; do
+    replica_pid_alive "$pid" || replica_fail "the postgres replica exited"
+    [ "$SECONDS" -lt "$deadline" ] || replica_fail "a row written on the primary did not reach the replica in 30 s"
+    sleep 0.1
+  done
+  primary_sql "DELETE FROM haodian_replica_probe WHERE token = '$token'"
+  log "postgres replica up on :$REPLICA_PORT (pid $pid, $dir), streaming from :5432 through slot $REPLICA_SLOT, in $((SECONDS - started)) s"
+  # 6.
+  echo "$REPLICA_URL"
+}
+
+# Ends the standby by PID (a fast shutdown: a smart one, SIGTERM, would wait for every client to leave),
+# drops its slot and deletes its data directory.
+stop_replica() {
+  local pid="" dir
+  dir="$(replica_dir)"
+  pid="$(replica_pid)" || pid=""
+  if [ -n "$pid" ]; then
+    local sig
+    for sig in INT QUIT KILL; do
+      kill -s "$sig" "$pid" 2>/dev/null || true
+      for _ in $(seq 100); do replica_pid_alive "$pid" || break; sleep 0.1; done
+      replica_pid_alive "$pid" || break
+    done
+  fi
+  rm -f "$REPLICA_PID"
+  if pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+    # The primary's sender lets go of the slot a moment after the standby is gone; a slot still held then
+    # belongs to a standby this script did not start (another checkout's), which we leave alone.
+    local active=""
+    for _ in $(seq 50); do
+      active="$(primary_sql "SELECT active FROM pg_replication_slots WHERE slot_name = '$REPLICA_SLOT'")"
+      [ "$active" = t ] || break
+      sleep 0.1
+    done
+    case "$active" in
+      f) primary_sql "SELECT pg_drop_replication_slot('$REPLICA_SLOT')" >/dev/null ;;
+      t) log "slot $REPLICA_SLOT is held by a standby this script did not start: kept" ;;
+    esac
+  else
+    log "the primary on :5432 is down: slot $REPLICA_SLOT (if any) not dropped"
+  fi
+  rm -rf "$dir"
+  log "postgres replica stopped${pid:+ (pid $pid)}"
 }
 
 # The demo's instances and load balancer; `sale` runs its own set on other ports (below), so the test can
@@ -362,6 +564,7 @@ sale_once() {
 }
 
 stop_all() {
+  stop_replica
   stop_site "$CLUSTER_DIR/demo"
   stop_site "$CLUSTER_DIR/sale"
   stop_pids "$CLUSTER_DIR"/nisshi-*.pid
@@ -370,8 +573,10 @@ stop_all() {
 
 case "${1:-}" in
   redis) start_redis ;;
+  replica) start_replica ;;
+  replica-stop) stop_replica ;;
   up) up ;;
   sale) sale "${2:-1}" ;;
   stop) stop_all ;;
-  *) die "usage: scripts/cluster.sh redis|up|sale [runs]|stop" ;;
+  *) die "usage: scripts/cluster.sh redis|replica|replica-stop|up|sale [runs]|stop" ;;
 esac
