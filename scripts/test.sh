@@ -58,6 +58,13 @@ rust_suites() {
   psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='haodian_test'" | grep -q 1 \
     || psql -h 127.0.0.1 -U postgres -d postgres -qc 'CREATE DATABASE haodian_test'
 
+  # The hot standby the read-replica test reads from (scripts/cluster.sh replica: :5433, streaming from
+  # :5432); the other tests read and write the primary alone.
+  local replica_url
+  replica_url="$(bash scripts/cluster.sh replica)"
+  export TEST_REPLICA_URL="$replica_url"
+  trap 'bash scripts/cluster.sh stop; log_summary' EXIT
+
   # One build and one pool of tests for the three crates (the bench crate's are the benchmarks' own
   # arithmetic: Redis counters, the bundle's files per split); built alone, bench resolved its dependencies'
   # features apart and compiled app a second time.

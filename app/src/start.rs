@@ -65,6 +65,7 @@ pub async fn with_db(
     let grab_redis = if config.grab_replicas > 0 { redis_connection(&config.redis_url).await? } else { redis.clone() };
     let kafka = crate::platform::kafka::producer(&config)?;
     let keys = Keys::new(config.redis_key_prefix.clone());
+    let db_read = read_pool(&config, &db)?;
     let ids = Arc::new(crate::platform::ids::acquire(&db, config.id_lease_ttl).await?);
     crate::platform::ids::spawn_heartbeat(ids.clone(), db.clone());
     let breakers = Breakers::new(config.breakers);
@@ -96,6 +97,7 @@ pub async fn with_db(
     parts.insert(crate::catalog::service::Suggestions::default());
     Ok(AppState::new(Handles {
         db,
+        db_read,
         redis,
         grab_redis,
         kafka,
@@ -117,6 +119,25 @@ pub async fn with_db(
         config: Arc::new(config),
         leptos_options,
     }))
+}
+
+/// The pool the catalog's, search's, nearby's, reviews' and rankings' reads use: the hot standby
+/// `DATABASE_READ_URL` names (connected lazily: a replica still starting does not hold the instance up),
+/// else the primary's own pool. A standby has the primary's databases, so a URL without one reads the
+/// database the primary pool is on (a test's own, say).
+pub fn read_pool(config: &Config, primary: &sqlx::PgPool) -> Result<sqlx::PgPool, sqlx::Error> {
+    let Some(url) = &config.database_read_url else { return Ok(primary.clone()) };
+    let timeout = config.database_statement_timeout.as_millis().to_string();
+    let mut options = url.parse::<sqlx::postgres::PgConnectOptions>()?.options([("statement_timeout", timeout)]);
+    if options.get_database().is_none()
+        && let Some(name) = primary.connect_options().get_database()
+    {
+        options = options.database(name);
+    }
+    Ok(sqlx::postgres::PgPoolOptions::new()
+        .max_connections(config.database_max_connections)
+        .acquire_timeout(std::time::Duration::from_secs(5))
+        .connect_lazy_with(options))
 }
 
 /// How the instance connects to Postgres: `DATABASE_URL`, with every statement cut off after

@@ -25,6 +25,7 @@ mod postgres_down;
 mod read_limits;
 mod recovery;
 mod redis_down;
+mod replica;
 mod reviews;
 mod seckill_broker_down;
 mod seckill_grab;

@@ -198,7 +198,7 @@ pub async fn category(
 ) -> Result<(ShopType, Listing), CatalogError> {
     check_page(page)?;
     let ty = shop_type(state, type_id).await?;
-    let db = state.postgres()?;
+    let db = state.postgres_read()?;
     let ((items, has_next), areas) = tokio::try_join!(
         store::shops(db, Some(type_id), None, sort, filter, open_at(filter), page),
         store::areas(db, Some(type_id))
@@ -232,7 +232,7 @@ pub async fn suggest(state: &AppState, q: &str) -> Result<Arc<Vec<Suggestion>>, 
         return Ok(Arc::default());
     }
     let load = async {
-        let found = store::suggestions(state.postgres()?, &q, SUGGESTIONS).await.map_err(BackendError::from)?;
+        let found = store::suggestions(state.postgres_read()?, &q, SUGGESTIONS).await.map_err(BackendError::from)?;
         Ok::<_, BackendError>(Arc::new(found))
     };
     match state.parts.get::<Suggestions>() {
@@ -249,7 +249,7 @@ fn open_at(filter: &ShopFilter) -> Option<i32> {
 
 /// The business areas with shops of `type_id` (every type's when none), in order.
 pub async fn areas(state: &AppState, type_id: Option<i64>) -> Result<Vec<String>, CatalogError> {
-    Ok(store::areas(state.postgres()?, type_id).await?)
+    Ok(store::areas(state.postgres_read()?, type_id).await?)
 }
 
 /// Pages 1 to [`MAX_PAGES`].
@@ -274,7 +274,7 @@ pub async fn search(
     let q = crate::shared::text::FreeText::parse("q", q, rule, &length).map_err(CatalogError::Invalid)?;
     let q = q.as_str();
     check_page(page)?;
-    let db = state.postgres()?;
+    let db = state.postgres_read()?;
     let ((items, has_next), areas) =
         tokio::try_join!(store::shops(db, None, Some(q), sort, filter, open_at(filter), page), store::areas(db, None))?;
     Ok(Listing { page: Page { items, page, has_next: has_next && page < MAX_PAGES }, areas })
@@ -406,7 +406,7 @@ pub async fn forget_shop(state: &AppState, id: i64) -> Result<(), CatalogError> 
 
 /// Summaries of the shops `ids`, in that order (unknown ids left out).
 pub async fn summaries(state: &AppState, ids: &[i64]) -> Result<Vec<ShopSummary>, CatalogError> {
-    let mut found = store::summaries(state.postgres()?, ids).await?;
+    let mut found = store::summaries(state.postgres_read()?, ids).await?;
     Ok(ids.iter().filter_map(|id| found.iter().position(|s| s.id == *id).map(|i| found.swap_remove(i))).collect())
 }
 

@@ -111,7 +111,7 @@ pub async fn best_rated_near(
     radius_m: f64,
     limit: i64,
 ) -> Result<Vec<NearbyShop>, GeoError> {
-    let found = store::best_rated_within(state.postgres()?, at.lon, at.lat, radius_m, limit).await?;
+    let found = store::best_rated_within(state.postgres_read()?, at.lon, at.lat, radius_m, limit).await?;
     let ids: Vec<i64> = found.iter().map(|p| p.id).collect();
     let summaries = catalog::summaries(state, &ids).await?;
     Ok(summaries

@@ -27,6 +27,10 @@ pub struct Config {
     pub database_url: String,
     /// `DATABASE_MAX_CONNECTIONS`: pool size.
     pub database_max_connections: u32,
+    /// `DATABASE_READ_URL`: a hot standby of the primary that the catalog, search, nearby, review and
+    /// ranking reads go to (`db_read`); without a database in its path it reads the primary's database of
+    /// the same name. Unset or empty: those reads go to the primary.
+    pub database_read_url: Option<String>,
     /// `DATABASE_STATEMENT_TIMEOUT_MS`: Postgres cancels any statement of ours that runs longer.
     pub database_statement_timeout: Duration,
     /// `REDIS_URL`.
@@ -152,6 +156,7 @@ impl Config {
         Ok(Self {
             database_url: r.string("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/haodian"),
             database_max_connections: r.parse("DATABASE_MAX_CONNECTIONS", 20)?,
+            database_read_url: Some(r.string("DATABASE_READ_URL", "")).filter(|url| !url.trim().is_empty()),
             database_statement_timeout: Duration::from_millis(r.parse("DATABASE_STATEMENT_TIMEOUT_MS", 5000u64)?),
             redis_url: r.string("REDIS_URL", DEFAULT_REDIS),
             redis_key_prefix: r.string("REDIS_KEY_PREFIX", ""),

@@ -117,7 +117,7 @@ pub async fn page(
     if filter.stars.is_some_and(|s| !(1..=5).contains(&s)) {
         return Err(ReviewError::Invalid(AppError::invalid("stars", td_string!(locale(), reviews.err_stars_pick))));
     }
-    let db = state.postgres()?;
+    let db = state.postgres_read()?;
     let limit = i64::from(REVIEW_PAGE) + 1;
     let viewer = viewer.unwrap_or(0);
     let items = match sort {
@@ -358,7 +358,7 @@ pub async fn podiums(state: &AppState, types: usize, per: usize) -> Result<Vec<P
 /// Rebuilds every ranking from Postgres (Redis lost them, or every score moved); answers how many shops
 /// were looked at.
 pub async fn rebuild_rankings(state: &AppState) -> Result<usize, BackendError> {
-    let standings = store::standings(state.postgres()?).await?;
+    let standings = store::standings(state.postgres_read()?).await?;
     store::apply_standings(&state.redis, &state.keys, &standings, MIN_REVIEWS_TO_RANK).await?;
     Ok(standings.len())
 }

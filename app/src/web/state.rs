@@ -48,8 +48,11 @@ impl std::ops::DerefMut for AppState {
 /// The handles behind an [`AppState`].
 #[derive(Clone)]
 pub struct Handles {
-    /// Postgres pool.
+    /// Postgres pool: the primary, for writes and for reads that must see them.
     pub db: PgPool,
+    /// The pool reads that may lag a moment go to (a hot standby when one is configured, else `db`): the
+    /// catalog's lists, search, nearby, reviews and rankings — as crates.io splits `db_read`/`db_write`.
+    pub db_read: PgPool,
     /// Self-reconnecting multiplexed Redis connection (clone per use; never held across unrelated awaits).
     pub redis: Redis,
     /// The grab's own Redis connection (the same one as `redis` when grabs wait for no replica): a grab's
@@ -106,6 +109,13 @@ impl AppState {
     pub fn postgres(&self) -> Result<&PgPool, BackendError> {
         self.breakers.admit(Service::Postgres)?;
         Ok(&self.db)
+    }
+
+    /// The read pool ([`Handles::db_read`]), through the same breaker: for reads a moment's lag does not
+    /// hurt. What a person just wrote and must see at once (their own review) is read with [`Self::postgres`].
+    pub fn postgres_read(&self) -> Result<&PgPool, BackendError> {
+        self.breakers.admit(Service::Postgres)?;
+        Ok(&self.db_read)
     }
 }
 
