@@ -22,7 +22,9 @@ test('register, log out, log in: the header shows the name', async ({ page }) =>
   await expect(menu).toHaveText(name);
   await expect(page).toHaveURL(/\/$/);
 
-  // The menu opens on click without a page load: proof that the wasm hydrated the header.
+  // The menu opens on click without a page load: proof that the wasm hydrated the header (its island is
+  // lazy — only logged-in pages have it — so it is live once the page's islands are).
+  await waitForHydration(page);
   await menu.click();
   await expect(menu).toHaveAttribute('aria-expanded', 'true');
   await page.getByRole('button', { name: 'Log out' }).click();

@@ -43,7 +43,10 @@ test('write a note; another shopper likes it in place, follows the author and se
   await expect(reader.locator('.followers')).toHaveText(String(followers + 1));
   await expect(reader.locator('.follow-button')).toHaveText('Unfollow');
 
+  // Publishing read the shop page again (the list is the server's): the form opens afresh.
   const next = `E2E followed note ${Date.now()}`;
+  await waitForHydration(author);
+  await author.locator('.note-form summary').click();
   await author.fill('#note-title', next);
   await author.fill('#note-body', 'Came back for the dumplings.');
   await author.getByRole('button', { name: 'Publish' }).click();

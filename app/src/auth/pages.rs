@@ -245,8 +245,9 @@ pub fn AccountMenu() -> impl IntoView {
     }
 }
 
-/// The logged-in user's name, opening their menu; "Log out" goes home.
-#[island]
+/// The logged-in user's name, opening their menu; "Log out" goes home. A lazy island: only a logged-in
+/// visitor's pages have it, so a visitor's first load carries none of its code (the menu, the inbox's stream).
+#[island(lazy)]
 fn UserMenu(user: super::model::CurrentUser, unread: i64) -> impl IntoView {
     let locale = locale();
     let open = RwSignal::new(false);

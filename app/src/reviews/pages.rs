@@ -37,7 +37,14 @@ pub fn ShopReviews(shop: Shop) -> impl IntoView {
             <Suspense fallback=move || view! { <p>{td_string!(locale, reviews.loading_reviews)}</p> }>
                 {move || Suspend::new(async move {
                     match data.await {
-                        Ok((context, first)) => view! { <ReviewsBlock shop_id context first/> }.into_any(),
+                        Ok((context, first)) => {
+                            let ReviewContext { aspects, mine, viewer } = context.clone();
+                            view! {
+                                <MyReview shop_id aspects viewer mine/>
+                                <ReviewsBlock shop_id context first/>
+                            }
+                            .into_any()
+                        }
                         Err(e) => error_view(e),
                     }
                 })}
@@ -207,12 +214,12 @@ fn ReportForm(id: i64) -> impl IntoView {
     }
 }
 
-/// The list with its sort and filters, "more" by keyset, and the viewer's own review and form; what the
-/// server read comes in as props and actions re-read it.
+/// The list with its sort and filters and "more" by keyset; what the server read comes in as props and
+/// actions re-read it. (The viewer's own review and its form are an island of their own, [`MyReview`].)
 #[island]
 fn ReviewsBlock(shop_id: i64, context: ReviewContext, first: ReviewPage) -> impl IntoView {
     let locale = locale();
-    let ReviewContext { aspects, mine, viewer } = context;
+    let ReviewContext { aspects, viewer, .. } = context;
     let items = RwSignal::new(first.items);
     let next = RwSignal::new(first.next);
     let sort = RwSignal::new(ReviewSort::Newest);
@@ -262,7 +269,6 @@ fn ReviewsBlock(shop_id: i64, context: ReviewContext, first: ReviewPage) -> impl
                 {td_string!(locale, reviews.with_photos)}
             </label>
         </div>
-        <MyReview shop_id aspects=aspects.clone() viewer mine/>
         {move || {
             let list = items.get();
             if list.is_empty() {
@@ -285,7 +291,7 @@ fn ReviewsBlock(shop_id: i64, context: ReviewContext, first: ReviewPage) -> impl
 }
 
 /// The viewer's own review (with the moderator's reason if hidden) and the form to write or edit it; the
-/// owner and visitors who are not logged in see why they cannot.
+/// owner and visitors who are not logged in see why they cannot (plain HTML: only the form is an island).
 #[component]
 fn MyReview(shop_id: i64, aspects: Vec<String>, viewer: Viewer, mine: Option<Review>) -> impl IntoView {
     let locale = locale();
@@ -295,13 +301,15 @@ fn MyReview(shop_id: i64, aspects: Vec<String>, viewer: Viewer, mine: Option<Rev
         }
         .into_any(),
         Viewer::Owner => view! { <p class="muted owner-note">{td_string!(locale, reviews.owner_note)}</p> }.into_any(),
-        Viewer::Reviewer => view! { <ReviewFormView shop_id aspects mine/> }.into_any(),
+        Viewer::Reviewer => view! { <ReviewComposer shop_id aspects mine/> }.into_any(),
     }
 }
 
-/// The review form, filled from the viewer's review when they have one.
-#[component]
-fn ReviewFormView(shop_id: i64, aspects: Vec<String>, mine: Option<Review>) -> impl IntoView {
+/// The review form, filled from the viewer's review when they have one. A lazy island: its code (the form,
+/// photo uploads, writing and deleting) loads only on pages that show it — those of a logged-in shopper —
+/// not in the bundle every visitor of a shop page downloads.
+#[island(lazy)]
+fn ReviewComposer(shop_id: i64, aspects: Vec<String>, mine: Option<Review>) -> impl IntoView {
     let locale = locale();
     let write = ServerAction::<WriteReview>::new();
     let delete = Action::new(|id: &i64| delete_review(*id));

@@ -83,22 +83,19 @@ pub fn format_local(ms: i64) -> String {
 /// Unix ms as business time, written the way `locale` writes a date: "2026年12月1日 08:00", "1 Dec 2026, 08:00".
 pub fn when(locale: Locale, ms: i64) -> String {
     let Some(t) = local_time(ms) else { return String::new() };
-    let written = match locale {
-        Locale::zh_CN => {
-            t.format(format_description!("[year]年[month padding:none]月[day padding:none]日 [hour]:[minute]"))
-        }
-        Locale::en => t.format(format_description!("[day padding:none] [month repr:short] [year], [hour]:[minute]")),
-    };
-    written.unwrap_or_default()
+    let separator = if locale == Locale::en { "," } else { "" };
+    format!("{}{separator} {:02}:{:02}", day(locale, t.date()), t.hour(), t.minute())
 }
 
-/// A business date written the way `locale` writes one: "2026年12月1日", "1 Dec 2026".
+/// A business date written the way `locale` writes one: "2026年12月1日", "1 Dec 2026". Written by hand
+/// rather than with `time`'s formatter, which would add its code to every island that shows a date.
 pub fn day(locale: Locale, date: Date) -> String {
-    let written = match locale {
-        Locale::zh_CN => date.format(format_description!("[year]年[month padding:none]月[day padding:none]日")),
-        Locale::en => date.format(format_description!("[day padding:none] [month repr:short] [year]")),
-    };
-    written.unwrap_or_default()
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let (year, month, day) = (date.year(), u8::from(date.month()), date.day());
+    match locale {
+        Locale::zh_CN => format!("{year}年{month}月{day}日"),
+        Locale::en => format!("{day} {} {year}", MONTHS[usize::from(month - 1)]),
+    }
 }
 
 /// From `begin_ms` to `end_ms` in `locale`'s words, the end's date left out when it falls on the same day:
@@ -106,10 +103,7 @@ pub fn day(locale: Locale, date: Date) -> String {
 pub fn span(locale: Locale, begin_ms: i64, end_ms: i64) -> String {
     let same_day = date_of(begin_ms) == date_of(end_ms);
     match local_time(end_ms) {
-        Some(end) if same_day => {
-            let clock = end.format(format_description!("[hour]:[minute]")).unwrap_or_default();
-            format!("{} – {clock}", when(locale, begin_ms))
-        }
+        Some(end) if same_day => format!("{} – {:02}:{:02}", when(locale, begin_ms), end.hour(), end.minute()),
         _ => format!("{} – {}", when(locale, begin_ms), when(locale, end_ms)),
     }
 }

@@ -28,19 +28,44 @@ fn NoteItem(n: NoteSummary) -> impl IntoView {
     }
 }
 
-/// The notes of a shop and, for a logged-in visitor, the form to write one: read on the server, then kept
-/// by [`NotesBlock`].
+/// The notes of a shop and, for a logged-in visitor, the form to write one. The list is plain HTML; only
+/// the form is an island, and a lazy one, so a visitor's first load of a shop page carries no code for it.
 #[component]
 pub fn ShopNotes(shop_id: i64) -> impl IntoView {
     let locale = locale();
-    let notes = Resource::new(|| (), move |_| shop_notes(shop_id));
+    let data = Resource::new(
+        || (),
+        move |_| async move {
+            let notes = shop_notes(shop_id).await?;
+            let signed_in = crate::auth::api::me().await?.is_some();
+            Ok::<_, AppError>((notes, signed_in))
+        },
+    );
     view! {
         <Suspense fallback=move || view! {
             <section class="notes"><h2>{td_string!(locale, social.notes)}</h2><p>{td_string!(locale, social.loading_notes)}</p></section>
         }>
             {move || Suspend::new(async move {
-                match notes.await {
-                    Ok(notes) => view! { <NotesBlock shop_id notes/> }.into_any(),
+                match data.await {
+                    Ok((notes, signed_in)) => view! {
+                        <section class="notes">
+                            <h2>{td_string!(locale, social.notes)}</h2>
+                            {if notes.is_empty() {
+                                Either::Left(view! { <p class="muted">{td_string!(locale, social.no_notes)}</p> })
+                            } else {
+                                Either::Right(view! {
+                                    <ul class="note-list">{notes.into_iter().map(|n| view! { <NoteItem n/> }).collect_view()}</ul>
+                                })
+                            }}
+                            {if signed_in {
+                                Either::Left(view! { <NoteComposer shop_id/> })
+                            } else {
+                                Either::Right(view! {
+                                    <p class="muted">{td_string!(locale, social.been_here)} <a href=format!("/login?next=/shops/{shop_id}")>{td_string!(locale, social.log_in_to_write)}</a></p>
+                                })
+                            }}
+                        </section>
+                    }.into_any(),
                     Err(e) => view! { <section class="notes"><h2>{td_string!(locale, social.notes)}</h2>{error_view(e)}</section> }.into_any(),
                 }
             })}
@@ -48,66 +73,46 @@ pub fn ShopNotes(shop_id: i64) -> impl IntoView {
     }
 }
 
-/// The notes list and the note form; a published note shows up in the list at once. The list comes in
-/// as a prop and is re-read by an action, not a resource: the shop page's one island with a list keeps
-/// the browser's bundle free of resource hydration.
-#[island]
-fn NotesBlock(shop_id: i64, notes: Vec<NoteSummary>) -> impl IntoView {
+/// The form to write a note about the shop; once it is published the page is read again, so the list
+/// (rendered on the server) shows it.
+#[island(lazy)]
+fn NoteComposer(shop_id: i64) -> impl IntoView {
     let locale = locale();
-    let notes = RwSignal::new(notes);
     let write = ServerAction::<WriteNote>::new();
-    let reread = Action::new(move |_: &()| shop_notes(shop_id));
     Effect::new(move |_| {
         if let Some(Ok(_)) = write.value().get() {
-            reread.dispatch(());
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(list)) = reread.value().get() {
-            notes.set(list);
+            #[cfg(feature = "hydrate")]
+            let _ = window().location().reload();
         }
     });
     let error = Signal::derive(move || write.value().get().and_then(Result::err));
     view! {
-        <section class="notes">
-            <h2>{td_string!(locale, social.notes)}</h2>
-            {move || {
-                let list = notes.get();
-                if list.is_empty() {
-                    Either::Left(view! { <p class="muted">{td_string!(locale, social.no_notes)}</p> })
-                } else {
-                    Either::Right(view! {
-                        <ul class="note-list">{list.into_iter().map(|n| view! { <NoteItem n/> }).collect_view()}</ul>
-                    })
-                }
-            }}
-            <details class="note-form">
-                <summary>{td_string!(locale, social.write_note)}</summary>
-                <form method="post" action={<WriteNote as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
-                    ev.prevent_default();
-                    write.dispatch(WriteNote {
-                        shop_id,
-                        title: field_value("note-title"),
-                        body: field_value("note-body"),
-                        images: field_value("note-images"),
-                    });
-                }>
-                    <input type="hidden" name="shop_id" value=shop_id/>
-                    <label for="note-title">{td_string!(locale, social.field_title)}</label>
-                    <input id="note-title" name="title"/>
-                    <FieldError error field="title"/>
-                    <label for="note-body">{td_string!(locale, social.field_body)}</label>
-                    <textarea id="note-body" name="body" rows="4"></textarea>
-                    <FieldError error field="body"/>
-                    <PhotoUpload input_id="note-files" target="note-images"/>
-                    <label for="note-images">{td_string!(locale, social.field_images)}</label>
-                    <textarea id="note-images" name="images" rows="2"></textarea>
-                    <FieldError error field="images"/>
-                    <FormError error fields=&["title", "body", "images"]/>
-                    <button type="submit" class="primary" disabled=move || write.pending().get() aria-busy=move || busy(write.pending().get())>{td_string!(locale, social.publish)}</button>
-                </form>
-            </details>
-        </section>
+        <details class="note-form">
+            <summary>{td_string!(locale, social.write_note)}</summary>
+            <form method="post" action={<WriteNote as leptos::server_fn::ServerFn>::url()} on:submit=move |ev| {
+                ev.prevent_default();
+                write.dispatch(WriteNote {
+                    shop_id,
+                    title: field_value("note-title"),
+                    body: field_value("note-body"),
+                    images: field_value("note-images"),
+                });
+            }>
+                <input type="hidden" name="shop_id" value=shop_id/>
+                <label for="note-title">{td_string!(locale, social.field_title)}</label>
+                <input id="note-title" name="title"/>
+                <FieldError error field="title"/>
+                <label for="note-body">{td_string!(locale, social.field_body)}</label>
+                <textarea id="note-body" name="body" rows="4"></textarea>
+                <FieldError error field="body"/>
+                <PhotoUpload input_id="note-files" target="note-images"/>
+                <label for="note-images">{td_string!(locale, social.field_images)}</label>
+                <textarea id="note-images" name="images" rows="2"></textarea>
+                <FieldError error field="images"/>
+                <FormError error fields=&["title", "body", "images"]/>
+                <button type="submit" class="primary" disabled=move || write.pending().get() aria-busy=move || busy(write.pending().get())>{td_string!(locale, social.publish)}</button>
+            </form>
+        </details>
     }
 }
 
