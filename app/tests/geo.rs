@@ -1,5 +1,6 @@
 //! Nearby search on real Redis and Postgres: nearest first, paging without gaps or repeats, radius edges,
-//! a moved shop moves, Redis's distances agree with the `geo` crate, bad input is refused.
+//! a moved shop moves, Redis's distances agree with the `geo` crate, bad input is refused; narrowed by
+//! price, score and open now, Postgres answers alike.
 
 use app::geo::model::GeoPoint;
 use app::geo::service::{self, distance_m};
@@ -240,4 +241,128 @@ async fn similar_shops_are_the_same_types_nearest_without_the_shop_itself(db: Pg
     assert!((similar[0].distance_m - 730.0).abs() < 5.0, "{}", similar[0].distance_m);
     assert_eq!(ids(similar), vec![2, 6, 1]);
     assert_eq!(ids(service::similar_near(&state, 1, 4, north(120.0), 3_000.0, 2).await.unwrap()), vec![2, 6]);
+}
+
+/// The ids of a page of nearby shops, in order.
+fn page_ids(p: &app::catalog::model::Page<app::geo::model::NearbyShop>) -> Vec<i64> {
+    p.items.iter().map(|n| n.shop.id).collect()
+}
+
+/// The first page of type 1's shops within `km` of the centre narrowed by `filter`, as ids.
+async fn narrowed(state: &AppState, km: f64, filter: &app::catalog::model::ShopFilter) -> Vec<i64> {
+    page_ids(&service::nearby_narrowed(state, 1, CENTRE, km * 1_000.0, filter, 1).await.unwrap())
+}
+
+/// Nearby search narrowed by a price band, a lowest score and open now: exactly the shops of the type
+/// within the radius that match, nearest first, each with its distance and place (Postgres answers); a
+/// choice the lists do not offer narrows nothing (Redis answers, as without filters).
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn filters_narrow_nearby_search_to_the_matching_shops_nearest_first(db: PgPool) {
+    use app::catalog::hours::{WEEK, minute_of_week};
+    use app::catalog::model::ShopFilter;
+    let state = test_state(db, &[]).await;
+    shops_at(&state, &[300.0, 600.0, 900.0, 1_200.0, 1_500.0, 1_800.0, 2_100.0, 2_500.0]).await;
+    // Open since an hour ago for two hours (across midnight or Sunday's end when now is near them), or
+    // opening in two hours.
+    let now = minute_of_week(app::shared::clock::now_ms()) as i32;
+    let week = WEEK as i32;
+    let (since, later) = ((now + week - 60) % week, (now + 120) % week);
+    let open = format!("{{\"[{since},{})\"}}", since + 120);
+    let closed = format!("{{\"[{later},{})\"}}", later + 60);
+    // "¥50–100, ★ 4.5 and up, open now" within 2 km: 1 and 5 only.
+    for (id, yuan, score, reviews, open_now) in [
+        (1_i64, 80_i64, 4.6, 10, true),
+        (2, 120, 4.8, 10, true),   // too dear
+        (3, 60, 4.2, 10, true),    // scored too low
+        (4, 90, 4.7, 10, false),   // closed now
+        (5, 50, 4.5, 3, true),     // the band's bottom and the lowest score are in
+        (6, 100, 4.9, 10, true),   // the band's top is out
+        (7, 70, 4.9, 0, true),     // no review yet: no score of its own to go by
+        (8, 99, 4.5, 5, true),     // 2.5 km away
+        (9999, 80, 4.9, 10, true), // another type, at the centre
+    ] {
+        sqlx::query(
+            "UPDATE shops SET avg_price_cents = $2, score = $3, review_count = $4, open_week = $5::int4range[]
+             WHERE id = $1",
+        )
+        .bind(id)
+        .bind(yuan * 100)
+        .bind(score)
+        .bind(reviews)
+        .bind(if open_now { open.clone() } else { closed.clone() })
+        .execute(&state.db)
+        .await
+        .unwrap();
+    }
+    // 10 matches as well, 1.5 km north and 1.5 km east (2.1 km away): inside the box the index narrows to
+    // for 2 km, outside the circle.
+    let corner =
+        GeoPoint { lon: CENTRE.lon + 1_500.0 / (111_194.93 * CENTRE.lat.to_radians().cos()), lat: north(1_500.0).lat };
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, address, longitude, latitude, avg_price_cents, score, review_count,
+                            open_week)
+         VALUES (10, 'corner', 1, 'addr', $1, $2, 8000, 4.9, 10, $3::int4range[])",
+    )
+    .bind(corner.lon)
+    .bind(corner.lat)
+    .bind(open.clone())
+    .execute(&state.db)
+    .await
+    .unwrap();
+    service::load_all(&state).await.unwrap();
+    assert!((2_100.0..2_150.0).contains(&distance_m(CENTRE, corner)), "the fixture is where it should be");
+
+    let chosen = ShopFilter { price: "50-100".into(), rating: "4.5".into(), open: true, ..ShopFilter::default() };
+    let page = service::nearby_narrowed(&state, 1, CENTRE, 2_000.0, &chosen, 1).await.unwrap();
+    assert_eq!(page_ids(&page), vec![1, 5], "the matching shops within 2 km, nearest first");
+    assert!(!page.has_next);
+    for (n, metres) in page.items.iter().zip([300.0, 1_500.0]) {
+        let at = north(metres);
+        assert!((n.position.lat - at.lat).abs() < 1e-9 && (n.position.lon - at.lon).abs() < 1e-9, "shop {}", n.shop.id);
+        let ours = distance_m(CENTRE, at);
+        assert!((n.distance_m - ours).abs() < 1.0, "shop {}: {} vs {ours}", n.shop.id, n.distance_m);
+    }
+    assert_eq!(narrowed(&state, 3.0, &chosen).await, vec![1, 5, 10, 8], "a wider radius takes in the corner and 8");
+    // Each filter alone.
+    let price = ShopFilter { price: "50-100".into(), ..ShopFilter::default() };
+    assert_eq!(narrowed(&state, 3.0, &price).await, vec![1, 3, 4, 5, 7, 10, 8]);
+    let rating = ShopFilter { rating: "4.5".into(), ..ShopFilter::default() };
+    assert_eq!(narrowed(&state, 3.0, &rating).await, vec![1, 2, 4, 5, 6, 10, 8]);
+    let open_now = ShopFilter { open: true, ..ShopFilter::default() };
+    assert_eq!(narrowed(&state, 3.0, &open_now).await, vec![1, 2, 3, 5, 6, 7, 10, 8]);
+    // Choices the lists do not offer narrow nothing: Redis' answer, as without filters.
+    let stale = ShopFilter { price: "cheap".into(), rating: "5".into(), ..ShopFilter::default() };
+    let unfiltered = page_ids(&service::nearby(&state, 1, CENTRE, 2_000.0, 1).await.unwrap());
+    assert_eq!(unfiltered, vec![1, 2, 3, 4, 5, 6]);
+    assert_eq!(narrowed(&state, 2.0, &stale).await, unfiltered);
+    assert!(matches!(
+        service::nearby_narrowed(&state, 77, CENTRE, 2_000.0, &chosen, 1).await,
+        Err(service::GeoError::Catalog(app::catalog::service::CatalogError::TypeNotFound(77)))
+    ));
+}
+
+/// Narrowed nearby search pages neither skip nor repeat: 45 matching shops among 60, three at each spot
+/// so that equal distances straddle the pages' ends, 20 a page nearest first.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn narrowed_pages_neither_skip_nor_repeat(db: PgPool) {
+    use app::catalog::model::ShopFilter;
+    let state = test_state(db, &[]).await;
+    let distances: Vec<f64> = (0..60).map(|i| 100.0 + (i / 3) as f64 * 50.0).collect();
+    shops_at(&state, &distances).await;
+    // Every fourth shop is too dear for the band.
+    sqlx::query("UPDATE shops SET avg_price_cents = CASE WHEN id % 4 = 0 THEN 15000 ELSE 8000 END WHERE type_id = 1")
+        .execute(&state.db)
+        .await
+        .unwrap();
+    let band = ShopFilter { price: "50-100".into(), ..ShopFilter::default() };
+    let mut seen = Vec::new();
+    for page in 1..=4 {
+        let p = service::nearby_narrowed(&state, 1, CENTRE, 5_000.0, &band, page).await.unwrap();
+        assert_eq!((p.page, p.items.len(), p.has_next), (page, [20, 20, 5, 0][page as usize - 1], page < 3));
+        let dists: Vec<f64> = p.items.iter().map(|n| n.distance_m).collect();
+        assert!(dists.windows(2).all(|w| w[0] <= w[1]), "page {page} ascending");
+        seen.extend(page_ids(&p));
+    }
+    let want: Vec<i64> = (1..=60).filter(|id| id % 4 != 0).collect();
+    assert_eq!(seen, want, "every matching shop exactly once, nearest first, equal distances by id");
 }

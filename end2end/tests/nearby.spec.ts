@@ -115,3 +115,65 @@ test('a shop a merchant opens is found nearby at once', async ({ page }) => {
   await expect(page.locator('.nearby-list .shop-row').first()).toContainText(name);
   await expect(page.locator('.nearby-list .distance').first()).toHaveText(/^\d+ m$/);
 });
+
+test('the nearby list narrows to a price band and the shops open now, nearest first, and keeps them', async ({ page }) => {
+  await page.goto('/nearby?type=1&area=0');
+  const filters = page.locator('form.filters');
+  await filters.getByLabel('Per person').selectOption({ label: '¥100–200' });
+  await filters.getByLabel('Open now').check();
+  await filters.getByRole('button', { name: 'Filter' }).click();
+  // The search stays as it was (the kind, the area), narrowed.
+  for (const kept of [/type=1/, /area=0/, /price=100-200/, /open=1/]) await expect(page).toHaveURL(kept);
+  const rows = page.locator('.nearby-list .shop-row');
+  // The demo's hotpots cost ¥80–160 a person, and some of them never close: there is always one.
+  await expect(rows.first()).toBeVisible();
+  const inBand = async (radiusM: number) => {
+    const cents = await page
+      .locator('.nearby-list .avg-price')
+      .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-cents'))));
+    expect(cents.length).toBeGreaterThan(0);
+    for (const c of cents) {
+      expect(c).toBeGreaterThanOrEqual(10_000);
+      expect(c).toBeLessThan(20_000);
+    }
+    const metres = await distances(page);
+    expect(metres).toEqual([...metres].sort((a, b) => a - b));
+    expect(Math.max(...metres)).toBeLessThanOrEqual(radiusM);
+  };
+  await inBand(5_000);
+  // The filter form shows them chosen; the search form and the links to other pages keep them.
+  await expect(filters.getByLabel('Per person')).toHaveValue('100-200');
+  await expect(filters.getByLabel('Open now')).toBeChecked();
+  const search = page.locator('form.nearby-form');
+  await expect(search.locator('input[type=hidden][name=price]')).toHaveValue('100-200');
+  await expect(search.locator('input[type=hidden][name=open]')).toHaveValue('1');
+  const next = page.getByRole('link', { name: 'Next →' });
+  if ((await next.count()) > 0) {
+    await expect(next).toHaveAttribute('href', /price=100-200.*open=1/);
+    const firstPage = await rows.evaluateAll((els) => els.map((e) => e.id));
+    await next.click();
+    await expect(page.locator('.pager')).toContainText('Page 2');
+    await inBand(5_000);
+    const secondPage = await rows.evaluateAll((els) => els.map((e) => e.id));
+    expect(secondPage.filter((id) => firstPage.includes(id))).toHaveLength(0);
+    await expect(page.getByRole('link', { name: '← Previous' })).toHaveAttribute('href', /price=100-200.*open=1/);
+  }
+  // A wider radius, asked for in the search form, keeps the filters.
+  await page.fill('#radius', '8');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  for (const kept of [/r=8/, /price=100-200/, /open=1/]) await expect(page).toHaveURL(kept);
+  await expect(rows.first()).toBeVisible();
+  await inBand(8_000);
+});
+
+test('filters that leave nothing nearby say to widen the radius or clear them', async ({ page }) => {
+  // No hotpot of the demo's costs under ¥50 a person.
+  await page.goto('/nearby?type=1&area=0&price=0-50');
+  await expect(page.locator('.nearby-list')).toHaveCount(0);
+  await expect(page.locator('.nearby-none')).toContainText('Try a wider radius, or clear the filters.');
+  const clear = page.getByRole('link', { name: 'Clear the filters' });
+  await expect(clear).not.toHaveAttribute('href', /price=/);
+  await clear.click();
+  await expect(page.locator('.nearby-list .shop-row').first()).toBeVisible();
+  await expect(page.locator('form.filters').getByLabel('Per person')).toHaveValue('');
+});

@@ -300,6 +300,23 @@ impl ShopFilter {
         self.place().is_some() || self.area().is_some()
     }
 
+    /// Whether it narrows what the shops are like — a price band, a lowest score or open now, each one the
+    /// lists offer — rather than only where they are (the area, the place).
+    pub fn narrows_shops(&self) -> bool {
+        self.price_range() != (None, None) || self.min_score().is_some() || self.open
+    }
+
+    /// The price band, lowest score and open now as form fields (name, value), the chosen ones only: what
+    /// a form about something else (a place, a radius) sends along so as not to drop them.
+    pub fn narrowing_fields(&self) -> Vec<(&'static str, String)> {
+        let open = if self.open { "1" } else { "" };
+        [("price", self.price.as_str()), ("rating", self.rating.as_str()), ("open", open)]
+            .into_iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| (k, v.to_string()))
+            .collect()
+    }
+
     /// The chosen parts as URL parameters ("&area=…&price=…"), for the links that keep them.
     pub fn as_query(&self) -> String {
         let near = self.place().map(|p| (format!("{:.6}", p.lon), format!("{:.6}", p.lat))).unwrap_or_default();
@@ -641,6 +658,12 @@ mod tests {
         // A place that is not one narrows and measures nothing, as a stale link should.
         let nowhere = query(&[("open", "yes"), ("lon", "500"), ("lat", "30")]);
         assert!(!nowhere.open && !nowhere.has_place());
+        // Only what the lists offer narrows the shops; an area or a place says where, not what.
+        assert!(f.narrows_shops() && here.narrows_shops() && q("", "0-50", "").narrows_shops());
+        assert!(!any.narrows_shops() && !q("湖滨", "", "").narrows_shops() && !nowhere.narrows_shops());
+        assert_eq!(f.narrowing_fields(), [("price", "50-100".to_string()), ("rating", "4.5".to_string())]);
+        assert_eq!(here.narrowing_fields(), [("open", "1".to_string())]);
+        assert!(ShopFilter::default().narrowing_fields().is_empty());
     }
 
     #[test]

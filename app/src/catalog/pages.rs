@@ -260,7 +260,7 @@ pub fn CategoryPage() -> impl IntoView {
                         view! {
                             <h1>{ty.icon}" "{ty.name}</h1>
                             <p><a class="rankings-link" href=format!("/rankings?type={tid}")>{td_string!(locale, catalog.top_10_of_kind)}</a></p>
-                            <FilterBar action=format!("/types/{tid}") hidden=vec![("sort", sort.as_query().to_string())] filter=filter.clone() areas/>
+                            <FilterBar action=format!("/types/{tid}") hidden=vec![("sort", sort.as_query().to_string())] filter=filter.clone() areas=Some(areas)/>
                             <SortLinks base=format!("/types/{tid}?") sort kept=kept.clone() filter=filter.clone() search=false/>
                             <ShopList items=page.items saved/>
                             <Pager base=format!("/types/{tid}?sort={}{kept}", sort.as_query()) page=page.page has_next=page.has_next/>
@@ -302,7 +302,7 @@ pub fn SearchPage() -> impl IntoView {
                         let kept = filter.as_query();
                         view! {
                             <h1>{td_string!(locale, catalog.shops_matching, q = &q)}</h1>
-                            <FilterBar action="/search".to_string() hidden=vec![("q", q.clone()), ("sort", sort.as_query().to_string())] filter=filter.clone() areas/>
+                            <FilterBar action="/search".to_string() hidden=vec![("q", q.clone()), ("sort", sort.as_query().to_string())] filter=filter.clone() areas=Some(areas)/>
                             <SortLinks base=format!("/search?q={encoded}&") sort kept=kept.clone() filter=filter.clone() search=true/>
                             <ShopList items saved/>
                             <Pager base=format!("/search?q={encoded}&sort={}{kept}", sort.as_query()) page has_next/>
@@ -360,21 +360,26 @@ fn NearestLink(href: String, active: bool, label: String) -> impl IntoView {
 }
 
 /// The filters of a list — business area, price per person, lowest score, open now — as a form that reloads the
-/// list narrowed (`hidden`: the parameters it keeps, the sort among them); it works without the wasm.
+/// list narrowed (`hidden`: the parameters it keeps, the sort among them); it works without the wasm. The
+/// area is offered among `areas`, and not at all without them (`None`: a list around a point, such as the
+/// nearby page's, whose place is already chosen).
 #[component]
-fn FilterBar(
+pub fn FilterBar(
     action: String,
     hidden: Vec<(&'static str, String)>,
     filter: ShopFilter,
-    areas: Vec<String>,
+    areas: Option<Vec<String>>,
 ) -> impl IntoView {
     let locale = locale();
     let place = filter.place();
+    let area = filter.area;
     view! {
         <form method="get" action=action class="filters">
             {hidden.into_iter().map(|(name, value)| view! { <input type="hidden" name=name value=value/> }).collect_view()}
-            <FilterSelect name="area" label=td_string!(locale, catalog.filter_area) any=td_string!(locale, catalog.any_area)
-                chosen=filter.area options=areas.into_iter().map(|a| (a.clone(), a)).collect()/>
+            {areas.map(|areas| view! {
+                <FilterSelect name="area" label=td_string!(locale, catalog.filter_area) any=td_string!(locale, catalog.any_area)
+                    chosen=area options=areas.into_iter().map(|a| (a.clone(), a)).collect()/>
+            })}
             <FilterSelect name="price" label=td_string!(locale, catalog.filter_price) any=td_string!(locale, catalog.any_price)
                 chosen=filter.price options=PRICE_BANDS.iter().map(|b| (b.0.to_string(), b.1(locale).to_string())).collect()/>
             <FilterSelect name="rating" label=td_string!(locale, catalog.filter_rating) any=td_string!(locale, catalog.any_rating)

@@ -20,6 +20,7 @@ use crate::platform::redis_conn::Redis;
 use crate::shared::clock;
 use crate::shared::error::{AppError, Thing};
 use crate::shared::i18n::{locale, td_string};
+use crate::shared::point::GeoPoint;
 use crate::web::state::AppState;
 use sqlx::PgPool;
 
@@ -200,10 +201,32 @@ pub async fn category(
     let ty = shop_type(state, type_id).await?;
     let db = state.postgres_read()?;
     let ((items, has_next), areas) = tokio::try_join!(
-        store::shops(db, Some(type_id), None, sort, filter, open_at(filter), page),
+        store::shops(db, Some(type_id), None, sort, filter, open_at(filter), page, None),
         store::areas(db, Some(type_id))
     )?;
     Ok((ty, Listing { page: Page { items, page, has_next: has_next && page < MAX_PAGES }, areas }))
+}
+
+/// One page of the shops of `type_id` within `radius_m` of `at`, narrowed by `filter`'s price band, lowest
+/// score and open now (not by its area or place: the point is the place), nearest first, each with its
+/// distance: nearby search once one of those is chosen, which Redis' GEO sets cannot answer (they know where
+/// a shop is, not what it costs or when it opens). A page past [`MAX_PAGES`] is read as the last one: a
+/// deeper `OFFSET` would cost what a category's does.
+pub async fn shops_within(
+    state: &AppState,
+    type_id: i64,
+    at: GeoPoint,
+    radius_m: f64,
+    filter: &ShopFilter,
+    page: u32,
+) -> Result<Page<ShopSummary>, CatalogError> {
+    let page = page.clamp(1, MAX_PAGES);
+    let around = ShopFilter { area: String::new(), near: Some(at), ..filter.clone() };
+    let db = state.postgres_read()?;
+    let (items, has_next) =
+        store::shops(db, Some(type_id), None, ShopSort::Distance, &around, open_at(&around), page, Some(radius_m))
+            .await?;
+    Ok(Page { items, page, has_next: has_next && page < MAX_PAGES })
 }
 
 /// This instance's recent answers to the search box, by what was typed: the same first characters are
@@ -275,8 +298,10 @@ pub async fn search(
     let q = q.as_str();
     check_page(page)?;
     let db = state.postgres_read()?;
-    let ((items, has_next), areas) =
-        tokio::try_join!(store::shops(db, None, Some(q), sort, filter, open_at(filter), page), store::areas(db, None))?;
+    let ((items, has_next), areas) = tokio::try_join!(
+        store::shops(db, None, Some(q), sort, filter, open_at(filter), page, None),
+        store::areas(db, None)
+    )?;
     Ok(Listing { page: Page { items, page, has_next: has_next && page < MAX_PAGES }, areas })
 }
 

@@ -85,11 +85,13 @@ fn into_page(mut rows: Vec<ShopSummary>) -> (Vec<ShopSummary>, bool) {
     (rows, has_next)
 }
 
-/// One page of shops — of type `type_id` and whose name contains `name` (case-insensitive), each when
-/// given — narrowed by `filter` (open at minute `open_at` of the week, when asked), in `sort`'s order (the
-/// score's, then the id's, breaking ties, so pages never overlap): a category and a search alike. Each row
-/// has its distance from the filter's place — the shopper's, else the middle of the area chosen — when
-/// there is one.
+/// One page of shops — of type `type_id`, whose name contains `name` (case-insensitive) and within
+/// `within_m` metres of the filter's place, each when given — narrowed by `filter` (open at minute
+/// `open_at` of the week, when asked), in `sort`'s order (the score's, then the id's, breaking ties, so
+/// pages never overlap): a category, a search and a narrowed nearby search alike. Each row has its
+/// distance from the filter's place — the shopper's, else the middle of the area chosen — when there is
+/// one. A radius without a place of the shopper's finds nothing.
+#[allow(clippy::too_many_arguments)]
 pub async fn shops(
     db: &PgPool,
     type_id: Option<i64>,
@@ -98,12 +100,22 @@ pub async fn shops(
     filter: &ShopFilter,
     open_at: Option<i32>,
     page: u32,
+    within_m: Option<f64>,
 ) -> Result<(Vec<ShopSummary>, bool), sqlx::Error> {
     let escaped = name.map(|q| q.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
     let pattern = escaped.map(|q| format!("%{q}%"));
     let (limit, offset) = page_window(page);
     let (from, below) = filter.price_range();
     let (lon, lat) = filter.place().map(|p| (p.lon, p.lat)).unzip();
+    // The box a radius spans around the place, in degrees, which the (type, position) index narrows to
+    // before the exact distance is measured; a thousandth wider, because a circle's widest longitudes lie a
+    // little poleward of its centre's latitude.
+    let bounds = within_m.zip(filter.place()).map(|(m, p)| {
+        let dlat = m / 111_195.0 * 1.001;
+        let dlon = dlat / p.lat.to_radians().cos().max(0.01);
+        [p.lat - dlat, p.lat + dlat, p.lon - dlon, p.lon + dlon]
+    });
+    let [lat_from, lat_to, lon_from, lon_to] = bounds.map_or([None; 4], |b| b.map(Some));
     // The scope, the sort and the filters are parameters Postgres plans each call with (the `CASE`s and the
     // unset conditions fold away), so a category's plain score order still walks the (type, score) index.
     // The haversine's inner term is capped at 1 (rounding can pass it for a point across the globe); an
@@ -124,6 +136,8 @@ pub async fn shops(
            AND ($4::int8 IS NULL OR avg_price_cents >= $4) AND ($5::int8 IS NULL OR avg_price_cents < $5)
            AND ($6::float8 IS NULL OR (review_count > 0 AND score >= $6))
            AND ($12::int4 IS NULL OR EXISTS (SELECT 1 FROM unnest(open_week) r WHERE r @> $12 OR r @> ($12 + 10080)))
+           AND ($14::float8 IS NULL OR (latitude BETWEEN $15::float8 AND $16::float8
+                                        AND longitude BETWEEN $17::float8 AND $18::float8 AND dist.m <= $14))
          ORDER BY CASE WHEN $7::text = 'relevance' THEN strpos(lower(name), lower($13)) END ASC,
                   CASE WHEN $7::text = 'relevance' THEN length(name) END ASC,
                   CASE WHEN $7::text = 'price_asc' THEN avg_price_cents END ASC,
@@ -145,6 +159,11 @@ pub async fn shops(
         lat,
         open_at,
         name,
+        within_m,
+        lat_from,
+        lat_to,
+        lon_from,
+        lon_to,
     )
     .fetch_all(db)
     .await?;

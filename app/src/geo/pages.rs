@@ -8,33 +8,108 @@ use super::api::{get_best_near, nearby_shops};
 use super::map::NearbyMap;
 use super::model::{AREAS, BEST_NEAR_RADIUS_M, GeoPoint, PAGE_SIZE};
 use crate::catalog::api::list_shop_types;
-use crate::catalog::model::page_from_query;
-use crate::catalog::pages::ShopTile;
+use crate::catalog::model::{ShopFilter, page_from_query, score_text};
+use crate::catalog::pages::{FilterBar, ShopTile};
 use crate::shared::error::AppError;
 use crate::shared::i18n::{distance, locale, td_string};
 use crate::ui::{FieldError, NO_PICTURE, Pager, error_view, yuan};
 
-/// `/nearby?type=&area=|lon=&lat=&r=&page=`.
+/// What the nearby page's URL asks for.
+#[derive(Debug, Clone, PartialEq)]
+struct Asked {
+    /// The kind of shop.
+    type_id: Option<i64>,
+    /// The business area searched around (an index into [`AREAS`]), when the place is one rather than
+    /// coordinates.
+    area: Option<usize>,
+    /// The point's longitude, as the URL or the area gives it.
+    lon: String,
+    /// Its latitude.
+    lat: String,
+    /// The radius, km, as typed.
+    r: String,
+    /// The price band, lowest score and open now (the area filter is not the nearby page's: its place is).
+    filter: ShopFilter,
+    /// The page.
+    page: u32,
+}
+
+impl Asked {
+    /// Reads `/nearby?type=&area=|lon=&lat=&r=&price=&rating=&open=&page=` through `get`.
+    fn from_query(get: impl Fn(&str) -> Option<String>) -> Self {
+        let area = get("area").and_then(|a| a.parse::<usize>().ok()).filter(|i| *i < AREAS.len());
+        let (area, lon, lat) = match (get("lon"), get("lat")) {
+            (Some(lon), Some(lat)) if !lon.is_empty() || !lat.is_empty() => (None, lon, lat),
+            _ => match area {
+                Some(i) => (Some(i), AREAS[i].1.to_string(), AREAS[i].2.to_string()),
+                None => (None, String::new(), String::new()),
+            },
+        };
+        let filter = ShopFilter::from_query(|k| if matches!(k, "price" | "rating" | "open") { get(k) } else { None });
+        Self {
+            type_id: get("type").and_then(|t| t.parse::<i64>().ok()),
+            area,
+            lon,
+            lat,
+            r: get("r").unwrap_or_default(),
+            filter,
+            page: page_from_query(get("page").as_deref()),
+        }
+    }
+
+    /// The search itself as URL parameters — the kind, the place (the area, or the coordinates), the radius
+    /// — the ones given only: what the filter form keeps while it narrows.
+    fn search_fields(&self) -> Vec<(&'static str, String)> {
+        let place = match self.area {
+            Some(i) => vec![("area", i.to_string())],
+            None => vec![("lon", self.lon.clone()), ("lat", self.lat.clone())],
+        };
+        [("type", self.type_id.map(|t| t.to_string()).unwrap_or_default())]
+            .into_iter()
+            .chain(place)
+            .chain([("r", self.r.clone())])
+            .filter(|(_, v)| !v.is_empty())
+            .collect()
+    }
+
+    /// `/nearby?` with the search and its filters, for the links to other pages of it.
+    fn link(&self) -> String {
+        let search: Vec<String> = self
+            .search_fields()
+            .into_iter()
+            .map(|(k, v)| format!("{k}={}", form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>()))
+            .collect();
+        format!("/nearby?{}{}", search.join("&"), self.filter.as_query())
+    }
+}
+
+/// `/nearby?type=&area=|lon=&lat=&r=&price=&rating=&open=&page=`.
 #[component]
 pub fn NearbyPage() -> impl IntoView {
     let locale = locale();
     let query = use_query_map();
-    let params = move || {
+    let asked = move || {
         let q = query.read();
-        let area = q.get("area").and_then(|a| a.parse::<usize>().ok()).and_then(|i| AREAS.get(i).copied());
-        let (lon, lat) = match (q.get("lon"), q.get("lat")) {
-            (Some(lon), Some(lat)) if !lon.is_empty() || !lat.is_empty() => (lon, lat),
-            _ => area.map_or((String::new(), String::new()), |(_, lon, lat)| (lon.to_string(), lat.to_string())),
-        };
-        let type_id = q.get("type").and_then(|t| t.parse::<i64>().ok());
-        (type_id, lon, lat, q.get("r").unwrap_or_default(), page_from_query(q.get("page").as_deref()))
+        Asked::from_query(|k| q.get(k))
     };
     let types = Resource::new(|| (), |_| list_shop_types());
-    let results = Resource::new(params, |(type_id, lon, lat, r, page)| async move {
-        match type_id {
-            Some(t) if !lon.is_empty() => Some(nearby_shops(t, lon, lat, r, page).await),
+    let results = Resource::new(asked, |a| async move {
+        let open = if a.filter.open { "1" } else { "" }.to_string();
+        match a.type_id {
+            Some(t) if !a.lon.is_empty() => {
+                Some(nearby_shops(t, a.lon, a.lat, a.r, a.filter.price, a.filter.rating, open, a.page).await)
+            }
             _ => None,
         }
+    });
+    // The filters apply to a search once there is one; they stay with it when the kind, the place or the
+    // radius changes, and the filter form keeps those in turn.
+    let searched = asked().type_id.is_some() && !asked().lon.is_empty();
+    let kept = asked().filter.as_query();
+    let filter_bar = searched.then(|| {
+        let a = asked();
+        let hidden = a.search_fields();
+        view! { <FilterBar action="/nearby".to_string() hidden filter=a.filter areas=None/> }
     });
     view! {
         <section class="nearby">
@@ -45,7 +120,7 @@ pub fn NearbyPage() -> impl IntoView {
                     <Suspense fallback=|| view! { <select id="type" name="type"></select> }>
                         {move || Suspend::new(async move {
                             let list = types.await.unwrap_or_default();
-                            let chosen = params().0;
+                            let chosen = asked().type_id;
                             view! {
                                 <select id="type" name="type">
                                     {list.into_iter().map(|t| view! {
@@ -59,12 +134,14 @@ pub fn NearbyPage() -> impl IntoView {
                 <div class="form-row">
                     <label for="area">{td_string!(locale, geo.around)}</label>
                     <select id="area" name="area">
-                        {AREAS.iter().enumerate().map(|(i, (name, _, _))| view! { <option value=i>{*name}</option> }).collect_view()}
+                        {AREAS.iter().enumerate().map(|(i, (name, _, _))| view! {
+                            <option value=i selected=move || asked().area == Some(i)>{*name}</option>
+                        }).collect_view()}
                     </select>
                 </div>
                 <div class="form-row">
                     <label for="radius">{td_string!(locale, geo.within_km)}</label>
-                    <input id="radius" name="r" placeholder="5" inputmode="decimal" aria-describedby="radius-hint" value=move || params().3/>
+                    <input id="radius" name="r" placeholder="5" inputmode="decimal" aria-describedby="radius-hint" value=move || asked().r/>
                     <p class="hint" id="radius-hint">{td_string!(locale, geo.radius_hint)}</p>
                     // The search's refusal, when it is about this field (inside Suspense: it waits for the search).
                     <Suspense fallback=|| ()>
@@ -74,21 +151,36 @@ pub fn NearbyPage() -> impl IntoView {
                         })}
                     </Suspense>
                 </div>
+                {asked().filter.narrowing_fields().into_iter().map(|(name, value)| view! {
+                    <input type="hidden" name=name value=value/>
+                }).collect_view()}
                 <div class="form-actions">
                     <button type="submit" class="primary">{td_string!(locale, geo.search)}</button>
-                    <LocateButton home=false/>
+                    <LocateButton home=false kept=kept/>
                 </div>
             </form>
+            {filter_bar}
             <Suspense fallback=move || view! { <p>{td_string!(locale, geo.searching)}</p> }>
                 {move || Suspend::new(async move {
                     match results.await {
                         None => view! { <p class="muted">{td_string!(locale, geo.choose_kind_and_place)}</p> }.into_any(),
+                        // Filters that leave nothing say how to find something after all.
+                        Some(Ok(page)) if page.items.is_empty() && asked().filter.narrows_shops() => {
+                            let a = asked();
+                            let unfiltered = Asked { filter: ShopFilter::default(), ..a };
+                            view! {
+                                <p class="muted nearby-none">
+                                    {td_string!(locale, geo.none_with_filters)}" "
+                                    <a class="clear-filters" href=unfiltered.link()>{td_string!(locale, geo.clear_filters)}</a>
+                                </p>
+                            }.into_any()
+                        }
                         Some(Ok(page)) if page.items.is_empty() => view! { <p class="muted">{td_string!(locale, geo.none_within_radius)}</p> }.into_any(),
                         Some(Ok(page)) => {
-                            let (type_id, lon, lat, r, _) = params();
-                            let base = format!("/nearby?type={}&lon={lon}&lat={lat}&r={r}", type_id.unwrap_or_default());
+                            let a = asked();
+                            let base = a.link();
                             let first = (page.page as usize - 1) * PAGE_SIZE + 1;
-                            let map = GeoPoint::parse(&lon, &lat).ok().map(|center| {
+                            let map = GeoPoint::parse(&a.lon, &a.lat).ok().map(|center| {
                                 view! { <NearbyMap center shops=page.items.clone() first_number=first/> }
                             });
                             view! {
@@ -102,7 +194,9 @@ pub fn NearbyPage() -> impl IntoView {
                                                 <a class="shop-name" href=format!("/shops/{}", n.shop.id)>{n.shop.name}</a>
                                                 <p class="muted">
                                                     <span class="distance" data-m=n.distance_m>{distance(locale, n.distance_m)}</span>
-                                                    " · "{n.shop.area}" · "{yuan(n.shop.avg_price_cents)}
+                                                    " · "{n.shop.area}" · "
+                                                    <span class="avg-price" data-cents=n.shop.avg_price_cents>{yuan(n.shop.avg_price_cents)}</span>
+                                                    " · "{score_text(locale, n.shop.score, n.shop.reviews)}
                                                 </p>
                                             </div>
                                         </li>
@@ -122,16 +216,17 @@ pub fn NearbyPage() -> impl IntoView {
 }
 
 /// "Use my location": searches around the browser's position when it shares it — on the nearby page with
-/// the kind of shop and radius chosen in the form, on the home page (`home`) for the best rated near it —
-/// else says to choose an area.
+/// the kind of shop and radius chosen in the form and the filters in force (`kept`, URL parameters each
+/// after a `&`), on the home page (`home`) for the best rated near it — else says to choose an area.
 #[island(lazy)]
-fn LocateButton(home: bool) -> impl IntoView {
+fn LocateButton(home: bool, kept: String) -> impl IntoView {
     let locale = locale();
     let (locating, set_locating) = signal(None::<&'static str>);
     let use_my_location = move |_| {
         #[cfg(feature = "hydrate")]
         {
             let (type_id, radius) = (crate::ui::field_value("type"), crate::ui::field_value("radius"));
+            let kept = kept.clone();
             set_locating.set(Some(td_string!(locale, geo.finding_you)));
             crate::ui::locate(
                 move |lon, lat| {
@@ -139,14 +234,14 @@ fn LocateButton(home: bool) -> impl IntoView {
                     crate::ui::go(&if home {
                         format!("/?lon={lon:.6}&lat={lat:.6}#best-near")
                     } else {
-                        format!("/nearby?type={type_id}&lon={lon:.6}&lat={lat:.6}&r={radius}")
+                        format!("/nearby?type={type_id}&lon={lon:.6}&lat={lat:.6}&r={radius}{kept}")
                     });
                 },
                 move || set_locating.set(Some(td_string!(locale, geo.location_not_shared))),
             );
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = (set_locating, home);
+        let _ = (set_locating, home, &kept);
     };
     view! {
         <button type="button" class="secondary locate-button" on:click=use_my_location>{td_string!(locale, geo.use_my_location)}</button>
@@ -183,7 +278,7 @@ pub fn BestNearRow(near: String, lon: String, lat: String) -> impl IntoView {
                                     }).collect_view()}
                                 </select>
                                 <button type="submit" class="secondary">{td_string!(locale, geo.show)}</button>
-                                <LocateButton home=true/>
+                                <LocateButton home=true kept=String::new()/>
                             </form>
                         </div>
                         {match found {

@@ -4,7 +4,7 @@ use geo::{Distance, Haversine, Point};
 
 use super::model::{GeoPoint, NearbyShop, PAGE_SIZE};
 use super::store;
-use crate::catalog::model::Page;
+use crate::catalog::model::{Page, ShopFilter};
 use crate::catalog::service::{self as catalog, CatalogError};
 use crate::platform::backend::BackendError;
 use crate::shared::error::AppError;
@@ -71,6 +71,43 @@ pub async fn nearby(
     let has_next = found.len() > end;
     let window: Vec<(i64, f64, (f64, f64))> = found.into_iter().skip(end - PAGE_SIZE).take(PAGE_SIZE).collect();
     Ok(Page { items: describe(state, window).await?, page, has_next })
+}
+
+/// Page `page` (1-based) of shops of `type_id` within `radius_m` of `at`, nearest first, narrowed by
+/// `filter`'s price band, lowest score and open now. With none of them chosen this is [`nearby`]: Redis
+/// finds and orders. With one, Postgres does (the catalog's list, within the radius): Redis' GEO sets know
+/// where a shop is, not what it costs or when it opens, and narrowing Redis' answer afterwards would leave
+/// pages short. Either way the order is a total one (equal distances by id in Redis' answer, by score then
+/// id in Postgres'), so pages neither skip nor repeat a shop.
+pub async fn nearby_narrowed(
+    state: &AppState,
+    type_id: i64,
+    at: GeoPoint,
+    radius_m: f64,
+    filter: &ShopFilter,
+    page: u32,
+) -> Result<Page<NearbyShop>, GeoError> {
+    if !filter.narrows_shops() {
+        return nearby(state, type_id, at, radius_m, page).await;
+    }
+    let (_, found) = tokio::try_join!(
+        catalog::shop_type(state, type_id),
+        catalog::shops_within(state, type_id, at, radius_m, filter, page)
+    )?;
+    let ids: Vec<i64> = found.items.iter().map(|s| s.id).collect();
+    // The map pins each shop where it is, which a summary does not say.
+    let positions = store::positions_of(state.postgres_read()?, &ids).await?;
+    let items = found
+        .items
+        .into_iter()
+        .filter_map(|shop| {
+            let p = positions.iter().find(|p| p.id == shop.id)?;
+            let position = GeoPoint { lon: p.longitude, lat: p.latitude };
+            let metres = shop.distance_m.unwrap_or_else(|| distance_m(at, position));
+            Some(NearbyShop { shop, distance_m: metres, position })
+        })
+        .collect();
+    Ok(Page { items, page: found.page, has_next: found.has_next })
 }
 
 /// The shops of `type_id` nearest to shop `shop_id` (at `at`) within `radius_m`, itself left out, at most

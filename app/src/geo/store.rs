@@ -25,6 +25,13 @@ pub async fn positions(db: &PgPool) -> Result<Vec<ShopPosition>, sqlx::Error> {
         .await
 }
 
+/// Where the shops `ids` are (any order; unknown ids left out).
+pub async fn positions_of(db: &PgPool, ids: &[i64]) -> Result<Vec<ShopPosition>, sqlx::Error> {
+    sqlx::query_as!(ShopPosition, "SELECT type_id, id, longitude, latitude FROM shops WHERE id = ANY($1)", ids)
+        .fetch_all(db)
+        .await
+}
+
 /// Rated shops of any type within `radius_m` of (`lon`, `lat`), the best score first (then more reviews,
 /// then id), at most `limit`. Postgres rather than Redis GEO: this asks for the best within a radius, not
 /// the nearest, and across every type's set.
