@@ -5,6 +5,9 @@
 # (`budget`: the shop page's cold load in Chromium, a Lighthouse-style table — end2end/budget.mjs).
 # `scripts/bench.sh scale` (not part of "all") runs the server on a local Redis Cluster (scripts/cluster.sh)
 # and measures one sale against 8 (docs/scaling.md), with grabs waiting for a Redis replica and without.
+# `scripts/bench.sh city` (not part of "all") measures the demo city's pages, then the same pages of a city of
+# a million shops (`server city`: its own database haodian_city and key prefix, built once and kept; a
+# build takes minutes; CITY_SCALE=0.01 builds a hundredth to try it) and prints how much each grew.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
@@ -24,8 +27,9 @@ DB="haodian_bench"
 psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$DB'" | grep -q 1 \
   || psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE $DB"
 export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$DB" REDIS_KEY_PREFIX="bench:" KAFKA_TOPIC_PREFIX="bench."
-# Every simulated buyer comes from 127.0.0.1: the per-IP limit would measure itself, not the sale.
-export LISTEN_ADDR="127.0.0.1:3100" ADMIN_ADDR="127.0.0.1:3101" RUST_LOG=warn IP_RATE_LIMIT=100000000
+# Every simulated buyer comes from 127.0.0.1: the per-IP limits (the grab's, and the searches' and the
+# other actions') would measure themselves, not the server.
+export LISTEN_ADDR="127.0.0.1:3100" ADMIN_ADDR="127.0.0.1:3101" RUST_LOG=warn IP_RATE_LIMIT=100000000 ABUSE_LIMIT_FACTOR=100000
 # A thousand concurrent connections on each side need more than the default 1,024 descriptors.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 "$TARGET"/release/server seed --reset
@@ -65,6 +69,23 @@ fi
 if [ "$WHICH" = all ] || [ "$WHICH" = orders ]; then "$TARGET"/release/bench-orders; fi
 if [ "$WHICH" = all ] || [ "$WHICH" = reviews ]; then "$TARGET"/release/bench-reviews; fi
 if [ "$WHICH" = all ] || [ "$WHICH" = budget ]; then (cd end2end && node budget.mjs); fi
+if [ "$WHICH" = city ]; then
+  export BENCH_STATE_DIR="$RUN_DIR"
+  "$TARGET"/release/bench-city measure demo
+  stop_server
+  CITY_DB="haodian_city"
+  psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$CITY_DB'" | grep -q 1 \
+    || psql -h 127.0.0.1 -U postgres -d postgres -qc "CREATE DATABASE $CITY_DB"
+  export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$CITY_DB" REDIS_KEY_PREFIX="city:" KAFKA_TOPIC_PREFIX="city."
+  WANT_SHOPS="$(awk -v f="${CITY_SCALE:-1}" 'BEGIN { printf "%d", 1000000 * f + 0.5 }')"
+  HAVE_SHOPS="$(psql -h 127.0.0.1 -U postgres -d "$CITY_DB" -tAc "SELECT count(*) FROM shops" 2>/dev/null || echo 0)"
+  # A city left half-built (or of another size) is built again from the demo.
+  if [ "${HAVE_SHOPS:-0}" != "$WANT_SHOPS" ]; then "$TARGET"/release/server seed --reset; fi
+  timed "the big city" "$TARGET"/release/server city ${CITY_SCALE:+--scale "$CITY_SCALE"}
+  start_server
+  "$TARGET"/release/bench-city measure city
+  "$TARGET"/release/bench-city compare demo city
+fi
 if [ "$WHICH" = scale ]; then
   stop_server
   # Stop the cluster afterwards only if this run started it.

@@ -13,6 +13,7 @@ use crate::platform::kafka::Publisher;
 use crate::platform::keys::Keys;
 use crate::platform::metrics::Metrics;
 use crate::platform::redis_conn::Redis;
+use crate::platform::replica::ReadRoute;
 use crate::sale::live_stock::LiveStock;
 use crate::web::abuse::{AbuseLimits, GrabGate};
 use crate::web::state::{AppState, Handles, Parts};
@@ -42,12 +43,12 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 
 /// Connects to Postgres (applying migrations), Redis and Kafka.
 pub async fn connect(config: Config, leptos_options: LeptosOptions) -> Result<AppState, StartupError> {
-    let db = sqlx::postgres::PgPoolOptions::new()
-        .max_connections(config.database_max_connections)
-        .acquire_timeout(std::time::Duration::from_secs(5))
-        .connect_with(pg_options(&config)?)
-        .await?;
-    MIGRATOR.run(&db).await?;
+    // Migrations on a connection of their own, without the pages' statement timeout: building an index
+    // over a big table takes longer than any page may.
+    let mut migrating = <sqlx::PgConnection as sqlx::Connection>::connect_with(&config.database_url.parse()?).await?;
+    MIGRATOR.run(&mut migrating).await?;
+    sqlx::Connection::close(migrating).await?;
+    let db = pool_options(&config).connect_with(pg_options(&config)?).await?;
     with_db(config, leptos_options, db).await
 }
 
@@ -66,6 +67,10 @@ pub async fn with_db(
     let kafka = crate::platform::kafka::producer(&config)?;
     let keys = Keys::new(config.redis_key_prefix.clone());
     let db_read = read_pool(&config, &db)?;
+    let read_route = match config.database_read_url {
+        Some(_) => ReadRoute::watching(db_read.clone()),
+        None => ReadRoute::primary_only(),
+    };
     let ids = Arc::new(crate::platform::ids::acquire(&db, config.id_lease_ttl).await?);
     crate::platform::ids::spawn_heartbeat(ids.clone(), db.clone());
     let breakers = Breakers::new(config.breakers);
@@ -98,6 +103,7 @@ pub async fn with_db(
     Ok(AppState::new(Handles {
         db,
         db_read,
+        read_route,
         redis,
         grab_redis,
         kafka,
@@ -127,25 +133,38 @@ pub async fn with_db(
 /// database the primary pool is on (a test's own, say).
 pub fn read_pool(config: &Config, primary: &sqlx::PgPool) -> Result<sqlx::PgPool, sqlx::Error> {
     let Some(url) = &config.database_read_url else { return Ok(primary.clone()) };
-    let timeout = config.database_statement_timeout.as_millis().to_string();
-    let mut options = url.parse::<sqlx::postgres::PgConnectOptions>()?.options([("statement_timeout", timeout)]);
+    let mut options = limited(config, url)?;
     if options.get_database().is_none()
         && let Some(name) = primary.connect_options().get_database()
     {
         options = options.database(name);
     }
-    Ok(sqlx::postgres::PgPoolOptions::new()
+    Ok(pool_options(config).connect_lazy_with(options))
+}
+
+/// The primary's and the replica's pools alike: `DATABASE_MAX_CONNECTIONS` each, and a request that waits
+/// five seconds for a connection gives up.
+fn pool_options(config: &Config) -> sqlx::postgres::PgPoolOptions {
+    sqlx::postgres::PgPoolOptions::new()
         .max_connections(config.database_max_connections)
         .acquire_timeout(std::time::Duration::from_secs(5))
-        .connect_lazy_with(options))
 }
 
 /// How the instance connects to Postgres: `DATABASE_URL`, with every statement cut off after
 /// `DATABASE_STATEMENT_TIMEOUT_MS`, so one slow query (a crafted search, a lock queue) cannot hold a pooled
 /// connection for long.
 pub fn pg_options(config: &Config) -> Result<sqlx::postgres::PgConnectOptions, sqlx::Error> {
+    limited(config, &config.database_url)
+}
+
+/// `url` with the statement timeout, and without JIT compilation: the plans of a page's queries run in
+/// milliseconds, and Postgres would spend tens to hundreds compiling the ones it guesses are costly (a
+/// search in a big city: 600 ms with it, half without).
+fn limited(config: &Config, url: &str) -> Result<sqlx::postgres::PgConnectOptions, sqlx::Error> {
     let timeout = config.database_statement_timeout.as_millis().to_string();
-    Ok(config.database_url.parse::<sqlx::postgres::PgConnectOptions>()?.options([("statement_timeout", timeout)]))
+    Ok(url
+        .parse::<sqlx::postgres::PgConnectOptions>()?
+        .options([("statement_timeout", timeout.as_str()), ("jit", "off")]))
 }
 
 /// Opens the instance's Redis connection: one node or a cluster, as `REDIS_URL` says (`redis_conn`).

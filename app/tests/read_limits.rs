@@ -1,4 +1,5 @@
-//! Reads an attacker can make expensive are bounded: substring search uses a trigram index, listings
+//! Reads an attacker can make expensive are bounded: substring search uses an index (the pairs of
+//! characters a search has, the suggestions' trigrams), listings
 //! stop at `MAX_PAGES`, and Postgres cancels any statement that outlives `DATABASE_STATEMENT_TIMEOUT_MS`.
 
 use app::catalog::model::MAX_PAGES;
@@ -17,6 +18,37 @@ async fn name_search_reads_the_trigram_index(db: PgPool) {
         .await
         .unwrap();
     assert!(plan.iter().any(|l| l.contains("shops_name_trgm")), "{plan:#?}");
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_two_character_search_reads_the_index_of_pairs(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    app::testing::seed_shop(&db).await.unwrap();
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, address, longitude, latitude)
+         SELECT 1000 + g, CASE WHEN g % 100 = 0 THEN '老王火锅' ELSE '小杨生煎' END || g, 1, 'somewhere', 120.16, 30.25
+         FROM generate_series(1, 5000) g",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let mut conn = db.acquire().await.unwrap();
+    sqlx::query("ANALYZE shops").execute(&mut *conn).await.unwrap();
+    // What the search's condition is (catalog::store::shops): a scan of every shop is what it must avoid.
+    let plan: Vec<String> = sqlx::query_scalar(
+        "EXPLAIN SELECT id FROM shops WHERE name_grams(name) @> name_grams('火锅') AND strpos(lower(name), '火锅') > 0",
+    )
+    .fetch_all(&mut *conn)
+    .await
+    .unwrap();
+    assert!(plan.iter().any(|l| l.contains("shops_name_grams")), "{plan:#?}");
+    // And the search finds exactly those shops, whatever the case of the words.
+    let found = service::search(&state, "火锅", Default::default(), &Default::default(), 1).await.unwrap();
+    assert_eq!(found.page.items.len(), 20);
+    assert!(found.page.items.iter().all(|s| s.name.contains("火锅")));
+    sqlx::query("UPDATE shops SET name = 'Noodle BAR' WHERE id = 1").execute(&db).await.unwrap();
+    let found = service::search(&state, "bar", Default::default(), &Default::default(), 1).await.unwrap();
+    assert_eq!(found.page.items.iter().map(|s| s.id).collect::<Vec<_>>(), vec![1]);
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]

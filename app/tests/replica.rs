@@ -39,6 +39,17 @@ async fn replica_has(state: &AppState, sql: &str, n: i64) {
     panic!("the replica did not catch up within 10 s: {sql}");
 }
 
+/// Waits until the instance's reads go to the replica (`true`) or to the primary (`false`).
+async fn on_replica(state: &AppState, want: bool) {
+    for _ in 0..100 {
+        if state.read_route.on_replica() == want {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("reads did not move {} within 5 s", if want { "to the replica" } else { "to the primary" });
+}
+
 /// The ids of shop 1's reviews as anyone reads its list (newest first).
 async fn listed(state: &AppState) -> Vec<i64> {
     let page = reviews::page(state, 1, ReviewSort::Newest, ReviewFilter::default(), "", None).await.unwrap();
@@ -55,6 +66,7 @@ async fn a_shopper_sees_their_own_new_review_at_once_although_the_replica_lags(d
         state.db.connect_options().get_port(),
         "the reads under test go to the replica"
     );
+    on_replica(&state, true).await;
     seed_shop(&db).await.unwrap();
     let author = seed_users(&db, 611, 1).await.unwrap()[0];
     replica_has(&state, &format!("SELECT count(*) FROM users WHERE id = {author}"), 1).await;
@@ -99,4 +111,36 @@ async fn a_shopper_sees_their_own_new_review_at_once_although_the_replica_lags(d
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     panic!("the replica did not show review {id} within 10 s of replaying again");
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_replica_that_does_not_answer_sends_reads_to_the_primary_and_leaves_writes_alone(db: PgPool) {
+    // Nothing listens on port 1: a standby that is down.
+    let state = test_state(db.clone(), &[("DATABASE_READ_URL", "postgres://postgres@127.0.0.1:1")]).await;
+    seed_shop(&db).await.unwrap();
+    let author = seed_users(&db, 612, 1).await.unwrap()[0];
+    let me = CurrentUser { id: author, nickname: "u".into(), role: Role::Shopper, masked_account: String::new() };
+    // Well past the watch's first probes: the route has tried the standby and stayed on the primary.
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    on_replica(&state, false).await;
+    for _ in 0..20 {
+        assert_eq!(listed(&state).await, Vec::<i64>::new(), "the list is read, from the primary");
+    }
+    let form = ReviewForm {
+        stars: "4".into(),
+        aspect1: "4".into(),
+        aspect2: "4".into(),
+        aspect3: "4".into(),
+        spend: String::new(),
+        body: "备用库没开，评价照样能写，也能马上看到。".into(),
+        images: String::new(),
+        tags: String::new(),
+    };
+    let id = reviews::write(&state, &me, 1, NewReview::try_from(form).unwrap()).await.unwrap();
+    assert_eq!(listed(&state).await, vec![id], "written on the primary and listed from it");
+    assert_eq!(
+        state.breakers.postgres.state(),
+        app::platform::breaker::BreakerState::Closed,
+        "the standby's silence opened nothing"
+    );
 }

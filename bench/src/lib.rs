@@ -150,6 +150,17 @@ pub async fn api_get(client: &HttpClient, base: &str, path: &str) -> Result<Stri
     String::from_utf8(body.to_vec()).map_err(|e| format!("{path}: {e}"))
 }
 
+/// POSTs to a server function with no arguments as the shopper with `cookie` and answers its JSON, or
+/// the status if it is not 2xx.
+pub async fn api_post(client: &HttpClient, base: &str, path: &str, cookie: &str) -> Result<String, String> {
+    let (status, body) =
+        as_shopper(client, hyper::Method::POST, format!("{base}{path}"), "application/json", cookie).await?;
+    if !status.is_success() {
+        return Err(format!("{path}: {status}"));
+    }
+    String::from_utf8(body.to_vec()).map_err(|e| format!("{path}: {e}"))
+}
+
 /// [`look_in`] for every one of `shoppers`, `concurrency` at a time and in their order (so each one's
 /// session is about as fresh when their grab comes); answers how many were not answered 200.
 pub async fn look_in_all(client: &HttpClient, base: &str, shoppers: &[(i64, String)], concurrency: usize) -> usize {

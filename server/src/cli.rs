@@ -12,7 +12,7 @@ use app::web::state::AppState;
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// Unknown subcommand or flag.
-    #[error("{0}\nusage: server [serve | seed [--reset] | migrate | topics | reconcile]")]
+    #[error("{0}\nusage: server [serve | seed [--reset] | city [--scale F] | migrate | topics | reconcile]")]
     Usage(String),
     /// Bad environment setting.
     #[error(transparent)]
@@ -51,6 +51,11 @@ pub async fn run(args: &[String]) -> Result<(), CliError> {
         [] | ["serve"] => serve(config).await,
         ["seed"] => seed(config, false).await,
         ["seed", "--reset"] => seed(config, true).await,
+        ["city"] => city(config, crate::city::Scale::FULL).await,
+        ["city", "--scale", f] => {
+            let f: f64 = f.parse().map_err(|_| CliError::Usage(format!("--scale {f}: not a number")))?;
+            city(config, crate::city::Scale::times(f)?).await
+        }
         ["migrate"] => connect(config).await.map(|_| tracing::info!("migrations applied")),
         ["topics"] => topics(&config).await,
         ["reconcile"] => reconcile(config).await,
@@ -67,6 +72,15 @@ async fn connect(config: Config) -> Result<AppState, CliError> {
 async fn topics(config: &Config) -> Result<(), CliError> {
     app::platform::kafka::ensure_topics(config).await.map_err(CliError::Topics)?;
     tracing::info!(brokers = %config.kafka_brokers, "Kafka topics present");
+    Ok(())
+}
+
+/// Builds the big city over the demo (`scripts/bench.sh city`), then Redis' state from it.
+async fn city(config: Config, scale: crate::city::Scale) -> Result<(), CliError> {
+    let state = connect(config).await?;
+    let report = crate::city::build(&state.db, scale).await?;
+    let rebuilt = app::recovery::service::rebuild(&state).await?;
+    tracing::info!(?report, ?rebuilt, "the big city in place");
     Ok(())
 }
 
@@ -113,7 +127,7 @@ async fn serve(config: Config) -> Result<(), CliError> {
     let addr: SocketAddr = config.listen_addr;
     let state = connect(config).await?;
     // Redis' state from Postgres (and the orders still in Kafka) at every start: sales Redis does not know,
-    // the nearby index, the follow sets, the rankings. The healer does it again whenever Redis loses its data.
+    // the nearby index, the follow sets. The healer does it again whenever Redis loses its data.
     let rebuilt = app::recovery::service::rebuild(&state).await?;
     tracing::info!(?rebuilt, "Redis state rebuilt from Postgres");
     let router = crate::router::build(state.clone());

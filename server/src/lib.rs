@@ -1,5 +1,6 @@
 //! Process wiring for Haodian: configuration → pools → migrations → router → workers → shutdown.
 
+pub mod city;
 pub mod cli;
 pub mod guard;
 pub mod health;

@@ -1,4 +1,4 @@
-//! The Haodian server process. `server [serve]`, `server seed [--reset]`, `server migrate`, `server topics`.
+//! The Haodian server process. `server [serve]`, `server seed [--reset]`, `server city [--scale F]`, `server migrate`, `server topics`.
 
 use std::process::ExitCode;
 

@@ -135,16 +135,16 @@ pub(crate) const TYPES: [DemoType; 14] = [
 ];
 
 /// A business area of Hangzhou: name, centre (lon, lat), spread (degrees), weight, real road names.
-struct Area {
-    name: &'static str,
-    lon: f64,
-    lat: f64,
-    spread: f64,
-    weight: u32,
-    roads: &'static [&'static str],
+pub(crate) struct Area {
+    pub(crate) name: &'static str,
+    pub(crate) lon: f64,
+    pub(crate) lat: f64,
+    pub(crate) spread: f64,
+    pub(crate) weight: u32,
+    pub(crate) roads: &'static [&'static str],
 }
 
-const AREAS: [Area; 10] = [
+pub(crate) const AREAS: [Area; 10] = [
     Area {
         name: "湖滨",
         lon: 120.1645,
@@ -227,7 +227,7 @@ const AREAS: [Area; 10] = [
     },
 ];
 
-const NAME_PREFIXES: [&str; 24] = [
+pub(crate) const NAME_PREFIXES: [&str; 24] = [
     "老张",
     "阿婆",
     "小巷",
@@ -255,7 +255,7 @@ const NAME_PREFIXES: [&str; 24] = [
 ];
 /// The demo's weeks of opening hours, Monday first, as merchants would enter them: every day alike, a
 /// lunch break, a late bar, a day off, longer weekends, round the clock.
-const HOURS: [[&str; 7]; 7] = [
+pub(crate) const HOURS: [[&str; 7]; 7] = [
     ["10:00-22:00"; 7],
     ["09:00-21:00"; 7],
     ["11:00-次日02:00"; 7],

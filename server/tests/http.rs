@@ -294,15 +294,18 @@ async fn nearby_search_refuses_bad_input_with_4xx(db: PgPool) {
     assert_eq!(get("type_id=42&lon=120.1&lat=30.2&radius_km=&page=1").await.unwrap().status(), StatusCode::NOT_FOUND);
     assert_eq!(get("type_id=x&lon=120.1&lat=30.2&radius_km=&page=1").await.unwrap().status(), StatusCode::BAD_REQUEST);
     // The filters are optional, and with one chosen (Postgres answers) the same input is refused alike.
-    let narrowed = get("type_id=1&lon=120.1&lat=30.2&radius_km=&price=50-100&rating=4.5&open=1&page=1").await.unwrap();
+    let narrowed =
+        get("type_id=1&lon=120.1&lat=30.2&radius_km=&filter[price]=50-100&filter[rating]=4.5&filter[open]=true&page=1")
+            .await
+            .unwrap();
     assert_eq!(narrowed.status(), StatusCode::OK);
     assert!(body(narrowed).await.contains("\"items\""));
     assert_eq!(
-        get("type_id=42&lon=120.1&lat=30.2&radius_km=&open=1&page=1").await.unwrap().status(),
+        get("type_id=42&lon=120.1&lat=30.2&radius_km=&filter[open]=true&page=1").await.unwrap().status(),
         StatusCode::NOT_FOUND
     );
     assert_eq!(
-        get("type_id=1&lon=120.1&lat=30.2&radius_km=99&price=0-50&page=1").await.unwrap().status(),
+        get("type_id=1&lon=120.1&lat=30.2&radius_km=99&filter[price]=0-50&page=1").await.unwrap().status(),
         StatusCode::BAD_REQUEST
     );
 }

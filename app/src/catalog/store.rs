@@ -102,8 +102,6 @@ pub async fn shops(
     page: u32,
     within_m: Option<f64>,
 ) -> Result<(Vec<ShopSummary>, bool), sqlx::Error> {
-    let escaped = name.map(|q| q.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
-    let pattern = escaped.map(|q| format!("%{q}%"));
     let (limit, offset) = page_window(page);
     let (from, below) = filter.price_range();
     let (lon, lat) = filter.place().map(|p| (p.lon, p.lat)).unzip();
@@ -120,6 +118,9 @@ pub async fn shops(
     // unset conditions fold away), so a category's plain score order still walks the (type, score) index.
     // The haversine's inner term is capped at 1 (rounding can pass it for a point across the globe); an
     // unknown place leaves it NULL (not LEAST, which would take the 1 over a NULL).
+    // A name search finds its candidates by their pairs of characters (`name_grams`: the trigram index
+    // cannot look up the two characters most searches are, and the planner would still read all of it for
+    // an ILIKE); `strpos` then checks each, case-insensitively, without a pattern to escape.
     // Relevance puts the names where the words come earliest first, then the shortest (the closest to the
     // words: a shop's name in Chinese has no spaces for word-based similarity to go by).
     let rows = summaries!(
@@ -131,7 +132,9 @@ pub async fn shops(
                   FROM (SELECT coalesce($10::float8, (SELECT avg(a.longitude) FROM shops a WHERE a.area = $3)) AS lon,
                          coalesce($11::float8, (SELECT avg(a.latitude) FROM shops a WHERE a.area = $3)) AS lat) o) h
          ) dist
-         WHERE ($1::int8 IS NULL OR type_id = $1) AND ($2::text IS NULL OR name ILIKE $2)
+         WHERE ($1::int8 IS NULL OR type_id = $1)
+           AND ($2::text IS NULL OR ((char_length($2) < 2 OR name_grams(name) @> name_grams($2))
+                                     AND strpos(lower(name), lower($2)) > 0))
            AND ($3::text IS NULL OR area = $3)
            AND ($4::int8 IS NULL OR avg_price_cents >= $4) AND ($5::int8 IS NULL OR avg_price_cents < $5)
            AND ($6::float8 IS NULL OR (review_count > 0 AND score >= $6))
@@ -147,7 +150,7 @@ pub async fn shops(
                   score DESC, id
          LIMIT $8 OFFSET $9",
         type_id,
-        pattern,
+        name,
         filter.area(),
         from,
         below,
@@ -193,10 +196,18 @@ pub async fn suggestions(db: &PgPool, q: &str, limit: i64) -> Result<Vec<Suggest
     .await
 }
 
-/// The business areas with shops (of `type_id`, when given), in order.
+/// The business areas with shops (of `type_id`, when given), in order: each the next one along the
+/// `shops_area` or `shops_type_area` index after the last (a skip scan), so a city of a million shops costs
+/// a probe per area, not a read of every shop.
 pub async fn areas(db: &PgPool, type_id: Option<i64>) -> Result<Vec<String>, sqlx::Error> {
     sqlx::query_scalar!(
-        "SELECT DISTINCT area FROM shops WHERE ($1::int8 IS NULL OR type_id = $1) AND area <> '' ORDER BY area",
+        r#"WITH RECURSIVE a(area) AS (
+               SELECT min(area) FROM shops WHERE ($1::int8 IS NULL OR type_id = $1) AND area > ''
+             UNION ALL
+               SELECT (SELECT min(s.area) FROM shops s WHERE ($1::int8 IS NULL OR s.type_id = $1) AND s.area > a.area)
+               FROM a WHERE a.area IS NOT NULL
+           )
+           SELECT area AS "area!" FROM a WHERE area IS NOT NULL"#,
         type_id
     )
     .fetch_all(db)
@@ -398,6 +409,17 @@ pub async fn coupons_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<Coupon>, s
     )
     .fetch_all(db)
     .await
+}
+
+/// The ids and titles of a shop's normal coupons, newest first (what a filter offers: no counts).
+pub async fn coupon_titles(db: &PgPool, shop_id: i64) -> Result<Vec<(i64, String)>, sqlx::Error> {
+    let rows = sqlx::query!(
+        "SELECT id, title FROM vouchers WHERE shop_id = $1 AND kind = 'normal' ORDER BY id DESC",
+        shop_id
+    )
+    .fetch_all(db)
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.id, r.title)).collect())
 }
 
 /// Adds a normal coupon to a shop; answers its id.

@@ -7,28 +7,26 @@ use crate::catalog::model::Page;
 use crate::shared::error::AppError;
 
 /// Shops of a type near a point (`radius_km` empty = 5 km), 20 a page, nearest first; narrowed, as a
-/// category is, by a price band (`price`), a lowest score (`rating`) and open now (`open` = `1`), each left
-/// out or empty for any, and a value the lists do not offer narrowing nothing.
+/// category is, by the filter's price band, lowest score and open now (its area and place are the
+/// category's and play no part here), a value the lists do not offer narrowing nothing.
 #[server(endpoint = "geo/nearby", input = leptos::server_fn::codec::GetUrl)]
 pub async fn nearby_shops(
     type_id: i64,
     lon: String,
     lat: String,
     radius_km: String,
-    #[server(default)] price: String,
-    #[server(default)] rating: String,
-    #[server(default)] open: String,
+    #[server(default)] filter: crate::catalog::model::ShopFilter,
     page: u32,
 ) -> Result<Page<NearbyShop>, AppError> {
     crate::web::edge::run(|cx| async move {
         let at = super::model::GeoPoint::parse(&lon, &lat)?;
         let radius = super::model::parse_radius_km(&radius_km)?;
-        let filter = crate::catalog::model::ShopFilter::from_query(|k| match k {
-            "price" => Some(price.clone()),
-            "rating" => Some(rating.clone()),
-            "open" => Some(open.clone()),
-            _ => None,
-        });
+        let filter = crate::catalog::model::ShopFilter {
+            price: filter.price,
+            rating: filter.rating,
+            open: filter.open,
+            ..Default::default()
+        };
         cx.spend_per_address(crate::web::abuse::Action::Nearby).await?;
         Ok(super::service::nearby_narrowed(&cx.state, type_id, at, radius, &filter, page).await?)
     })

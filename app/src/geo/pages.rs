@@ -94,11 +94,8 @@ pub fn NearbyPage() -> impl IntoView {
     };
     let types = Resource::new(|| (), |_| list_shop_types());
     let results = Resource::new(asked, |a| async move {
-        let open = if a.filter.open { "1" } else { "" }.to_string();
         match a.type_id {
-            Some(t) if !a.lon.is_empty() => {
-                Some(nearby_shops(t, a.lon, a.lat, a.r, a.filter.price, a.filter.rating, open, a.page).await)
-            }
+            Some(t) if !a.lon.is_empty() => Some(nearby_shops(t, a.lon, a.lat, a.r, a.filter, a.page).await),
             _ => None,
         }
     });

@@ -66,7 +66,7 @@ pub async fn nearby(
     catalog::shop_type(state, type_id).await?;
     let page = page.clamp(1, 500);
     let end = page as usize * PAGE_SIZE;
-    let mut found = store::within(&state.redis, &state.keys, type_id, at.lon, at.lat, radius_m, end + 1).await?;
+    let mut found = nearest(state, type_id, at, radius_m, end + 1).await?;
     found.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
     let has_next = found.len() > end;
     let window: Vec<(i64, f64, (f64, f64))> = found.into_iter().skip(end - PAGE_SIZE).take(PAGE_SIZE).collect();
@@ -120,11 +120,35 @@ pub async fn similar_near(
     radius_m: f64,
     limit: usize,
 ) -> Result<Vec<NearbyShop>, GeoError> {
-    let mut found = store::within(&state.redis, &state.keys, type_id, at.lon, at.lat, radius_m, limit + 1).await?;
+    let mut found = nearest(state, type_id, at, radius_m, limit + 1).await?;
     found.retain(|(id, _, _)| *id != shop_id);
     found.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
     found.truncate(limit);
     describe(state, found).await
+}
+
+/// The first circle [`nearest`] asks about; each next one is four times as wide.
+const FIRST_CIRCLE_M: f64 = 250.0;
+
+/// The `count` shops of `type_id` nearest to `at` within `radius_m`, nearest first, as (id, metres,
+/// (lon, lat)). Redis sorts every shop inside the circle it is asked about, however few are wanted, so in a
+/// dense city a 5 km circle would sort tens of thousands: the circles widen from 250 m instead and stop at
+/// the first that holds `count` — the nearest `count` of the whole radius are all inside it.
+async fn nearest(
+    state: &AppState,
+    type_id: i64,
+    at: GeoPoint,
+    radius_m: f64,
+    count: usize,
+) -> Result<Vec<(i64, f64, (f64, f64))>, BackendError> {
+    let mut circle = FIRST_CIRCLE_M.min(radius_m);
+    loop {
+        let found = store::within(&state.redis, &state.keys, type_id, at.lon, at.lat, circle, count).await?;
+        if found.len() >= count || circle >= radius_m {
+            return Ok(found);
+        }
+        circle = (circle * 4.0).min(radius_m);
+    }
 }
 
 /// Redis' answer — (id, metres, (lon, lat)) nearest first — with each shop's summary from Postgres.

@@ -77,8 +77,7 @@ pub async fn orders_page(
     before: Option<i64>,
 ) -> Result<OrdersConsole, Failure> {
     let shop = catalog::shop_for_owner(state, user, shop_id).await?;
-    let mut coupons: Vec<(i64, String)> =
-        catalog::coupons_of_shop(state, shop_id).await?.into_iter().map(|c| (c.id, c.title)).collect();
+    let mut coupons = catalog::coupon_titles(state, shop_id).await?;
     coupons.extend(seckill::sales_overview(state, shop_id).await?.into_iter().map(|s| (s.id, s.title)));
     let page = orders::shop_orders(state, shop_id, q, before).await?;
     Ok(OrdersConsole { shop_id, name: shop.name.clone(), coupons, page })

@@ -83,7 +83,6 @@ impl Keys {
             "follows:*",
             "feed:*",
             "checkin:*",
-            "rank:*",
             "uv:*",
             "state:*",
             "lock:state:*",
@@ -234,30 +233,6 @@ impl Keys {
     /// `feed:{user}`: a user's inbox of notes by people they follow, scored by the note's time (ms).
     pub fn feed(&self, user_id: i64) -> String {
         format!("{}feed:{user_id}", self.prefix)
-    }
-
-    /// `rank:{t<type>}:all` (area `None`) or `rank:{t<type>}:area:{area}`: a ranking (榜单), shops scored by
-    /// their Bayesian score. The `{t<type>}` hash tag keeps a type's rankings on one slot.
-    pub fn ranking(&self, type_id: i64, area: Option<&str>) -> String {
-        match area {
-            None => format!("{}rank:{{t{type_id}}}:all", self.prefix),
-            Some(area) => format!("{}rank:{{t{type_id}}}:area:{area}", self.prefix),
-        }
-    }
-
-    /// SCAN pattern of every ranking and its versions.
-    pub fn rankings_pattern(&self) -> String {
-        format!("{}rank:*", self.prefix)
-    }
-
-    /// `lua/rank_update.lua`: the type's applied figure versions (`rank:{t<type>}:ver`), its city-wide
-    /// ranking, its ranking in `area`.
-    pub fn ranking_script(&self, type_id: i64, area: &str) -> [String; 3] {
-        [
-            format!("{}rank:{{t{type_id}}}:ver", self.prefix),
-            self.ranking(type_id, None),
-            self.ranking(type_id, Some(area)),
-        ]
     }
 
     /// `checkin:{user}:{yyyymm}`: one bit per day of the month (bit 0 = the 1st).

@@ -1,5 +1,5 @@
 //! The infrastructure floor (server only): Redis, Kafka, notice channels, locks, circuit breakers, metrics,
-//! order ids, Redis keys, settings, the client's address, the state marker, the SMS sender, the operators'
+//! order ids, Redis keys, settings, the client's address, the state marker, the read replica's route, the SMS sender, the operators'
 //! audit log, the read-through cache and the one backend error. It knows no capability and no web request; it may use `shared`.
 
 pub mod audit;
@@ -16,4 +16,5 @@ pub mod lock;
 pub mod marker;
 pub mod metrics;
 pub mod redis_conn;
+pub mod replica;
 pub mod sms;

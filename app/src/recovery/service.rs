@@ -1,5 +1,5 @@
 //! Rebuilds Redis' state from Postgres (and the orders still in Kafka) and watches for the need to: sale
-//! stock, the nearby index, follows, rankings, likes, feeds' inboxes, check-ins and visitor counts.
+//! stock, the nearby index, follows, likes, feeds' inboxes, check-ins and visitor counts.
 
 use std::time::Duration;
 
@@ -20,8 +20,6 @@ pub struct Rebuilt {
     pub shops: usize,
     /// Follow relations loaded.
     pub follows: usize,
-    /// Shops placed on (or kept off) the rankings.
-    pub ranked: usize,
     /// Likes put back on their notes.
     pub likes: usize,
     /// Follow-feed inbox entries put back.
@@ -38,14 +36,13 @@ pub async fn rebuild(state: &AppState) -> Result<Rebuilt, BackendError> {
     let sales = crate::seckill::service::restore_sales(state).await?;
     let shops = crate::geo::service::load_all(state).await?;
     let follows = crate::social::service::load_follows(state).await?;
-    let ranked = crate::reviews::service::rebuild_rankings(state).await?;
     let likes = crate::social::service::load_likes(state).await?;
     let inbox = crate::social::service::load_inboxes(state).await?;
     let checkins = crate::checkin::service::load_checkins(state).await?;
     let visitor_days = crate::catalog::visitors::restore(state).await?;
     marker::mark_present(&state.redis, &state.keys, clock::now_ms()).await?;
     state.metrics.state.rebuilds.inc();
-    Ok(Rebuilt { sales, shops, follows, ranked, likes, inbox, checkins, visitor_days })
+    Ok(Rebuilt { sales, shops, follows, likes, inbox, checkins, visitor_days })
 }
 
 /// One check: if Redis has lost its state and no other instance is rebuilding it, rebuild it now.

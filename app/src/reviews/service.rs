@@ -1,13 +1,13 @@
 //! Review rules: one review per shopper and shop (never the owner's own), "verified visit" from a redeemed
-//! coupon, helpful votes, the merchant's reply, reports and the operators' hiding, and the rankings kept in
-//! Redis from the figures Postgres keeps.
+//! coupon, helpful votes, the merchant's reply, reports and the operators' hiding, and the rankings read
+//! from the figures Postgres keeps.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use super::model::{
-    ConsoleReviews, Cursor, HiddenReview, MIN_REVIEWS_TO_RANK, NewReview, Podium, RANK_SIZE, REVIEW_PAGE, RankedShop,
-    Ranking, ReportedReview, Review, ReviewContext, ReviewFilter, ReviewPage, ReviewSort, Viewer,
+    ConsoleReviews, Cursor, HiddenReview, NewReview, Podium, RANK_SIZE, REVIEW_PAGE, RankedShop, Ranking,
+    ReportedReview, Review, ReviewContext, ReviewFilter, ReviewPage, ReviewSort, Viewer,
 };
 use super::store;
 use crate::auth::model::CurrentUser;
@@ -65,7 +65,8 @@ impl From<ReviewError> for AppError {
 }
 
 /// Writes `user`'s review of `shop_id` (or the next version of it); answers its id. The shop's figures
-/// move in the same transaction; then every instance's cached copy of the shop and its rankings follow.
+/// move in the same transaction (and the rankings with them); then every instance's cached copy of the shop
+/// follows.
 pub async fn write(state: &AppState, user: &CurrentUser, shop_id: i64, review: NewReview) -> Result<i64, ReviewError> {
     let shop = catalog::shop(state, shop_id).await?;
     if shop.owner_id == Some(user.id) {
@@ -84,24 +85,13 @@ pub async fn delete(state: &AppState, user_id: i64, review_id: i64) -> Result<()
     Ok(())
 }
 
-/// After a committed change of a shop's figures: every instance drops its cached copy and the rankings
-/// move. The review is already saved, so a Redis failure here is logged, not answered: the cache expires by
-/// itself and the rankings are rebuilt with Redis' state.
+/// After a committed change of a shop's figures: every instance drops its cached copy (the rankings read
+/// the figures themselves). The review is already saved, so a Redis failure here is logged, not answered:
+/// the cache expires by itself.
 async fn figures_changed(state: &AppState, shop_id: i64) {
     if let Err(e) = catalog::forget_shop(state, shop_id).await {
         tracing::warn!(shop = shop_id, "shop cache not invalidated after a review: {e}");
     }
-    if let Err(e) = update_ranking(state, shop_id).await {
-        tracing::warn!(shop = shop_id, "rankings not updated after a review: {e}");
-    }
-}
-
-/// Moves one shop on its rankings as Postgres' figures say.
-async fn update_ranking(state: &AppState, shop_id: i64) -> Result<(), BackendError> {
-    if let Some(standing) = store::standing(state.postgres()?, shop_id).await? {
-        store::apply_standings(&state.redis, &state.keys, &[standing], MIN_REVIEWS_TO_RANK).await?;
-    }
-    Ok(())
 }
 
 /// One page of a shop's visible reviews, as `viewer` sees them.
@@ -294,8 +284,8 @@ pub async fn unanswered_counts(state: &AppState, shop_ids: &[i64]) -> Result<Has
     Ok(store::unanswered_counts(state.postgres()?, shop_ids).await?.into_iter().collect())
 }
 
-/// A ranking: the best [`RANK_SIZE`] shops of a type with at least [`MIN_REVIEWS_TO_RANK`] reviews, in one
-/// business area or the whole city, as Redis keeps it (no type given: the first).
+/// A ranking: the best [`RANK_SIZE`] shops of a type with at least [`super::model::MIN_REVIEWS_TO_RANK`] reviews, in one
+/// business area or the whole city, as the shops' figures stand (no type given: the first).
 pub async fn ranking(state: &AppState, type_id: Option<i64>, area: Option<String>) -> Result<Ranking, ReviewError> {
     let types: Vec<(i64, String)> = catalog::shop_types(state).await?.into_iter().map(|t| (t.id, t.name)).collect();
     let type_id = match type_id {
@@ -313,8 +303,11 @@ pub async fn ranking(state: &AppState, type_id: Option<i64>, area: Option<String
             td_string!(locale(), reviews.err_no_shops_in_area, kind = &ty.name, area = a),
         ))));
     }
-    let top = store::top(&state.redis, &state.keys.ranking(type_id, area.as_deref()), RANK_SIZE).await?;
-    let ids: Vec<i64> = top.iter().map(|(id, _)| *id).collect();
+    let db = state.postgres_read()?;
+    let ids = match area.as_deref() {
+        Some(a) => store::ranked_in_area(db, type_id, a, RANK_SIZE as i64).await?,
+        None => store::ranked(db, type_id, RANK_SIZE as i64).await?,
+    };
     let shops = catalog::summaries(state, &ids)
         .await?
         .into_iter()
@@ -328,14 +321,15 @@ pub async fn ranking(state: &AppState, type_id: Option<i64>, area: Option<String
 /// that have one, in the types' display order.
 pub async fn podiums(state: &AppState, types: usize, per: usize) -> Result<Vec<Podium>, ReviewError> {
     let all = catalog::shop_types(state).await?;
-    let keys: Vec<String> = all.iter().map(|t| state.keys.ranking(t.id, None)).collect();
-    let tops = futures::future::try_join_all(keys.iter().map(|key| store::top(&state.redis, key, per))).await?;
+    let places = store::podiums(state.postgres_read()?, per as i64).await?;
     let chosen: Vec<(_, Vec<i64>)> = all
         .into_iter()
-        .zip(tops)
-        .filter(|(_, top)| !top.is_empty())
+        .map(|ty| {
+            let top = places.iter().filter(|(t, _)| *t == ty.id).map(|(_, shop)| *shop).collect();
+            (ty, top)
+        })
+        .filter(|(_, top): &(_, Vec<i64>)| !top.is_empty())
         .take(types)
-        .map(|(ty, top)| (ty, top.into_iter().take(per).map(|(id, _)| id).collect()))
         .collect();
     let ids: Vec<i64> = chosen.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
     let shops = catalog::summaries(state, &ids).await?;
@@ -355,22 +349,10 @@ pub async fn podiums(state: &AppState, types: usize, per: usize) -> Result<Vec<P
         .collect())
 }
 
-/// Rebuilds every ranking from Postgres (Redis lost them, or every score moved); answers how many shops
-/// were looked at.
-pub async fn rebuild_rankings(state: &AppState) -> Result<usize, BackendError> {
-    let standings = store::standings(state.postgres_read()?).await?;
-    store::apply_standings(&state.redis, &state.keys, &standings, MIN_REVIEWS_TO_RANK).await?;
-    Ok(standings.len())
-}
-
-/// Sets each type's prior to its reviews' current mean; if any score moved, the rankings follow. Answers
-/// how many scores moved.
+/// Sets each type's prior to its reviews' current mean, and every score follows (the rankings with them).
+/// Answers how many scores moved.
 pub async fn refresh_priors(state: &AppState) -> Result<i32, BackendError> {
-    let changed = store::refresh_priors(state.postgres()?).await?;
-    if changed > 0 {
-        rebuild_rankings(state).await?;
-    }
-    Ok(changed)
+    Ok(store::refresh_priors(state.postgres()?).await?)
 }
 
 /// Runs [`refresh_priors`] every `every` for the life of the process.

@@ -1,14 +1,10 @@
-//! All SQL and Redis commands of the reviews capability. A shop's figures are kept by the triggers of
-//! `migrations/20261203000001_reviews.sql`, in the transaction of each write here.
+//! All SQL of the reviews capability. A shop's figures are kept by the triggers of
+//! `migrations/20261203000001_reviews.sql`, in the transaction of each write here, and the rankings are
+//! read from them through partial indexes (`migrations/20261216000001_rankings_by_index.sql`).
 
-use std::sync::LazyLock;
-
-use redis::Script;
 use sqlx::PgPool;
 
 use super::model::{Cursor, NewReview, Reply, Review, ReviewFilter, ReviewStatus};
-use crate::platform::keys::Keys;
-use crate::platform::redis_conn::Redis;
 use crate::shared::moderation::{Decision, Subject, Tally};
 
 /// A review row as stored, with its author's name and whether the viewer voted it helpful.
@@ -476,90 +472,49 @@ pub async fn moderate(
     Ok(Some(Moderated { shop_id, author_id, action_id }))
 }
 
-/// A shop's place in the rankings as Postgres has it.
-#[derive(Debug, Clone)]
-pub struct Standing {
-    /// The shop.
-    pub id: i64,
-    /// Its type.
-    pub type_id: i64,
-    /// Its business area ("" for none).
-    pub area: String,
-    /// Its Bayesian score.
-    pub score: f64,
-    /// Its visible reviews.
-    pub review_count: i32,
-    /// The version of these figures.
-    pub figures_version: i64,
-}
-
-/// One shop's standing.
-pub async fn standing(db: &PgPool, shop_id: i64) -> Result<Option<Standing>, sqlx::Error> {
-    sqlx::query_as!(
-        Standing,
-        "SELECT id, type_id, area, score, review_count, figures_version FROM shops WHERE id = $1",
-        shop_id,
-    )
-    .fetch_optional(db)
-    .await
-}
-
-/// Every shop's standing (a rebuild of the rankings).
-pub async fn standings(db: &PgPool) -> Result<Vec<Standing>, sqlx::Error> {
-    sqlx::query_as!(Standing, "SELECT id, type_id, area, score, review_count, figures_version FROM shops")
-        .fetch_all(db)
-        .await
-}
-
 /// Every type's prior becomes its reviews' mean and every score follows; answers how many scores changed.
 pub async fn refresh_priors(db: &PgPool) -> Result<i32, sqlx::Error> {
     sqlx::query_scalar!(r#"SELECT refresh_review_priors() AS "changed!""#).fetch_one(db).await
 }
 
-/// `lua/rank_update.lua`: moves one shop on its type's rankings if these figures are newer than the last.
-static RANK_UPDATE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/rank_update.lua")));
-
-/// Puts each shop where its standing says on its type's city-wide ranking and its area's (or takes it off,
-/// below [`super::model::MIN_REVIEWS_TO_RANK`] reviews); an older standing than Redis has is ignored.
-pub async fn apply_standings(
-    redis: &Redis,
-    keys: &Keys,
-    standings: &[Standing],
-    min_reviews: i32,
-) -> Result<(), redis::RedisError> {
-    let mut con = redis.clone();
-    for s in standings {
-        let [versions, city, area] = keys.ranking_script(s.type_id, &s.area);
-        let mut call = RANK_UPDATE.key(versions);
-        call.key(city);
-        if !s.area.is_empty() {
-            call.key(area);
-        }
-        let ranked = i32::from(s.review_count >= min_reviews);
-        call.arg(s.id).arg(s.figures_version).arg(s.score).arg(ranked);
-        let _: i32 = call.invoke_async(&mut con).await?;
-    }
-    Ok(())
+/// The best `n` shops of type `type_id` with enough reviews to rank, city-wide, best first (ties by id).
+/// The literal 5 is [`super::model::MIN_REVIEWS_TO_RANK`], written out so the planner sees it is the
+/// partial index `shops_ranked`'s own condition: the ranking reads its first `n` entries, however big the
+/// city.
+pub async fn ranked(db: &PgPool, type_id: i64, n: i64) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar!(
+        "SELECT id FROM shops WHERE type_id = $1 AND review_count >= 5 ORDER BY score DESC, id LIMIT $2",
+        type_id,
+        n
+    )
+    .fetch_all(db)
+    .await
 }
 
-/// The best `n` shops of a ranking as (shop, score), best first, ties by lower id — the order of
-/// `ORDER BY score DESC, id`: every shop tied with the `n`-th is read, then sorted here.
-pub async fn top(redis: &Redis, key: &str, n: usize) -> Result<Vec<(i64, f64)>, redis::RedisError> {
-    let mut con = redis.clone();
-    let head: Vec<(i64, f64)> = redis::cmd("ZREVRANGE")
-        .arg(key)
-        .arg(0)
-        .arg(n.saturating_sub(1))
-        .arg("WITHSCORES")
-        .query_async(&mut con)
-        .await?;
-    let mut all = match head.last() {
-        Some((_, last)) if head.len() == n => {
-            redis::cmd("ZRANGEBYSCORE").arg(key).arg(*last).arg("+inf").arg("WITHSCORES").query_async(&mut con).await?
-        }
-        _ => head,
-    };
-    all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    all.truncate(n);
-    Ok(all)
+/// [`ranked`] in one business area (`shops_ranked_area`).
+pub async fn ranked_in_area(db: &PgPool, type_id: i64, area: &str, n: i64) -> Result<Vec<i64>, sqlx::Error> {
+    sqlx::query_scalar!(
+        "SELECT id FROM shops WHERE type_id = $1 AND area = $2 AND review_count >= 5
+         ORDER BY score DESC, id LIMIT $3",
+        type_id,
+        area,
+        n
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// The first `n` places of every type's city-wide ranking, as (type, shop), each type's best first: the
+/// home page's podiums, one index read per type.
+pub async fn podiums(db: &PgPool, n: i64) -> Result<Vec<(i64, i64)>, sqlx::Error> {
+    let rows = sqlx::query!(
+        r#"SELECT t.id AS "type_id!", r.id AS "shop_id!" FROM shop_types t
+           CROSS JOIN LATERAL (SELECT s.id, s.score FROM shops s WHERE s.type_id = t.id AND s.review_count >= 5
+                               ORDER BY s.score DESC, s.id LIMIT $1) r
+           ORDER BY t.id, r.score DESC, r.id"#,
+        n
+    )
+    .fetch_all(db)
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.type_id, r.shop_id)).collect())
 }

@@ -53,6 +53,8 @@ pub struct Handles {
     /// The pool reads that may lag a moment go to (a hot standby when one is configured, else `db`): the
     /// catalog's lists, search, nearby, reviews and rankings — as crates.io splits `db_read`/`db_write`.
     pub db_read: PgPool,
+    /// Whether reads go to `db_read` now (while the standby answers) or to `db`.
+    pub read_route: Arc<crate::platform::replica::ReadRoute>,
     /// Self-reconnecting multiplexed Redis connection (clone per use; never held across unrelated awaits).
     pub redis: Redis,
     /// The grab's own Redis connection (the same one as `redis` when grabs wait for no replica): a grab's
@@ -111,11 +113,12 @@ impl AppState {
         Ok(&self.db)
     }
 
-    /// The read pool ([`Handles::db_read`]), through the same breaker: for reads a moment's lag does not
-    /// hurt. What a person just wrote and must see at once (their own review) is read with [`Self::postgres`].
+    /// The read pool ([`Handles::db_read`]) while the standby answers, else the primary, through the
+    /// Postgres breaker: for reads a moment's lag does not hurt. What a person just wrote and must see at
+    /// once (their own review) is read with [`Self::postgres`].
     pub fn postgres_read(&self) -> Result<&PgPool, BackendError> {
         self.breakers.admit(Service::Postgres)?;
-        Ok(&self.db_read)
+        Ok(if self.read_route.on_replica() { &self.db_read } else { &self.db })
     }
 }
 
