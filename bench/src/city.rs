@@ -8,7 +8,7 @@
 //! `DATABASE_URL` etc. as the server uses them (the bench logs the merchant and the heaviest buyer in
 //! through the session store).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use app::platform::config::Config;
 use app::web::state::AppState;
@@ -82,29 +82,16 @@ async fn send(client: &bench::HttpClient, base: &str, ask: &Ask<'_>) -> Result<u
     })
 }
 
-/// p50/p99 of `rounds` sequential runs of `f` and the server's CPU per run.
-async fn timed<F, Fut>(name: &str, rounds: usize, server: Option<(u32, f64)>, mut f: F) -> Result<Figure, String>
+/// p50/p99 of `rounds` sequential runs of `f` and the server's CPU per run, as the figure `name`.
+async fn timed<F, Fut, T>(name: &str, rounds: usize, server: Option<(u32, f64)>, f: F) -> Result<Figure, String>
 where
     F: FnMut() -> Fut,
-    Fut: Future<Output = Result<usize, String>>,
+    Fut: Future<Output = Result<T, String>>,
 {
-    f().await.map_err(|e| format!("{name}: {e}"))?; // warm
-    let before = server.and_then(|(pid, _)| bench::probe::cpu_ticks(pid).ok());
-    let mut times = Vec::with_capacity(rounds);
-    for _ in 0..rounds {
-        let started = Instant::now();
-        f().await.map_err(|e| format!("{name}: {e}"))?;
-        times.push(started.elapsed());
-    }
-    let after = server.and_then(|(pid, _)| bench::probe::cpu_ticks(pid).ok());
-    let cpu_us = match (before, after, server) {
-        (Some(b), Some(a), Some((_, per_tick))) => Some((a - b) as f64 * per_tick / rounds as f64),
-        _ => None,
-    };
-    times.sort();
-    let at = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)].as_secs_f64() * 1e6;
+    let (p50, p99, cpu_us) = bench::timed_runs(rounds, server, f).await.map_err(|e| format!("{name}: {e}"))?;
     let cpu_step_us = server.map_or(0.0, |(_, per_tick)| per_tick / rounds as f64);
-    let figure = Figure { name: name.into(), p50_us: at(0.5), p99_us: at(0.99), cpu_us, cpu_step_us };
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let figure = Figure { name: name.into(), p50_us: us(p50), p99_us: us(p99), cpu_us, cpu_step_us };
     eprintln!("{name}: p50 {:.2} ms, p99 {:.2} ms", figure.p50_us / 1e3, figure.p99_us / 1e3);
     Ok(figure)
 }

@@ -42,6 +42,35 @@ pub async fn grab(
     Ok((status, String::from_utf8_lossy(&body).into_owned(), started.elapsed()))
 }
 
+/// p50 and p99 of `rounds` sequential runs of `f` (after one that warms up), and the server's CPU per run
+/// in µs when `server` (its pid, µs per clock tick) is given.
+pub async fn timed_runs<F, Fut, T>(
+    rounds: usize,
+    server: Option<(u32, f64)>,
+    mut f: F,
+) -> Result<(Duration, Duration, Option<f64>), String>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, String>>,
+{
+    f().await?;
+    let before = server.and_then(|(pid, _)| probe::cpu_ticks(pid).ok());
+    let mut times = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let started = Instant::now();
+        f().await?;
+        times.push(started.elapsed());
+    }
+    let after = server.and_then(|(pid, _)| probe::cpu_ticks(pid).ok());
+    let cpu = match (before, after, server) {
+        (Some(b), Some(a), Some((_, per_tick))) => Some((a - b) as f64 * per_tick / rounds as f64),
+        _ => None,
+    };
+    times.sort();
+    let at = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
+    Ok((at(0.5), at(0.99), cpu))
+}
+
 /// A label for an answer: "ok", or the error variant (`SoldOut` is a `Validation` with that message).
 pub fn outcome(status: u16, body: &str) -> String {
     if status == 200 {

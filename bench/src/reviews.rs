@@ -67,22 +67,7 @@ async fn latency(
     rounds: usize,
     server: Option<(u32, f64)>,
 ) -> Result<(Duration, Duration, Option<f64>), String> {
-    bench::api_get(client, base, path).await?; // warm
-    let before = server.and_then(|(pid, _)| bench::probe::cpu_ticks(pid).ok());
-    let mut times = Vec::with_capacity(rounds);
-    for _ in 0..rounds {
-        let started = Instant::now();
-        bench::api_get(client, base, path).await?;
-        times.push(started.elapsed());
-    }
-    let after = server.and_then(|(pid, _)| bench::probe::cpu_ticks(pid).ok());
-    let cpu = match (before, after, server) {
-        (Some(b), Some(a), Some((_, per_tick))) => Some((a - b) as f64 * per_tick / rounds as f64),
-        _ => None,
-    };
-    times.sort();
-    let at = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
-    Ok((at(0.5), at(0.99), cpu))
+    bench::timed_runs(rounds, server, || bench::api_get(client, base, path)).await
 }
 
 fn ms(d: Duration) -> String {

@@ -413,12 +413,10 @@ pub async fn coupons_of_shop(db: &PgPool, shop_id: i64) -> Result<Vec<Coupon>, s
 
 /// The ids and titles of a shop's normal coupons, newest first (what a filter offers: no counts).
 pub async fn coupon_titles(db: &PgPool, shop_id: i64) -> Result<Vec<(i64, String)>, sqlx::Error> {
-    let rows = sqlx::query!(
-        "SELECT id, title FROM vouchers WHERE shop_id = $1 AND kind = 'normal' ORDER BY id DESC",
-        shop_id
-    )
-    .fetch_all(db)
-    .await?;
+    let rows =
+        sqlx::query!("SELECT id, title FROM vouchers WHERE shop_id = $1 AND kind = 'normal' ORDER BY id DESC", shop_id)
+            .fetch_all(db)
+            .await?;
     Ok(rows.into_iter().map(|r| (r.id, r.title)).collect())
 }
 
