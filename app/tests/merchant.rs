@@ -93,12 +93,12 @@ async fn a_code_is_honoured_once_by_its_own_shop_and_a_used_coupon_is_never_clos
     .await
     .unwrap();
     assert_eq!((status.as_str(), refunds), ("used", 0));
-    let mine = orders::my_orders(&state, buyers[0]).await.unwrap();
+    let mine = orders::my_orders(&state, buyers[0], None).await.unwrap();
     assert_eq!(mine.orders[0].status, OrderStatus::Used);
     assert!(mine.orders[0].used_ms.is_some());
 
     // The other buyer's paid order carries its code as a QR code on "My orders".
-    let theirs = orders::my_orders(&state, buyers[1]).await.unwrap();
+    let theirs = orders::my_orders(&state, buyers[1], None).await.unwrap();
     assert!(
         theirs.orders[0].qr_svg.as_deref().is_some_and(|svg| svg.starts_with("<svg")),
         "{:?}",

@@ -220,8 +220,8 @@ async fn nobody_else_can_pay_or_see_my_order(db: PgPool) {
     assert!(matches!(service::pay(&state, users[1], mine.order_id).await, Err(OrderError::NotFound)));
     let theirs = app::orders::writer::status(&state, users[1], mine.order_id).await.unwrap();
     assert_eq!(theirs, app::orders::model::OrderStatus::Queued, "someone else's order looks like one not stored yet");
-    assert!(service::my_orders(&state, users[1]).await.unwrap().orders.is_empty());
-    assert_eq!(service::my_orders(&state, users[0]).await.unwrap().orders.len(), 1);
+    assert!(service::my_orders(&state, users[1], None).await.unwrap().orders.is_empty());
+    assert_eq!(service::my_orders(&state, users[0], None).await.unwrap().orders.len(), 1);
     assert_eq!(status_of(&db, mine.order_id).await, "unpaid", "untouched");
     assert_eq!(service::pay(&state, users[0], mine.order_id).await.unwrap(), PayOutcome::Paid);
     assert_eq!(service::pay(&state, users[0], mine.order_id).await.unwrap(), PayOutcome::AlreadyPaid);
@@ -245,6 +245,54 @@ async fn a_normal_coupon_is_bought_at_once_and_follows_the_same_lifecycle(db: Pg
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(service::sweep(&state).await.unwrap(), 1);
     assert_eq!(status_of(&db, id).await, "closed");
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn my_orders_pages_through_every_order_newest_first_without_a_skip_or_a_repeat(db: PgPool) {
+    let state = test_state(db.clone(), &[("PAY_TIMEOUT_SECS", "600")]).await;
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
+    app::testing::seed_shop(&db).await.unwrap();
+    sqlx::query(
+        "INSERT INTO vouchers (id, shop_id, title, pay_value_cents, actual_value_cents, kind) VALUES (18, 1, 'N', 8800, 10000, 'normal')",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let users = seed_users(&db, 427, 2).await.unwrap();
+    let mut bought = Vec::new();
+    for _ in 0..45 {
+        bought.push(service::buy(&state, users[0], 18).await.unwrap());
+    }
+    let theirs = service::buy(&state, users[1], 18).await.unwrap();
+    // Two orders made in the same instant: the list breaks the tie by id, and so must the pages.
+    sqlx::query("UPDATE orders SET created_at = (SELECT created_at FROM orders WHERE id = $1) WHERE id = $2")
+        .bind(bought[10])
+        .bind(bought[11])
+        .execute(&db)
+        .await
+        .unwrap();
+    let expected: Vec<i64> =
+        sqlx::query_scalar("SELECT id FROM orders WHERE user_id = $1 ORDER BY created_at DESC, id DESC")
+            .bind(users[0])
+            .fetch_all(&db)
+            .await
+            .unwrap();
+
+    let (mut seen, mut sizes, mut before) = (Vec::new(), Vec::new(), None);
+    loop {
+        let page = service::my_orders(&state, users[0], before).await.unwrap();
+        sizes.push(page.orders.len());
+        seen.extend(page.orders.iter().map(|o| o.id));
+        match page.next_before {
+            Some(next) => before = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(sizes, [20, 20, 5]);
+    assert_eq!(seen, expected, "every order once, newest first");
+    assert!(!seen.contains(&theirs));
+    // Someone else's order starts no page of mine.
+    assert!(service::my_orders(&state, users[0], Some(theirs)).await.unwrap().orders.is_empty());
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
@@ -494,7 +542,7 @@ async fn a_coupon_refunded_after_its_sale_ended_is_not_sold_again(db: PgPool) {
     let restocked: Vec<bool> =
         sqlx::query_scalar("SELECT restocked FROM refunds ORDER BY created_at").fetch_all(&db).await.unwrap();
     assert_eq!(restocked, [true, false]);
-    let mine = service::my_orders(&state, users[0]).await.unwrap().orders.remove(0);
+    let mine = service::my_orders(&state, users[0], None).await.unwrap().orders.remove(0);
     assert_eq!(mine.status, OrderStatus::Refunded);
     assert_eq!(mine.refund, Some(RefundCause::Requested(RefundReason::BetterDeal)), "the buyer sees why");
     assert_money_conserved(&db).await;
@@ -512,7 +560,7 @@ async fn an_unused_coupon_is_refunded_when_its_validity_ends_by_its_delayed_chec
     sqlx::query("UPDATE vouchers SET valid_days = 7 WHERE id = 23").execute(&db).await.unwrap();
     let orders = stored_orders(&state, 23, &users, now_ms()).await;
     pay_all(&state, &orders).await;
-    let mine = service::my_orders(&state, users[0]).await.unwrap().orders.remove(0);
+    let mine = service::my_orders(&state, users[0], None).await.unwrap().orders.remove(0);
     let use_by = mine.use_by_ms.expect("a paid coupon shows its use-by");
     let days = (use_by - now_ms()) as f64 / 86_400_000.0;
     assert!((6.9..7.1).contains(&days), "valid 7 days from payment: {days}");

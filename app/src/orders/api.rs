@@ -5,12 +5,13 @@ use leptos::prelude::*;
 use super::model::{CancelOutcome, OrdersPage, PayOutcome, RefundOutcome};
 use crate::shared::error::AppError;
 
-/// The user's latest orders, newest first, with the clock their countdowns need.
+/// One page of the user's orders, newest first, after order `before` (absent: the newest), with the clock
+/// their countdowns need.
 #[server(endpoint = "orders/mine")]
-pub async fn my_orders() -> Result<OrdersPage, AppError> {
+pub async fn my_orders(#[server(default)] before: Option<i64>) -> Result<OrdersPage, AppError> {
     crate::web::edge::run(|cx| async move {
         let user = crate::auth::api::require_user(&cx).await?;
-        Ok(super::service::my_orders(&cx.state, user.id).await?)
+        Ok(super::service::my_orders(&cx.state, user.id, before).await?)
     })
     .await
 }

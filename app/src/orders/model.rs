@@ -303,6 +303,8 @@ pub struct OrderView {
 pub struct OrdersPage {
     /// Newest first.
     pub orders: Vec<OrderView>,
+    /// Where the next (older) page starts — the last order shown — if there is one.
+    pub next_before: Option<i64>,
     /// The server's clock when the page was built, unix ms (countdowns run on it, not the browser's).
     pub server_now_ms: i64,
     /// Unpaid orders close this long after creation, ms.

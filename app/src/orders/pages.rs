@@ -1,8 +1,9 @@
 //! "My orders": every order with coupon, shop, price and status; unpaid ones count down to their
 //! automatic closing (on the server's clock) and can be paid or cancelled, paid ones show their use-by and
-//! can be refunded with a reason, refunded ones say why.
+//! can be refunded with a reason, refunded ones say why. Twenty a page, newest first.
 
 use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
 
 use super::api::{CancelOrder, PayOrder, RefundOrder, my_orders};
 use super::model::{
@@ -14,16 +15,23 @@ use crate::shared::error::AppError;
 use crate::shared::i18n::{Locale, locale, td_string};
 use crate::ui::{NO_PICTURE, busy, countdown_text, error_notice, server_clock, yuan};
 
-/// `/orders`.
-#[island(lazy)]
+/// `/orders?before=`: the buyer's orders, 20 a page, newest first, paged by keyset.
+#[component]
 pub fn MyOrdersPage() -> impl IntoView {
+    let before = use_query_map().with_untracked(|q| q.get("before").and_then(|b| b.parse::<i64>().ok()));
+    view! { <MyOrders before/> }
+}
+
+/// The list and what can be done from it (an island: paying, cancelling and refunding answer in place).
+#[island(lazy)]
+fn MyOrders(before: Option<i64>) -> impl IntoView {
     let locale = locale();
     let actions = Actions {
         pay: ServerAction::<PayOrder>::new(),
         cancel: ServerAction::<CancelOrder>::new(),
         refund: ServerAction::<RefundOrder>::new(),
     };
-    let orders = Resource::new(move || actions.version(), |_| my_orders());
+    let orders = Resource::new(move || actions.version(), move |_| my_orders(before));
     // The latest action's answer, whichever it was.
     let last = RwSignal::new(None::<Result<String, AppError>>);
     echo(actions.pay.value(), last, move |o| pay_message(locale, o).to_string());
@@ -39,10 +47,11 @@ pub fn MyOrdersPage() -> impl IntoView {
             <Transition fallback=move || view! { <p>{td_string!(locale, orders.loading)}</p> }>
                 {move || Suspend::new(async move {
                     match orders.await {
-                        Ok(page) if page.orders.is_empty() => view! { <p class="muted">{td_string!(locale, orders.no_orders)}</p> }.into_any(),
+                        Ok(page) if page.orders.is_empty() && before.is_none() => view! { <p class="muted">{td_string!(locale, orders.no_orders)}</p> }.into_any(),
                         Ok(page) => {
                             let now = server_clock(page.server_now_ms);
                             let timeout = page.pay_timeout_ms;
+                            let older = page.next_before.map(|b| format!("/orders?before={b}"));
                             view! {
                                 // Explicit <tbody>: the HTML parser inserts one anyway, and hydration must match the DOM.
                                 <table class="order-list">
@@ -58,6 +67,12 @@ pub fn MyOrdersPage() -> impl IntoView {
                                         {page.orders.into_iter().map(|o| view! { <OrderRow o now timeout actions orders/> }).collect_view()}
                                     </tbody>
                                 </table>
+                                {(before.is_some() || older.is_some()).then(|| view! {
+                                    <nav class="pager">
+                                        {before.is_some().then(|| view! { <a href="/orders">{td_string!(locale, orders.newest)}</a> })}
+                                        {older.map(|href| view! { <a rel="next" href=href>{td_string!(locale, orders.older)}</a> })}
+                                    </nav>
+                                })}
                             }.into_any()
                         }
                         Err(e) => error_notice(

@@ -408,9 +408,17 @@ pub fn spawn_sweeper(state: AppState, every: Duration) -> tokio::task::JoinHandl
     })
 }
 
-/// The user's "My orders" page.
-pub async fn my_orders(state: &AppState, user_id: i64) -> Result<OrdersPage, OrderError> {
-    let mut orders: Vec<OrderView> = store::orders_of_user(state.postgres()?, user_id, 100).await?;
+/// Orders on one page of "My orders".
+pub const MY_ORDERS_PAGE: usize = 20;
+
+/// One page of the user's "My orders", newest first, after order `before` (the last one the page before
+/// showed); a QR code for each paid order on it.
+pub async fn my_orders(state: &AppState, user_id: i64, before: Option<i64>) -> Result<OrdersPage, OrderError> {
+    let mut orders: Vec<OrderView> =
+        store::orders_of_user(state.postgres()?, user_id, before, MY_ORDERS_PAGE as i64 + 1).await?;
+    let more = orders.len() > MY_ORDERS_PAGE;
+    orders.truncate(MY_ORDERS_PAGE);
+    let next_before = if more { orders.last().map(|o| o.id) } else { None };
     for order in &mut orders {
         if order.status == OrderStatus::Paid {
             order.qr_svg = order.redeem_code.as_deref().and_then(qr_svg);
@@ -418,6 +426,7 @@ pub async fn my_orders(state: &AppState, user_id: i64) -> Result<OrdersPage, Ord
     }
     Ok(OrdersPage {
         orders,
+        next_before,
         server_now_ms: clock::now_ms(),
         pay_timeout_ms: state.config.pay_timeout.as_millis() as i64,
     })

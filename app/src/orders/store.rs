@@ -260,11 +260,25 @@ pub async fn order_of_user(db: &PgPool, user_id: i64, order_id: i64) -> Result<O
     Ok(row.map(Into::into))
 }
 
-/// The user's most recent orders, newest first.
-pub async fn orders_of_user(db: &PgPool, user_id: i64, limit: i64) -> Result<Vec<OrderView>, sqlx::Error> {
-    let rows = order_views!("WHERE o.user_id = $1 ORDER BY o.created_at DESC, o.id DESC LIMIT $2", user_id, limit)
-        .fetch_all(db)
-        .await?;
+/// One page of the user's orders, newest first, after order `before` (from the newest without it).
+pub async fn orders_of_user(
+    db: &PgPool,
+    user_id: i64,
+    before: Option<i64>,
+    limit: i64,
+) -> Result<Vec<OrderView>, sqlx::Error> {
+    // Keyset on (created_at, id), the list's order, from the order the last page ended on (the buyer's own:
+    // someone else's id starts nothing), so a deep page costs what the first does.
+    let rows = order_views!(
+        "WHERE o.user_id = $1
+           AND ($2::BIGINT IS NULL OR (o.created_at, o.id) < (SELECT b.created_at, b.id FROM orders b WHERE b.id = $2 AND b.user_id = $1))
+         ORDER BY o.created_at DESC, o.id DESC LIMIT $3",
+        user_id,
+        before,
+        limit
+    )
+    .fetch_all(db)
+    .await?;
     Ok(rows.into_iter().map(Into::into).collect())
 }
 
