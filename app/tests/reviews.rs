@@ -318,8 +318,9 @@ async fn a_ranking_equals_the_reference_query_whatever_redis_forgets(db: PgPool)
     assert_ne!(want.last(), Some(&last), "the shop moved up");
     assert_eq!(ranked(None).await, want, "after its new reviews");
     // The type's mean becomes the prior: every score moves, and the rankings follow.
-    service::refresh_priors(&state).await.unwrap();
+    assert!(service::refresh_priors(&state).await.unwrap() > 0, "the type's mean is not the default prior");
     assert_eq!(ranked(None).await, reference(None).await, "after the priors moved");
+    assert_eq!(service::refresh_priors(&state).await.unwrap(), 0, "nothing left to move");
 }
 
 /// The home page's rankings: the first three places of each type that has a ranking, in the types' order,
