@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use sqlx::{PgConnection, PgPool};
 
-use crate::seed::{AREAS, HOURS, NAME_PREFIXES, Rng, SeedError, TYPES};
+use crate::seed::{HOURS, NAME_PREFIXES, Rng, SeedError, TYPES};
 use app::catalog::hours::WeeklyHours;
 use app::platform::ids::IdGenerator;
 
@@ -48,11 +48,9 @@ pub const HEAVY_SHOP: i64 = 1;
 /// Its normal coupon (the demo's coupon ids are 100 + the shop's).
 const HEAVY_SHOP_VOUCHER: i64 = 101;
 /// The demo shopper whose "My orders" is long.
-pub const HEAVY_BUYER_PHONE: &str = "13800000002";
+const HEAVY_BUYER_PHONE: &str = "13800000002";
 /// A word only a handful of the city's shops have in their names (a rare search).
-pub const RARE_WORD: &str = "鹿鸣";
-/// The business area a sixth of the city's shops are in (the densest).
-const DENSE_AREA: usize = 0;
+const RARE_WORD: &str = "鹿鸣";
 
 /// Row counts after building.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -297,23 +295,11 @@ fn open_week(hours: [&str; 7]) -> Result<String, SeedError> {
 /// as the demo's (a city's shops reach further than its showcase).
 fn city_shops_rows(out: &mut Rows, first: i64, n: i64, weeks: &[String]) {
     let mut rng = Rng(2026_1205);
-    let total_weight: u32 = AREAS.iter().map(|a| a.weight).sum();
     for i in 0..n {
         let id = first + i;
         let type_idx = rng.below(TYPES.len() as u64) as usize;
         let (_, _, (lo, hi), words, _, _) = TYPES[type_idx];
-        let mut w = rng.below(u64::from(total_weight)) as u32;
-        let area = AREAS
-            .iter()
-            .find(|a| {
-                if w < a.weight {
-                    true
-                } else {
-                    w -= a.weight;
-                    false
-                }
-            })
-            .unwrap_or(&AREAS[DENSE_AREA]);
+        let area = rng.area();
         let prefix = if i % 100_000 == 7 { RARE_WORD } else { rng.pick(&NAME_PREFIXES) };
         let word = rng.pick(words);
         let price = (lo + rng.below((hi - lo + 1) as u64) as i64) * 100;

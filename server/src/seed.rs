@@ -297,6 +297,22 @@ impl Rng {
     pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len() as u64) as usize]
     }
+    /// A business area, each as likely as its weight (the busier areas have more shops).
+    pub(crate) fn area(&mut self) -> &'static Area {
+        let total: u32 = AREAS.iter().map(|a| a.weight).sum();
+        let mut w = self.below(u64::from(total)) as u32;
+        AREAS
+            .iter()
+            .find(|a| {
+                if w < a.weight {
+                    true
+                } else {
+                    w -= a.weight;
+                    false
+                }
+            })
+            .unwrap_or(&AREAS[0])
+    }
 }
 
 /// One generated shop row.
@@ -318,21 +334,11 @@ pub(crate) struct ShopSeed {
 /// The demo shops (deterministic).
 pub(crate) fn generate_shops() -> Vec<ShopSeed> {
     let mut rng = Rng(2026_1129);
-    let total_weight: u32 = AREAS.iter().map(|a| a.weight).sum();
     (1..=SHOP_COUNT)
         .map(|id| {
             let type_idx = rng.below(TYPES.len() as u64) as usize;
             let (_, _, (lo, hi), words, _, _) = TYPES[type_idx];
-            let mut w = rng.below(u64::from(total_weight)) as u32;
-            let area = AREAS.iter().find(|a| {
-                if w < a.weight {
-                    true
-                } else {
-                    w -= a.weight;
-                    false
-                }
-            });
-            let area = area.unwrap_or(&AREAS[0]);
+            let area = rng.area();
             let road = rng.pick(area.roads);
             let name = format!("{}{}({}{}店)", rng.pick(&NAME_PREFIXES), rng.pick(words), area.name, id % 97 + 1);
             let price_yuan = lo + rng.below((hi - lo + 1) as u64) as i64;
