@@ -301,7 +301,7 @@ pub fn SearchPage() -> impl IntoView {
                         let encoded = form_urlencoded::byte_serialize(q.as_bytes()).collect::<String>();
                         let kept = filter.as_query();
                         view! {
-                            <h1>{td_string!(locale, catalog.shops_matching, q = &q)}</h1>
+                            <h1 class="search-title">{td_string!(locale, catalog.shops_matching, q = &q)}</h1>
                             <FilterBar action="/search".to_string() hidden=vec![("q", q.clone()), ("sort", sort.as_query().to_string())] filter=filter.clone() areas=Some(areas)/>
                             <SortLinks base=format!("/search?q={encoded}&") sort kept=kept.clone() filter=filter.clone() search=true/>
                             <ShopList items saved/>

@@ -213,24 +213,31 @@ fn AuditView(log: AuditLog, operator: Option<i64>, action: String, subject: Opti
         format!("/ops/audit?{}", q.finish())
     });
     view! {
+        // Each label beside its own control: a pair wraps to the next line whole (as a list's filters do).
         <form class="audit-filters" method="get" action="/ops/audit">
-            <label for="audit-operator">{td_string!(locale, ops.filter_operator)}</label>
-            <select id="audit-operator" name="operator">
-                <option value="">{td_string!(locale, ops.anyone)}</option>
-                {operators.into_iter().map(|(id, name)| view! {
-                    <option value=id.to_string() selected=operator == Some(id)>{name}</option>
-                }).collect_view()}
-            </select>
-            <label for="audit-action">{td_string!(locale, ops.filter_action)}</label>
-            <select id="audit-action" name="action">
-                <option value="">{td_string!(locale, ops.any)}</option>
-                {ACTIONS.iter().map(|(a, words)| view! {
-                    <option value=*a selected=action == *a>{words(locale)}</option>
-                }).collect_view()}
-            </select>
-            <label for="audit-subject">{td_string!(locale, ops.filter_subject)}</label>
-            <input id="audit-subject" name="subject" type="text" inputmode="numeric"
-                value=subject.map(|s| s.to_string()).unwrap_or_default()/>
+            <span class="filter">
+                <label for="audit-operator">{td_string!(locale, ops.filter_operator)}</label>
+                <select id="audit-operator" name="operator">
+                    <option value="">{td_string!(locale, ops.anyone)}</option>
+                    {operators.into_iter().map(|(id, name)| view! {
+                        <option value=id.to_string() selected=operator == Some(id)>{name}</option>
+                    }).collect_view()}
+                </select>
+            </span>
+            <span class="filter">
+                <label for="audit-action">{td_string!(locale, ops.filter_action)}</label>
+                <select id="audit-action" name="action">
+                    <option value="">{td_string!(locale, ops.any)}</option>
+                    {ACTIONS.iter().map(|(a, words)| view! {
+                        <option value=*a selected=action == *a>{words(locale)}</option>
+                    }).collect_view()}
+                </select>
+            </span>
+            <span class="filter">
+                <label for="audit-subject">{td_string!(locale, ops.filter_subject)}</label>
+                <input id="audit-subject" name="subject" type="text" inputmode="numeric"
+                    value=subject.map(|s| s.to_string()).unwrap_or_default()/>
+            </span>
             <button type="submit" class="primary">{td_string!(locale, ops.filter)}</button>
         </form>
         {if entries.is_empty() {

@@ -529,40 +529,43 @@ fn ShopSales(shop_id: i64) -> impl IntoView {
                 {move || Suspend::new(async move {
                     match sales.await {
                         Ok(list) => view! {
-                            <table class="sale-audit">
-                                <thead><tr>
-                                    <th>{td_string!(locale, seckill.col_coupon)}</th>
-                                    <th>{td_string!(locale, seckill.col_window)}</th>
-                                    <th>{td_string!(locale, seckill.col_pg_stock)}</th>
-                                    <th>{td_string!(locale, seckill.col_orders)}</th>
-                                    <th>{td_string!(locale, seckill.col_redis_stock)}</th>
-                                    <th>{td_string!(locale, seckill.col_redis_buyers)}</th>
-                                    <th>{td_string!(locale, seckill.col_in_flight)}</th>
-                                    <th>{td_string!(locale, seckill.col_drift)}</th>
-                                    <th></th>
-                                </tr></thead>
-                                <tbody>
-                                    {list.into_iter().map(|s| view! {
-                                        <tr data-voucher-id=s.voucher_id>
-                                            <td data-label=td_string!(locale, seckill.col_coupon)>{s.title.clone()}</td>
-                                            <td data-label=td_string!(locale, seckill.col_window)>{span(locale, s.begin_ms, s.end_ms)}</td>
-                                            <td data-label=td_string!(locale, seckill.col_pg_stock)>{s.pg_stock}</td>
-                                            <td data-label=td_string!(locale, seckill.col_orders)>{s.pg_orders}</td>
-                                            <td data-label=td_string!(locale, seckill.col_redis_stock)>{s.redis_stock.map_or("—".to_string(), |v| v.to_string())}</td>
-                                            <td data-label=td_string!(locale, seckill.col_redis_buyers)>{s.redis_buyers}</td>
-                                            <td data-label=td_string!(locale, seckill.col_in_flight)>{s.in_flight()}</td>
-                                            <td data-label=td_string!(locale, seckill.col_drift) class="drift" class:bad=s.drift() != 0>{s.drift()}</td>
-                                            <td>
-                                                <ActionForm action=restock attr:class="inline">
-                                                    <input type="hidden" name="voucher_id" value=s.voucher_id/>
-                                                    <input name="stock" size="6" aria-label=td_string!(locale, seckill.new_stock) value=s.pg_stock/>
-                                                    <button type="submit" class="secondary">{td_string!(locale, seckill.set_stock)}</button>
-                                                </ActionForm>
-                                            </td>
-                                        </tr>
-                                    }).collect_view()}
-                                </tbody>
-                            </table>
+                            // Wider than a narrow screen (its headings stay on one line): it scrolls in its box.
+                            <div class="table-scroll">
+                                <table class="sale-audit">
+                                    <thead><tr>
+                                        <th>{td_string!(locale, seckill.col_coupon)}</th>
+                                        <th>{td_string!(locale, seckill.col_window)}</th>
+                                        <th>{td_string!(locale, seckill.col_pg_stock)}</th>
+                                        <th>{td_string!(locale, seckill.col_orders)}</th>
+                                        <th>{td_string!(locale, seckill.col_redis_stock)}</th>
+                                        <th>{td_string!(locale, seckill.col_redis_buyers)}</th>
+                                        <th>{td_string!(locale, seckill.col_in_flight)}</th>
+                                        <th>{td_string!(locale, seckill.col_drift)}</th>
+                                        <th></th>
+                                    </tr></thead>
+                                    <tbody>
+                                        {list.into_iter().map(|s| view! {
+                                            <tr data-voucher-id=s.voucher_id>
+                                                <td data-label=td_string!(locale, seckill.col_coupon)>{s.title.clone()}</td>
+                                                <td data-label=td_string!(locale, seckill.col_window)>{span(locale, s.begin_ms, s.end_ms)}</td>
+                                                <td data-label=td_string!(locale, seckill.col_pg_stock)>{s.pg_stock}</td>
+                                                <td data-label=td_string!(locale, seckill.col_orders)>{s.pg_orders}</td>
+                                                <td data-label=td_string!(locale, seckill.col_redis_stock)>{s.redis_stock.map_or("—".to_string(), |v| v.to_string())}</td>
+                                                <td data-label=td_string!(locale, seckill.col_redis_buyers)>{s.redis_buyers}</td>
+                                                <td data-label=td_string!(locale, seckill.col_in_flight)>{s.in_flight()}</td>
+                                                <td data-label=td_string!(locale, seckill.col_drift) class="drift" class:bad=s.drift() != 0>{s.drift()}</td>
+                                                <td>
+                                                    <ActionForm action=restock attr:class="inline">
+                                                        <input type="hidden" name="voucher_id" value=s.voucher_id/>
+                                                        <input name="stock" size="6" aria-label=td_string!(locale, seckill.new_stock) value=s.pg_stock/>
+                                                        <button type="submit" class="secondary">{td_string!(locale, seckill.set_stock)}</button>
+                                                    </ActionForm>
+                                                </td>
+                                            </tr>
+                                        }).collect_view()}
+                                    </tbody>
+                                </table>
+                            </div>
                             <FormError error=restock_error fields=&[]/>
                         }.into_any(),
                         Err(e) => error_notice(

@@ -256,7 +256,8 @@ fn ProfileView(id: i64) -> impl IntoView {
     }
 }
 
-/// `/feed`: notes of the people you follow, newest first, with "More" continuing from the cursor.
+/// `/feed`: notes of the people you follow, newest first, with "More" continuing from the cursor (for someone
+/// logged in: a visitor is asked to log in, with no pager).
 #[island(lazy)]
 pub fn FeedPageView() -> impl IntoView {
     let locale = locale();
@@ -283,7 +284,9 @@ pub fn FeedPageView() -> impl IntoView {
                 Some(Ok(_)) if shown.get().is_empty() => Some(view! { <p class="muted">{td_string!(locale, social.feed_empty)}</p> }.into_any()),
                 _ => None,
             }}
-            {move || cursor.get().filter(|_| more.value().get().is_some()).map(|c| view! {
+            // "More" continues a page that came (or retries one that failed); a visitor's "log in to see your
+            // feed" has nothing to continue.
+            {move || cursor.get().filter(|_| !matches!(more.value().get(), None | Some(Err(AppError::LoginRequired)))).map(|c| view! {
                 <button class="more-button" disabled=move || more.pending().get() aria-busy=move || busy(more.pending().get()) on:click=move |_| { more.dispatch(c); }>{td_string!(locale, social.more)}</button>
             })}
         </section>
