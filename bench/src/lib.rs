@@ -71,6 +71,58 @@ where
     Ok((at(0.5), at(0.99), cpu))
 }
 
+/// The server's CPU (user + system, from `/proc/<pid>/stat`) per request, in µs, over `n` requests made
+/// by `request` (which answers the status), `concurrency` at a time; and how many answered each status.
+pub async fn cpu_per_request<F, Fut>(
+    n: usize,
+    concurrency: usize,
+    pid: u32,
+    request: F,
+) -> Result<(f64, std::collections::BTreeMap<u16, usize>), String>
+where
+    F: Fn() -> Fut + Clone + Send + 'static,
+    Fut: Future<Output = Result<u16, String>> + Send,
+{
+    let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let before = probe::cpu_ticks(pid)?;
+    let workers: Vec<_> = (0..concurrency.min(n))
+        .map(|_| {
+            let (next, request) = (next.clone(), request.clone());
+            tokio::spawn(async move {
+                let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
+                while next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < n {
+                    // A transport error counts as status 0.
+                    *statuses.entry(request().await.unwrap_or(0)).or_default() += 1;
+                }
+                statuses
+            })
+        })
+        .collect();
+    let mut statuses = std::collections::BTreeMap::new();
+    for w in workers {
+        for (status, count) in w.await.map_err(|e| e.to_string())? {
+            *statuses.entry(status).or_default() += count;
+        }
+    }
+    let ticks = probe::cpu_ticks(pid)? - before;
+    Ok((ticks as f64 * probe::micros_per_tick() / n as f64, statuses))
+}
+
+/// The server's CPU per `GET /livez` in µs (`n` of them, `concurrency` at a time): the plainest request it
+/// answers, the yardstick the grab's and a shed answer's costs are divided by.
+pub async fn livez_cpu(client: &HttpClient, base: &str, n: usize, concurrency: usize, pid: u32) -> Result<f64, String> {
+    let (client, url) = (client.clone(), format!("{base}/livez"));
+    let (cpu, statuses) = cpu_per_request(n, concurrency, pid, move || {
+        let (client, url) = (client.clone(), url.clone());
+        async move { Ok(as_shopper(&client, hyper::Method::GET, url, "text/plain", "").await?.0.as_u16()) }
+    })
+    .await?;
+    match statuses.get(&200) {
+        Some(&ok) if ok == n => Ok(cpu),
+        _ => Err(format!("/livez answered {statuses:?}")),
+    }
+}
+
 /// A label for an answer: "ok", or the error variant (`SoldOut` is a `Validation` with that message).
 pub fn outcome(status: u16, body: &str) -> String {
     if status == 200 {
@@ -132,7 +184,8 @@ pub async fn users(state: &AppState, n: usize) -> Result<Vec<(i64, String)>, Str
         .await
 }
 
-/// Sends an empty-bodied request to `url` as the shopper with `cookie`; answers the status and body.
+/// Sends an empty-bodied request to `url` as the shopper with `cookie` (`""`: a visitor without a session);
+/// answers the status and body.
 async fn as_shopper(
     client: &HttpClient,
     method: hyper::Method,
@@ -140,13 +193,12 @@ async fn as_shopper(
     accept: &str,
     cookie: &str,
 ) -> Result<(hyper::StatusCode, Bytes), String> {
-    let req = hyper::Request::builder()
-        .method(method)
-        .uri(url)
-        .header("accept", accept)
-        .header("cookie", format!("haodian.sid={cookie}"))
-        .body(Full::new(Bytes::new()))
-        .map_err(|e| e.to_string())?;
+    let mut req = hyper::Request::builder().method(method).uri(url).header("accept", accept);
+    // No cookie at all for a visitor ("" ), as a browser without a session sends none.
+    if !cookie.is_empty() {
+        req = req.header("cookie", format!("haodian.sid={cookie}"));
+    }
+    let req = req.body(Full::new(Bytes::new())).map_err(|e| e.to_string())?;
     let resp = client.request(req).await.map_err(|e| e.to_string())?;
     let status = resp.status();
     Ok((status, resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes()))

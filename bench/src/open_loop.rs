@@ -22,6 +22,8 @@ pub struct OpenLoop {
     /// Latencies of the shedding answers, sorted: 429 from the grab's token bucket, 503 from the
     /// instance's in-flight cap (`HTTP_MAX_IN_FLIGHT`), which sheds whatever the bucket let through beyond it.
     pub rejected: Vec<Duration>,
+    /// Grabs answered 200: an order taken.
+    pub ok: usize,
     /// Count per answer (`outcome` labels; transport errors apart).
     pub outcomes: BTreeMap<String, usize>,
     /// How late the generator sent its requests at worst (its own lag; large means the figures are the
@@ -29,11 +31,18 @@ pub struct OpenLoop {
     pub worst_send_lag: Duration,
 }
 
-/// Grabs for each of `shoppers` once, one arrival every `1 / rate` s.
-pub async fn run(client: &HttpClient, url: &str, shoppers: &[(i64, String)], voucher: i64, rate: f64) -> OpenLoop {
-    let n = shoppers.len();
+/// `n` grabs, one arrival every `1 / rate` s; arrival `i` is `arrival(i)`'s shopper (cookie) grabbing on
+/// its sale. Each runs as a task of its own and reports through a channel, so a long run keeps only its
+/// figures, not a task per arrival.
+pub async fn run(
+    client: &HttpClient,
+    url: &str,
+    n: usize,
+    rate: f64,
+    arrival: impl Fn(usize) -> (String, i64),
+) -> OpenLoop {
     let started = Instant::now();
-    let mut tasks = Vec::with_capacity(n);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let mut worst_send_lag = Duration::ZERO;
     let mut i = 0;
     while i < n {
@@ -41,11 +50,12 @@ pub async fn run(client: &HttpClient, url: &str, shoppers: &[(i64, String)], vou
         while i < due {
             let scheduled = started + Duration::from_secs_f64(i as f64 / rate);
             worst_send_lag = worst_send_lag.max(scheduled.elapsed());
-            let (client, url, cookie) = (client.clone(), url.to_string(), shoppers[i].1.clone());
-            tasks.push(tokio::spawn(async move {
+            let (cookie, voucher) = arrival(i);
+            let (client, url, tx) = (client.clone(), url.to_string(), tx.clone());
+            tokio::spawn(async move {
                 let answer = grab(&client, &url, &cookie, voucher).await;
-                (answer, scheduled.elapsed())
-            }));
+                let _ = tx.send((answer, scheduled.elapsed()));
+            });
             i += 1;
         }
         if i < n {
@@ -53,16 +63,17 @@ pub async fn run(client: &HttpClient, url: &str, shoppers: &[(i64, String)], vou
             tokio::time::sleep_until(next.into()).await;
         }
     }
+    drop(tx);
     let mut out = OpenLoop { rate, sent: n, worst_send_lag, ..OpenLoop::default() };
-    for task in tasks {
-        match task.await {
-            Ok((Ok((status, body, _)), latency)) => {
+    while let Some((answer, latency)) = rx.recv().await {
+        match answer {
+            Ok((status, body, _)) => {
                 let shed = status == 429 || status == 503;
                 if shed { &mut out.rejected } else { &mut out.admitted }.push(latency);
+                out.ok += usize::from(status == 200);
                 *out.outcomes.entry(outcome(status, &body)).or_default() += 1;
             }
-            Ok((Err(e), _)) => *out.outcomes.entry(format!("transport error: {e}")).or_default() += 1,
-            Err(e) => *out.outcomes.entry(format!("task failed: {e}")).or_default() += 1,
+            Err(e) => *out.outcomes.entry(format!("transport error: {e}")).or_default() += 1,
         }
     }
     out.secs = started.elapsed().as_secs_f64();

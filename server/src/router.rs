@@ -55,7 +55,6 @@ pub fn build(state: AppState) -> Router {
             static_compression(),
         ))
         .layer(sessions)
-        .layer(axum::middleware::from_fn(app::web::language::speak_the_request_s_language))
         .layer(axum::middleware::from_fn(api_error_status))
         .layer(axum::middleware::from_fn(crate::guard::refuse_cross_site))
         .layer(axum::middleware::from_fn(crate::guard::hardening_headers))
@@ -66,23 +65,23 @@ pub fn build(state: AppState) -> Router {
         // `HTTP_TIMEOUT_SECS` (503 past it).
         .layer(
             tower::ServiceBuilder::new()
-                .layer(axum::error_handling::HandleErrorLayer::new(
-                    |headers: axum::http::HeaderMap, e: tower::BoxError| async move { overloaded(&headers, &e) },
-                ))
+                .layer(axum::error_handling::HandleErrorLayer::new(|e: tower::BoxError| async move { overloaded(&e) }))
                 .layer(tower::load_shed::LoadShedLayer::new())
                 .layer(tower::limit::GlobalConcurrencyLimitLayer::new(state.config.http_max_in_flight))
                 .layer(tower::timeout::TimeoutLayer::new(state.config.http_timeout)),
         )
+        // Outermost, so a shed request's 503 is worded in its language too.
+        .layer(axum::middleware::from_fn(app::web::language::speak_the_request_s_language))
         .with_state(state)
 }
 
 /// The answer to a request this instance shed (`HTTP_MAX_IN_FLIGHT` reached) or cut off
 /// (`HTTP_TIMEOUT_SECS` passed): a 503 with `Retry-After` in the app's own error shape, which the pages
 /// show and people act on, like every other "try again".
-fn overloaded(headers: &axum::http::HeaderMap, e: &tower::BoxError) -> axum::response::Response {
+/// (No extractor: `HandleErrorLayer` runs its extractors on every request, shed or not.)
+fn overloaded(e: &tower::BoxError) -> axum::response::Response {
     use axum::response::IntoResponse;
-    // Outside the layer that sets the request's language: read from the request itself.
-    let locale = app::shared::i18n::from_headers(headers);
+    let locale = app::shared::i18n::locale();
     let timed_out = e.is::<tower::timeout::error::Elapsed>();
     let body = axum::Json(app::shared::error::AppError::overloaded(locale, timed_out));
     (StatusCode::SERVICE_UNAVAILABLE, [(axum::http::header::RETRY_AFTER, "1")], body).into_response()

@@ -188,12 +188,12 @@ async fn an_overloaded_instance_sheds_at_once_and_times_out_what_hangs(db: PgPoo
     let started = std::time::Instant::now();
     let hung = tokio::spawn(types(router.clone()));
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    let shed = types(router.clone()).await;
+    let shed = post(&router, "/api/catalog/types", "", &[("accept-language", "en")], None).await;
     assert_eq!(shed.status(), StatusCode::SERVICE_UNAVAILABLE, "the one slot is taken");
     assert_eq!(shed.headers()[header::RETRY_AFTER], "1");
     assert!(started.elapsed() < std::time::Duration::from_millis(800), "shed at once, not queued");
-    let busy = format!(r#"{{"Unavailable":"{}"}}"#, td_string!(Locale::zh_CN, common.err_server_busy));
-    assert_eq!(body(shed).await, busy, "the app's own error shape");
+    let busy = format!(r#"{{"Unavailable":"{}"}}"#, td_string!(Locale::en, common.err_server_busy));
+    assert_eq!(body(shed).await, busy, "the app's own error shape, in the language asked for");
     let hung = hung.await.unwrap();
     assert_eq!(hung.status(), StatusCode::SERVICE_UNAVAILABLE, "cut off by the request timeout");
     assert_eq!(hung.headers()[header::RETRY_AFTER], "1");
