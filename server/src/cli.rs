@@ -157,6 +157,11 @@ async fn serve(config: Config) -> Result<(), CliError> {
     tracing::info!("health and metrics on http://{}", state.config.admin_addr);
     let admin = tokio::spawn(axum::serve(admin, crate::router::admin(state.clone())).into_future());
     let listener = listen(addr, state.config.http_listen_backlog)?;
+    let (max, idle) = (state.config.http_max_connections, state.config.http_idle);
+    // `tap_io` changes nothing on the connection; it is what lets axum hand the peer's address to the
+    // handlers (`ConnectInfo<SocketAddr>`) from a listener of our own.
+    let listener =
+        axum::serve::ListenerExt::tap_io(app::web::listener::CappedListener::new(listener, max, idle), |_| {});
     tracing::info!("listening on http://{addr}");
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown_signal())

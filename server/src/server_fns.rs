@@ -38,9 +38,10 @@ pub fn routes(mut router: Router<AppState>) -> Router<AppState> {
         // on every call. `run` only starts the call (the future it returns owns the request), so the lock is
         // held for nanoseconds.
         let service = Arc::new(Mutex::new(service));
+        let gated = GATED.contains(&path);
         router = router.route(
             path,
-            on(filter, move |State(state): State<AppState>, req: Request| dispatch(state, service.clone(), req)),
+            on(filter, move |State(state): State<AppState>, req: Request| dispatch(state, service.clone(), gated, req)),
         );
     }
     router
@@ -49,11 +50,26 @@ pub fn routes(mut router: Router<AppState>) -> Router<AppState> {
 /// One server function's service, shared by the requests to its route.
 type Shared = Arc<Mutex<BoxedService<Request, Response>>>;
 
-/// Runs `service` on `req` inside a fresh reactive owner holding the request's context.
-async fn dispatch(state: AppState, service: Shared, req: Request) -> Response {
-    let (parts, body) = req.into_parts();
+/// The functions a flash sale's burst calls (the grab and the puzzle's answer), which pass the instance's
+/// grab gate (`GRAB_ADMIT_PER_SEC`) before anything else: a shed call costs the check and a small answer —
+/// its body is not read, its arguments not decoded, no reactive owner is made for it.
+const GATED: [&str; 2] = [
+    <app::seckill::api::GrabCoupon as leptos::server_fn::ServerFn>::PATH,
+    <app::seckill::api::SolvePuzzle as leptos::server_fn::ServerFn>::PATH,
+];
+
+/// Runs `service` on `req` inside a fresh reactive owner holding the request's context; a `gated` call past
+/// the grab gate's rate is answered 429 with `Retry-After` instead.
+async fn dispatch(state: AppState, service: Shared, gated: bool, req: Request) -> Response {
     // A form posted without JavaScript goes back to the page it came from, as leptos_axum does.
-    let back_to = accepts_html(&parts.headers).then(|| parts.headers.get(header::REFERER).cloned()).flatten();
+    let back_to = accepts_html(req.headers()).then(|| req.headers().get(header::REFERER).cloned()).flatten();
+    if gated && let Err(wait) = state.grab_gate.admit() {
+        let retry_after_secs = wait.as_secs().max(1);
+        let mut res = AppError::Busy { retry_after_secs }.into_response();
+        res.headers_mut().insert(header::RETRY_AFTER, retry_after_secs.into());
+        return send_back(res, back_to);
+    }
+    let (parts, body) = req.into_parts();
     let inner = match codec_request(&parts, body).await {
         Ok(inner) => inner,
         Err(refusal) => return refusal,
@@ -66,18 +82,23 @@ async fn dispatch(state: AppState, service: Shared, req: Request) -> Response {
         provide_context(state);
     });
     let call = service.lock().unwrap_or_else(PoisonError::into_inner).run(inner);
-    let mut res = ScopedFuture { owner, observer: None, fut: call }.await;
-    if let Some(referer) = back_to
-        && !res.headers().contains_key(header::LOCATION)
-    {
-        *res.status_mut() = StatusCode::FOUND;
-        res.headers_mut().insert(header::LOCATION, referer);
-    }
+    let mut res = send_back(ScopedFuture { owner, observer: None, fut: call }.await, back_to);
     let set = std::mem::take(&mut *options.0.write().unwrap_or_else(PoisonError::into_inner));
     if let Some(status) = set.status {
         *res.status_mut() = status;
     }
     res.headers_mut().extend(set.headers);
+    res
+}
+
+/// `res`, or for a form posted without JavaScript a redirect back to `referer` (unless it redirects already).
+fn send_back(mut res: Response, referer: Option<header::HeaderValue>) -> Response {
+    if let Some(referer) = referer
+        && !res.headers().contains_key(header::LOCATION)
+    {
+        *res.status_mut() = StatusCode::FOUND;
+        res.headers_mut().insert(header::LOCATION, referer);
+    }
     res
 }
 

@@ -100,6 +100,13 @@ pub struct Config {
     /// back only after the client's SYN retry of 1 s, then 3 s, …: a deeper queue lets the instance answer
     /// them — a grab or a 429/503 — instead.
     pub http_listen_backlog: u32,
+    /// `HTTP_MAX_CONNECTIONS`: connections open at once; past it the instance stops accepting and the rest
+    /// wait in the listen queue. Keep it under the process's descriptor limit (`ulimit -n`) less what the
+    /// pools hold.
+    pub http_max_connections: usize,
+    /// `HTTP_IDLE_SECS`: a connection with no traffic either way for this long is closed (a live update
+    /// stream sends a keep-alive every 15 s, so it stays open).
+    pub http_idle: Duration,
     /// `SHOP_CACHE_L1_TTL_SECS`: in-process cache lifetime.
     pub shop_cache_l1_ttl: Duration,
     /// `SHOP_CACHE_L2_TTL_SECS`: logical expiry of a Redis shop entry.
@@ -196,6 +203,8 @@ impl Config {
             http_timeout: r.secs("HTTP_TIMEOUT_SECS", 30)?,
             http_max_in_flight: r.parse("HTTP_MAX_IN_FLIGHT", 2048)?,
             http_listen_backlog: r.parse("HTTP_LISTEN_BACKLOG", 4096)?,
+            http_max_connections: r.parse("HTTP_MAX_CONNECTIONS", 4096)?,
+            http_idle: r.secs("HTTP_IDLE_SECS", 60)?,
             shop_cache_l1_ttl: r.secs("SHOP_CACHE_L1_TTL_SECS", 5)?,
             shop_cache_l2_ttl: r.secs("SHOP_CACHE_L2_TTL_SECS", 30 * 60)?,
             shop_cache_null_ttl: r.secs("SHOP_CACHE_NULL_TTL_SECS", 60)?,

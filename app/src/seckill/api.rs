@@ -28,12 +28,11 @@ pub async fn grab_puzzle(voucher_id: i64) -> Result<Puzzle, AppError> {
 
 /// Answers a puzzle of [`grab_puzzle`]: the piece's left edge `x` (px) after a drag of `drag_ms`. Answers
 /// the pass for one [`grab_coupon`] if the piece landed in the gap; a refusal is reported against the
-/// `puzzle` field and the page draws a new one.
+/// `puzzle` field and the page draws a new one. Answers come in the same burst as grabs, so the same gate
+/// sheds them, at the HTTP edge before the call (server/src/server_fns.rs).
 #[server(endpoint = "seckill/solve")]
 pub async fn solve_puzzle(voucher_id: i64, ticket: String, x: u16, drag_ms: u32) -> Result<String, AppError> {
     crate::web::edge::run(|cx| async move {
-        // Answers come in the same burst as grabs: the same gate sheds them.
-        cx.state.grab_gate.admit().map_err(|wait| AppError::Busy { retry_after_secs: wait.as_secs().max(1) })?;
         let user_id = crate::auth::api::require_shopper_id(&cx).await?;
         Ok(super::service::solve(&cx.state, user_id, voucher_id, &ticket, x, drag_ms).await?)
     })
@@ -42,12 +41,11 @@ pub async fn solve_puzzle(voucher_id: i64, ticket: String, x: u16, drag_ms: u32)
 
 /// Grabs one coupon of flash sale `voucher_id` for the logged-in user, spending the puzzle `pass` if the
 /// sale asks for one; answers the order id, which the page then follows with [`get_order_status`]
-/// ("queued" until the order writer has stored it).
+/// ("queued" until the order writer has stored it). The grab gate sheds at the HTTP edge before the call
+/// (server/src/server_fns.rs), so a shed grab's body is not even read.
 #[server(endpoint = "seckill/grab")]
 pub async fn grab_coupon(voucher_id: i64, pass: Option<String>) -> Result<i64, AppError> {
     crate::web::edge::run(|cx| async move {
-        // The gate first, before the session is read: a shed grab costs nothing but this check.
-        cx.state.grab_gate.admit().map_err(|wait| AppError::Busy { retry_after_secs: wait.as_secs().max(1) })?;
         let user_id = crate::auth::api::require_shopper_id(&cx).await?;
         let ip = cx.client_network().await;
         Ok(super::service::grab_with_pass(&cx.state, user_id, voucher_id, &ip, pass.as_deref()).await?)

@@ -5,6 +5,7 @@
 pub mod abuse;
 pub mod edge;
 pub mod language;
+pub mod listener;
 pub mod session;
 pub mod session_record;
 pub mod state;
