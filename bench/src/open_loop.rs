@@ -1,7 +1,10 @@
 //! Open-loop load: grabs arrive at a fixed rate whatever the answers do (closed-loop users wait for their
 //! answer before the next request, so a slow server slows its own load down and hides its queue). Each
 //! shopper grabs once; a request's latency counts from when it was due, not from when it was sent, so a
-//! load generator falling behind shows up in the figures instead of hiding them.
+//! load generator falling behind shows up in the figures instead of hiding them. The shoppers share a
+//! bounded number of connections, as they would behind a front proxy or a mobile gateway: an arrival waits
+//! for one (its wait counts in its latency) and gives up past a patience, so an overload shows as long waits
+//! and shoppers who left — not as a generator out of file descriptors.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -31,17 +34,31 @@ pub struct OpenLoop {
     pub worst_send_lag: Duration,
 }
 
-/// `n` grabs, one arrival every `1 / rate` s; arrival `i` is `arrival(i)`'s shopper (cookie) grabbing on
-/// its sale. Each runs as a task of its own and reports through a channel, so a long run keeps only its
-/// figures, not a task per arrival.
+/// The outcome of an arrival that found no free connection within the patience and left without sending.
+pub const GAVE_UP: &str = "gave up: no free connection in time";
+
+/// How many connections the shoppers share and how long one waits for a free one before leaving.
+#[derive(Debug, Clone, Copy)]
+pub struct Connections {
+    /// Requests in flight at most (one connection each).
+    pub max: usize,
+    /// Longest wait for a free connection, counted from when the arrival was due.
+    pub patience: Duration,
+}
+
+/// `n` grabs, one arrival every `1 / rate` s over `connections`; arrival `i` is `arrival(i)`'s shopper
+/// (cookie) grabbing on its sale. Each runs as a task of its own and reports through a channel, so a long
+/// run keeps only its figures, not a task per arrival.
 pub async fn run(
     client: &HttpClient,
     url: &str,
     n: usize,
     rate: f64,
+    connections: Connections,
     arrival: impl Fn(usize) -> (String, i64),
 ) -> OpenLoop {
     let started = Instant::now();
+    let free = std::sync::Arc::new(tokio::sync::Semaphore::new(connections.max));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let mut worst_send_lag = Duration::ZERO;
     let mut i = 0;
@@ -51,10 +68,15 @@ pub async fn run(
             let scheduled = started + Duration::from_secs_f64(i as f64 / rate);
             worst_send_lag = worst_send_lag.max(scheduled.elapsed());
             let (cookie, voucher) = arrival(i);
-            let (client, url, tx) = (client.clone(), url.to_string(), tx.clone());
+            let (client, url, tx, free) = (client.clone(), url.to_string(), tx.clone(), free.clone());
+            let give_up = scheduled + connections.patience;
             tokio::spawn(async move {
+                let Ok(Ok(_connection)) = tokio::time::timeout_at(give_up.into(), free.acquire_owned()).await else {
+                    let _ = tx.send(None);
+                    return;
+                };
                 let answer = grab(&client, &url, &cookie, voucher).await;
-                let _ = tx.send((answer, scheduled.elapsed()));
+                let _ = tx.send(Some((answer, scheduled.elapsed())));
             });
             i += 1;
         }
@@ -65,7 +87,11 @@ pub async fn run(
     }
     drop(tx);
     let mut out = OpenLoop { rate, sent: n, worst_send_lag, ..OpenLoop::default() };
-    while let Some((answer, latency)) = rx.recv().await {
+    while let Some(sent) = rx.recv().await {
+        let Some((answer, latency)) = sent else {
+            *out.outcomes.entry(GAVE_UP.to_string()).or_default() += 1;
+            continue;
+        };
         match answer {
             Ok((status, body, _)) => {
                 let shed = status == 429 || status == 503;

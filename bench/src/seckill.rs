@@ -401,13 +401,19 @@ fn print_run(run: &OpenLoop) {
 /// over as many sales as it takes for each to grab once per sale — with the server's memory read each second.
 async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
     let capacity = closed.grabs_per_sec;
+    // The closed loop's connections, shared by the arrivals; a shopper waits `BENCH_PATIENCE_SECS` (2) for
+    // one, then leaves.
+    let connections = open_loop::Connections {
+        max: setup.concurrency,
+        patience: Duration::from_secs(env_num("BENCH_PATIENCE_SECS", 2)? as u64),
+    };
     let half_secs = env_num("BENCH_OPEN_SECS", 10)? as f64;
     let rate = capacity * 0.5;
     let n = (rate * half_secs).round() as usize;
     println!("\n== open loop at 0.5× capacity: {rate:.0} grabs/s for {half_secs} s ({n} shoppers)…");
     let fresh = shoppers(setup, n).await?;
     let voucher = new_sale(&setup.state, n as i32, "bench open-loop sale").await?;
-    let half = open_loop::run(&setup.client, &setup.url, n, rate, |i| (fresh[i].1.clone(), voucher)).await;
+    let half = open_loop::run(&setup.client, &setup.url, n, rate, connections, |i| (fresh[i].1.clone(), voucher)).await;
     print_run(&half);
     println!("\n== the acks=all produce alone at {rate:.0} messages/s for {half_secs} s…");
     let (produce_p50, produce_p99, produce_failed) = produce_at_rate(&setup.state, rate, half_secs).await?;
@@ -418,7 +424,12 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
     let n = (rate * secs).round() as usize;
     let people = env_num("BENCH_OVERLOAD_USERS", 20_000)?.min(n);
     let sales = n.div_ceil(people);
-    println!("\n== overload at 3× capacity: {rate:.0} grabs/s for {secs} s ({people} shoppers over {sales} sales)…");
+    println!(
+        "\n== overload at 3× capacity: {rate:.0} grabs/s for {secs} s ({people} shoppers over {sales} sales, {} \
+         connections, {} s patience)…",
+        connections.max,
+        connections.patience.as_secs()
+    );
     let crowd = shoppers(setup, people).await?;
     let mut vouchers = Vec::with_capacity(sales);
     for _ in 0..sales {
@@ -429,17 +440,22 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
     let sampler = tokio::spawn({
         let done = done.clone();
         async move {
+            // A read that fails (the generator out of descriptors) is left out, not counted as 0 MB: a
+            // zero would make any growth look like a start from nothing.
             let mut rss = Vec::new();
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                rss.push(probe::status_kb(pid, "VmRSS").map_or(0.0, |kb| kb as f64 / 1024.0));
+                if let Ok(kb) = probe::status_kb(pid, "VmRSS") {
+                    rss.push(kb as f64 / 1024.0);
+                }
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
             rss
         }
     });
-    let over =
-        open_loop::run(&setup.client, &setup.url, n, rate, |i| (crowd[i % people].1.clone(), vouchers[i / people]))
-            .await;
+    let over = open_loop::run(&setup.client, &setup.url, n, rate, connections, |i| {
+        (crowd[i % people].1.clone(), vouchers[i / people])
+    })
+    .await;
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     let overload_rss_mb = sampler.await.map_err(|e| e.to_string())?;
     print_run(&over);
