@@ -4,7 +4,7 @@
 //! load generator falling behind shows up in the figures instead of hiding them. The shoppers share a
 //! bounded number of connections, as they would behind a front proxy or a mobile gateway: an arrival waits
 //! for one (its wait counts in its latency) and gives up past a patience, so an overload shows as long waits
-//! and shoppers who left — not as a generator out of file descriptors.
+//! and shoppers who left — not as a generator out of file descriptors or busy with the arrivals it holds.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -47,8 +47,10 @@ pub struct Connections {
 }
 
 /// `n` grabs, one arrival every `1 / rate` s over `connections`; arrival `i` is `arrival(i)`'s shopper
-/// (cookie) grabbing on its sale. Each runs as a task of its own and reports through a channel, so a long
-/// run keeps only its figures, not a task per arrival.
+/// (cookie) grabbing on its sale. One worker a connection takes the oldest arrival not yet taken: it waits
+/// for it if it is not due yet, counts it as gone if it has waited past the patience, and sends it otherwise
+/// — so an arrival costs the generator nothing until a connection takes it up, and an overload's excess
+/// costs it a clock read each.
 pub async fn run(
     client: &HttpClient,
     url: &str,
@@ -57,51 +59,49 @@ pub async fn run(
     connections: Connections,
     arrival: impl Fn(usize) -> (String, i64),
 ) -> OpenLoop {
+    use futures::StreamExt;
     let started = Instant::now();
-    let free = std::sync::Arc::new(tokio::sync::Semaphore::new(connections.max));
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut worst_send_lag = Duration::ZERO;
-    let mut i = 0;
-    while i < n {
-        let due = ((started.elapsed().as_secs_f64() * rate) as usize + 1).min(n);
-        while i < due {
-            let scheduled = started + Duration::from_secs_f64(i as f64 / rate);
-            worst_send_lag = worst_send_lag.max(scheduled.elapsed());
-            let (cookie, voucher) = arrival(i);
-            let (client, url, tx, free) = (client.clone(), url.to_string(), tx.clone(), free.clone());
-            let give_up = scheduled + connections.patience;
-            tokio::spawn(async move {
-                let Ok(Ok(_connection)) = tokio::time::timeout_at(give_up.into(), free.acquire_owned()).await else {
-                    let _ = tx.send(None);
-                    return;
-                };
-                let answer = grab(&client, &url, &cookie, voucher).await;
-                let _ = tx.send(Some((answer, scheduled.elapsed())));
-            });
-            i += 1;
-        }
-        if i < n {
-            let next = started + Duration::from_secs_f64(i as f64 / rate);
-            tokio::time::sleep_until(next.into()).await;
-        }
-    }
-    drop(tx);
-    let mut out = OpenLoop { rate, sent: n, worst_send_lag, ..OpenLoop::default() };
-    while let Some(sent) = rx.recv().await {
-        let Some((answer, latency)) = sent else {
-            *out.outcomes.entry(GAVE_UP.to_string()).or_default() += 1;
-            continue;
-        };
-        match answer {
-            Ok((status, body, _)) => {
-                let shed = status == 429 || status == 503;
-                if shed { &mut out.rejected } else { &mut out.admitted }.push(latency);
-                out.ok += usize::from(status == 200);
-                *out.outcomes.entry(outcome(status, &body)).or_default() += 1;
+    let due = |i: usize| started + Duration::from_secs_f64(i as f64 / rate);
+    let next = std::cell::Cell::new(0);
+    let out = std::cell::RefCell::new(OpenLoop { rate, sent: n, ..OpenLoop::default() });
+    let worker = || async {
+        loop {
+            let i = next.get();
+            if i >= n {
+                break;
             }
-            Err(e) => *out.outcomes.entry(format!("transport error: {e}")).or_default() += 1,
+            next.set(i + 1);
+            let scheduled = due(i);
+            let now = Instant::now();
+            if scheduled > now {
+                tokio::time::sleep_until(scheduled.into()).await;
+                let mut out = out.borrow_mut();
+                out.worst_send_lag = out.worst_send_lag.max(scheduled.elapsed());
+            } else if now - scheduled > connections.patience {
+                *out.borrow_mut().outcomes.entry(GAVE_UP.to_string()).or_default() += 1;
+                continue;
+            }
+            let (cookie, voucher) = arrival(i);
+            let answer = grab(client, url, &cookie, voucher).await;
+            let latency = scheduled.elapsed();
+            let mut out = out.borrow_mut();
+            match answer {
+                Ok((status, body, _)) => {
+                    let shed = status == 429 || status == 503;
+                    if shed { &mut out.rejected } else { &mut out.admitted }.push(latency);
+                    out.ok += usize::from(status == 200);
+                    *out.outcomes.entry(outcome(status, &body)).or_default() += 1;
+                }
+                Err(e) => *out.outcomes.entry(format!("transport error: {e}")).or_default() += 1,
+            }
         }
-    }
+    };
+    // The workers share this task (and so the counters above without locks); the connections' own I/O runs
+    // in the client's tasks.
+    let mut workers: futures::stream::FuturesUnordered<_> = (0..connections.max.max(1)).map(|_| worker()).collect();
+    while workers.next().await.is_some() {}
+    drop(workers);
+    let mut out = out.into_inner();
     out.secs = started.elapsed().as_secs_f64();
     out.admitted.sort_unstable();
     out.rejected.sort_unstable();

@@ -61,15 +61,16 @@ const GATED: [&str; 2] = [
 /// Runs `service` on `req` inside a fresh reactive owner holding the request's context; a `gated` call past
 /// the grab gate's rate is answered 429 with `Retry-After` instead.
 async fn dispatch(state: AppState, service: Shared, gated: bool, req: Request) -> Response {
-    // A form posted without JavaScript goes back to the page it came from, as leptos_axum does.
-    let back_to = accepts_html(req.headers()).then(|| req.headers().get(header::REFERER).cloned()).flatten();
+    // Shed with the status the function's own refusal had (a 429 is not turned into a redirect).
     if gated && let Err(wait) = state.grab_gate.admit() {
         let retry_after_secs = wait.as_secs().max(1);
         let mut res = AppError::Busy { retry_after_secs }.into_response();
         res.headers_mut().insert(header::RETRY_AFTER, retry_after_secs.into());
-        return send_back(res, back_to);
+        return res;
     }
     let (parts, body) = req.into_parts();
+    // A form posted without JavaScript goes back to the page it came from, as leptos_axum does.
+    let back_to = accepts_html(&parts.headers).then(|| parts.headers.get(header::REFERER).cloned()).flatten();
     let inner = match codec_request(&parts, body).await {
         Ok(inner) => inner,
         Err(refusal) => return refusal,
@@ -82,23 +83,18 @@ async fn dispatch(state: AppState, service: Shared, gated: bool, req: Request) -
         provide_context(state);
     });
     let call = service.lock().unwrap_or_else(PoisonError::into_inner).run(inner);
-    let mut res = send_back(ScopedFuture { owner, observer: None, fut: call }.await, back_to);
-    let set = std::mem::take(&mut *options.0.write().unwrap_or_else(PoisonError::into_inner));
-    if let Some(status) = set.status {
-        *res.status_mut() = status;
-    }
-    res.headers_mut().extend(set.headers);
-    res
-}
-
-/// `res`, or for a form posted without JavaScript a redirect back to `referer` (unless it redirects already).
-fn send_back(mut res: Response, referer: Option<header::HeaderValue>) -> Response {
-    if let Some(referer) = referer
+    let mut res = ScopedFuture { owner, observer: None, fut: call }.await;
+    if let Some(referer) = back_to
         && !res.headers().contains_key(header::LOCATION)
     {
         *res.status_mut() = StatusCode::FOUND;
         res.headers_mut().insert(header::LOCATION, referer);
     }
+    let set = std::mem::take(&mut *options.0.write().unwrap_or_else(PoisonError::into_inner));
+    if let Some(status) = set.status {
+        *res.status_mut() = status;
+    }
+    res.headers_mut().extend(set.headers);
     res
 }
 
