@@ -16,7 +16,7 @@ use crate::{HttpClient, grab, outcome};
 pub struct OpenLoop {
     /// The arrival rate asked for, per second.
     pub rate: f64,
-    /// Requests sent.
+    /// Arrivals: every shopper due, those who left without a connection among them.
     pub sent: usize,
     /// Seconds from the first arrival to the last answer.
     pub secs: f64,

@@ -393,7 +393,7 @@ async fn written(
 /// Prints what an open-loop run saw.
 fn print_run(run: &OpenLoop) {
     println!(
-        "sent {} in {:.2} s (generator at worst {:.1} ms late); {} orders ({:.0}/s); admitted p50 {:.1} / p99 {:.1} ms, shed p99 {:.1} ms",
+        "{} arrivals in {:.2} s (generator at worst {:.1} ms late); {} orders ({:.0}/s); admitted p50 {:.1} / p99 {:.1} ms, shed p99 {:.1} ms",
         run.sent,
         run.secs,
         ms(run.worst_send_lag),
