@@ -7,7 +7,9 @@
 # and measures one sale against 8 (docs/scaling.md), with grabs waiting for a Redis replica and without.
 # `scripts/bench.sh city` (not part of "all") measures the demo city's pages, then the same pages of a city of
 # a million shops (`server city`: its own database haodian_city and key prefix, built once and kept; a
-# build takes minutes; CITY_SCALE=0.01 builds a hundredth to try it) and prints how much each grew.
+# build takes minutes; CITY_SCALE=0.01 builds a hundredth to try it) and prints how much each grew; then it
+# measures the city again with its reads on a hot standby (scripts/cluster.sh replica) and prints the
+# primary's share of the databases' CPU.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
@@ -90,6 +92,22 @@ if [ "$WHICH" = city ]; then
   start_server
   "$TARGET"/release/bench-city measure city
   "$TARGET"/release/bench-city compare demo city
+  # The same pages with the catalog's reads on a hot standby (scripts/cluster.sh replica, stopped after
+  # if this run started it): how much of the databases' work leaves the primary.
+  stop_server
+  REPLICA_WAS_UP=no
+  pg_isready -q -h 127.0.0.1 -p 5433 && REPLICA_WAS_UP=yes
+  REPLICA_URL="$(bash scripts/cluster.sh replica | tail -n 1)"
+  [ "$REPLICA_WAS_UP" = yes ] || trap 'stop_server; bash scripts/cluster.sh replica-stop' EXIT
+  # The standby has replayed everything the primary had written when it answers with the same position.
+  for _ in $(seq 600); do
+    WANT="$(psql -h 127.0.0.1 -U postgres -d "$CITY_DB" -tAc "SELECT pg_current_wal_lsn()")"
+    psql "$REPLICA_URL/$CITY_DB" -tAc "SELECT pg_last_wal_replay_lsn() >= '$WANT'::pg_lsn" | grep -q t && break
+    sleep 1
+  done
+  start_server DATABASE_READ_URL="$REPLICA_URL/$CITY_DB"
+  DATABASE_READ_URL="$REPLICA_URL/$CITY_DB" "$TARGET"/release/bench-city measure city-replica
+  "$TARGET"/release/bench-city share city city-replica
 fi
 if [ "$WHICH" = scale ]; then
   stop_server

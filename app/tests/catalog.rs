@@ -258,6 +258,44 @@ async fn only_the_owner_may_edit(db: PgPool) {
     assert!(matches!(missing, CatalogError::ShopNotFound(999)), "{missing:?}");
 }
 
+/// Each type's shop count, as the home page's tiles and the rankings show it.
+async fn counts(state: &AppState) -> Vec<(i64, i64)> {
+    let types = service::shop_types(state).await.unwrap();
+    let listed: Vec<(i64, i64)> = types.iter().map(|t| (t.id, t.shop_count)).collect();
+    for (id, n) in &listed {
+        assert_eq!(service::shop_type(state, *id).await.unwrap().shop_count, *n, "one type read alone agrees");
+    }
+    listed
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn each_type_counts_the_shops_opened_removed_and_moved(db: PgPool) {
+    let people = fixture(&db).await;
+    sqlx::query("INSERT INTO shop_types (id, name, icon) VALUES (2, '咖啡 Coffee', '☕')").execute(&db).await.unwrap();
+    sqlx::query("SELECT setval(pg_get_serial_sequence('shops', 'id'), 1)").execute(&db).await.unwrap();
+    let state = test_instances(db.clone(), 1, &[]).await.remove(0);
+    assert_eq!(counts(&state).await, [(1, 1), (2, 0)]);
+
+    let edit = form("新店", "杭州市延安路2号", "120.16", "30.25", "50", "", "");
+    let opened = service::open_shop(&state, Some(&people.owner), 2, &edit).await.unwrap();
+    let second = service::open_shop(&state, Some(&people.owner), 2, &edit).await.unwrap();
+    assert_eq!(counts(&state).await, [(1, 1), (2, 2)]);
+    // An edit keeps the type; an operator's move to another type moves the count with it.
+    service::edit_shop(&state, Some(&people.owner), opened, &edit).await.unwrap();
+    assert_eq!(counts(&state).await, [(1, 1), (2, 2)]);
+    sqlx::query("UPDATE shops SET type_id = 1 WHERE id = $1").bind(second).execute(&db).await.unwrap();
+    assert_eq!(counts(&state).await, [(1, 2), (2, 1)]);
+
+    service::remove_shop(&state, Some(&people.owner), opened).await.unwrap();
+    assert_eq!(counts(&state).await, [(1, 2), (2, 0)]);
+    let actual: Vec<(i64, i64)> =
+        sqlx::query_as("SELECT type_id, count(*) FROM shops GROUP BY type_id ORDER BY type_id")
+            .fetch_all(&db)
+            .await
+            .unwrap();
+    assert_eq!(actual, [(1, 2)], "the counts are the shops there are");
+}
+
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn unknown_shop_page_is_not_found(db: PgPool) {
     fixture(&db).await;

@@ -2,11 +2,14 @@
 //! from the demo's 2,400 shops to a million (`server city`). `bench-city measure <label>` reads each page
 //! through the running server — p50, p99 and the server's CPU per request from `/proc` — and keeps the
 //! figures in `$BENCH_STATE_DIR/city-<label>.json`; `bench-city compare <small> <big>` prints each figure
-//! of the big city beside the small one's and their ratio, against the goal of 2.
+//! of the big city beside the small one's and their ratio, against the goal of 2; `bench-city share
+//! <alone> <with>` prints the primary Postgres' CPU per request in a run without a read replica beside the
+//! primary's and the replica's in a run with one (the backends' CPU from `/proc`, by the database their
+//! process title names).
 //!
 //! `BENCH_ROUNDS` (100), `BENCH_URL` (http://127.0.0.1:3100), `BENCH_SERVER_PID`, `BENCH_STATE_DIR`;
-//! `DATABASE_URL` etc. as the server uses them (the bench logs the merchant and the heaviest buyer in
-//! through the session store).
+//! `DATABASE_URL`, `DATABASE_READ_URL` etc. as the server uses them (the bench logs the merchant and the
+//! heaviest buyer in through the session store).
 
 use std::time::Duration;
 
@@ -36,6 +39,13 @@ struct Figure {
     cpu_us: Option<f64>,
     /// The smallest CPU figure the clock's ticks can tell apart from zero over the run, µs.
     cpu_step_us: f64,
+    /// The primary Postgres' CPU per request serving the city's database, µs (none when it could not be
+    /// read: another machine's Postgres).
+    #[serde(default)]
+    primary_cpu_us: Option<f64>,
+    /// The same of the read replica (`DATABASE_READ_URL`), when the server had one.
+    #[serde(default)]
+    replica_cpu_us: Option<f64>,
 }
 
 /// Everything one `measure` run keeps.
@@ -82,16 +92,55 @@ async fn send(client: &bench::HttpClient, base: &str, ask: &Ask<'_>) -> Result<u
     })
 }
 
-/// p50/p99 of `rounds` sequential runs of `f` and the server's CPU per run, as the figure `name`.
-async fn timed<F, Fut, T>(name: &str, rounds: usize, server: Option<(u32, f64)>, f: F) -> Result<Figure, String>
+/// The Postgres servers a run reads the CPU of: each one's postmaster and the city's database there.
+#[derive(Debug, Clone, Default)]
+struct Databases {
+    primary: Option<(u32, String)>,
+    replica: Option<(u32, String)>,
+}
+
+impl Databases {
+    /// The primary's and the replica's backends' CPU ticks now.
+    fn ticks(&self) -> [Option<u64>; 2] {
+        [&self.primary, &self.replica].map(|db| {
+            db.as_ref().and_then(|(postmaster, name)| bench::probe::backends_cpu_ticks(*postmaster, name).ok())
+        })
+    }
+}
+
+/// p50/p99 of `rounds` sequential runs of `f` and the server's and the databases' CPU per run, as the
+/// figure `name`.
+async fn timed<F, Fut, T>(
+    name: &str,
+    rounds: usize,
+    server: Option<(u32, f64)>,
+    databases: &Databases,
+    mut f: F,
+) -> Result<Figure, String>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, String>>,
 {
+    // Warm, so the databases' figures (read around `timed_runs`, which sends one more to warm up) are
+    // warm requests' too.
+    f().await.map_err(|e| format!("{name}: {e}"))?;
+    let before = databases.ticks();
     let (p50, p99, cpu_us) = bench::timed_runs(rounds, server, f).await.map_err(|e| format!("{name}: {e}"))?;
+    let (after, per_tick) = (databases.ticks(), bench::probe::micros_per_tick());
+    let per_request =
+        |b: Option<u64>, a: Option<u64>| Some(a?.saturating_sub(b?) as f64 * per_tick / (rounds + 1) as f64);
+    let (primary_cpu_us, replica_cpu_us) = (per_request(before[0], after[0]), per_request(before[1], after[1]));
     let cpu_step_us = server.map_or(0.0, |(_, per_tick)| per_tick / rounds as f64);
     let us = |d: Duration| d.as_secs_f64() * 1e6;
-    let figure = Figure { name: name.into(), p50_us: us(p50), p99_us: us(p99), cpu_us, cpu_step_us };
+    let figure = Figure {
+        name: name.into(),
+        p50_us: us(p50),
+        p99_us: us(p99),
+        cpu_us,
+        cpu_step_us,
+        primary_cpu_us,
+        replica_cpu_us,
+    };
     eprintln!("{name}: p50 {:.2} ms, p99 {:.2} ms", figure.p50_us / 1e3, figure.p99_us / 1e3);
     Ok(figure)
 }
@@ -165,9 +214,20 @@ async fn measure(label: &str) -> Result<(), String> {
     let pid: Option<u32> = std::env::var("BENCH_SERVER_PID").ok().and_then(|p| p.parse().ok());
     let server = pid.map(|pid| (pid, bench::probe::micros_per_tick()));
     let config = Config::from_env().map_err(|e| e.to_string())?;
+    let read_url = config.database_read_url.clone();
     let options = leptos::prelude::LeptosOptions::builder().output_name("haodian").build();
     let state = app::start::connect(config, options).await.map_err(|e| e.to_string())?;
     let client: bench::HttpClient = Client::builder(TokioExecutor::new()).build_http();
+    // The databases' CPU is read from /proc, so only a Postgres on this machine is measured.
+    let replica = match &read_url {
+        Some(url) => {
+            let pool = sqlx::postgres::PgPoolOptions::new().max_connections(1).connect(url).await;
+            let pool = pool.map_err(|e| format!("the read replica {url}: {e}"))?;
+            bench::probe::postmaster_of(&pool).await.ok()
+        }
+        None => None,
+    };
+    let databases = Databases { primary: bench::probe::postmaster_of(&state.db).await.ok(), replica };
 
     let (shops, reviews, orders, people) = (
         rows(&state, "shops").await?,
@@ -211,6 +271,7 @@ async fn measure(label: &str) -> Result<(), String> {
     let shop_page = format!("/shops/{HEAVY_SHOP}");
     let (first_reviews, deep_reviews) = (reviews_path(""), reviews_path(&deep_cursor));
     let asks: Vec<(&str, Ask)> = vec![
+        ("the home page", Ask::Page("/", "")),
         ("category by rating, page 1", Ask::Page("/types/1?sort=score", "")),
         ("category by rating, page 50", Ask::Page("/types/1?sort=score&page=50", "")),
         ("search, a common word (火锅)", Ask::Page("/search?q=%E7%81%AB%E9%94%85", "")),
@@ -227,14 +288,14 @@ async fn measure(label: &str) -> Result<(), String> {
     ];
     let mut figures = Vec::new();
     for (name, ask) in &asks {
-        figures.push(timed(name, rounds, server, || send(&client, &base, ask)).await?);
+        figures.push(timed(name, rounds, server, &databases, || send(&client, &base, ask)).await?);
     }
     // The export streams; the server's memory must not hold the million rows.
     let rss_before_kb = pid.and_then(|p| bench::probe::status_kb(p, "VmRSS").ok()).unwrap_or(0);
     let csv = format!("/merchant/shops/{HEAVY_SHOP}/orders.csv");
     let (peak, lines) = (std::cell::Cell::new(0_u64), std::cell::Cell::new(0_usize));
     let (peak_at, lines_at, client_at, base_at, csv_at, merchant_at) = (&peak, &lines, &client, &base, &csv, &merchant);
-    let mut whole = timed("CSV export", 3, server, || async move {
+    let mut whole = timed("CSV export", 3, server, &databases, || async move {
         let (n, kb) = export(client_at, base_at, csv_at, merchant_at, pid).await?;
         peak_at.set(peak_at.get().max(kb));
         lines_at.set(n);
@@ -247,7 +308,9 @@ async fn measure(label: &str) -> Result<(), String> {
     let per = 1000.0 / exported.max(1) as f64;
     whole.name = "CSV export of its orders, per 1,000".into();
     (whole.p50_us, whole.p99_us, whole.cpu_step_us) = (whole.p50_us * per, whole.p99_us * per, whole.cpu_step_us * per);
-    whole.cpu_us = whole.cpu_us.map(|c| c * per);
+    for cpu in [&mut whole.cpu_us, &mut whole.primary_cpu_us, &mut whole.replica_cpu_us] {
+        *cpu = cpu.map(|c| c * per);
+    }
     figures.push(whole);
     let run =
         Run { label: label.into(), shops, reviews, orders, people, exported, figures, rss_before_kb, rss_peak_kb };
@@ -260,12 +323,14 @@ fn ms(us: f64) -> String {
     if us >= 100_000.0 { format!("{:.2} s", us / 1e6) } else { format!("{:.2} ms", us / 1e3) }
 }
 
+/// The figures `measure <label>` kept.
+fn read_run(label: &str) -> Result<Run, String> {
+    let text = std::fs::read_to_string(state_path(label)).map_err(|e| format!("{}: {e}", state_path(label)))?;
+    serde_json::from_str(&text).map_err(|e| e.to_string())
+}
+
 fn compare(small: &str, big: &str) -> Result<(), String> {
-    let read = |label: &str| -> Result<Run, String> {
-        let text = std::fs::read_to_string(state_path(label)).map_err(|e| format!("{}: {e}", state_path(label)))?;
-        serde_json::from_str(&text).map_err(|e| e.to_string())
-    };
-    let (a, b) = (read(small)?, read(big)?);
+    let (a, b) = (read_run(small)?, read_run(big)?);
     println!();
     println!(
         "{} ({} shops, {} reviews, {} orders, {} people) against {} ({} shops, {} reviews, {} orders, {} people)",
@@ -327,12 +392,54 @@ fn compare(small: &str, big: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Each figure's database CPU on the primary alone (`alone`, a run without `DATABASE_READ_URL`) beside the
+/// primary's and the replica's in a run with one (`with`), and the primary's share of the two.
+fn share(alone: &str, with: &str) -> Result<(), String> {
+    let (a, b) = (read_run(alone)?, read_run(with)?);
+    println!();
+    println!(
+        "The databases' CPU per request ({} shops): the primary alone ({alone}), then beside a read replica ({with})",
+        b.shops
+    );
+    println!(
+        "| {:<40} | {:>13} | {:>13} | {:>13} | {:>15} |",
+        "figure", "primary alone", "primary", "replica", "primary's share"
+    );
+    println!("|{:-<42}|{:-<15}|{:-<15}|{:-<15}|{:-<17}|", "", "", "", "", "");
+    let us = |c: Option<f64>| c.map_or("—".into(), |c| format!("{c:.0} µs"));
+    let (mut total_alone, mut total_primary, mut total_replica) = (0.0, 0.0, 0.0);
+    for f in &b.figures {
+        let Some(s) = a.figures.iter().find(|s| s.name == f.name) else { continue };
+        let share = f.primary_cpu_us.zip(f.replica_cpu_us).map(|(p, r)| p / (p + r).max(f64::MIN_POSITIVE));
+        total_alone += s.primary_cpu_us.unwrap_or(0.0);
+        total_primary += f.primary_cpu_us.unwrap_or(0.0);
+        total_replica += f.replica_cpu_us.unwrap_or(0.0);
+        println!(
+            "| {:<40} | {:>13} | {:>13} | {:>13} | {:>15} |",
+            f.name,
+            us(s.primary_cpu_us),
+            us(f.primary_cpu_us),
+            us(f.replica_cpu_us),
+            share.map_or("—".into(), |s| format!("{:.0} %", s * 100.0))
+        );
+    }
+    println!(
+        "the pages together: the primary {:.1} ms alone, {:.1} ms beside the replica ({:.0} % of the databases' {:.1} ms)",
+        total_alone / 1e3,
+        total_primary / 1e3,
+        100.0 * total_primary / (total_primary + total_replica).max(f64::MIN_POSITIVE),
+        (total_primary + total_replica) / 1e3
+    );
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["measure", label] => measure(label).await,
         ["compare", small, big] => compare(small, big),
-        _ => Err("usage: bench-city measure <label> | bench-city compare <small> <big>".into()),
+        ["share", alone, with] => share(alone, with),
+        _ => Err("usage: bench-city measure <label> | compare <small> <big> | share <alone> <with-replica>".into()),
     }
 }

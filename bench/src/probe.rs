@@ -83,15 +83,57 @@ const ONLY_THE_SCRIPT: [&str; 15] = [
     "pexpiretime",
 ];
 
-/// `/proc/<pid>/stat`'s utime + stime, in clock ticks.
-pub fn cpu_ticks(pid: u32) -> Result<u64, String> {
+/// `/proc/<pid>/stat`'s numeric fields `wanted` (numbered as proc(5) numbers them, from 3 on).
+fn stat_fields<const N: usize>(pid: u32, wanted: [usize; N]) -> Result<[u64; N], String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| format!("/proc/{pid}/stat: {e}"))?;
     // The command name (field 2) is in parentheses and may hold spaces: count from the last ')'.
     let after = stat.rsplit_once(')').map(|(_, r)| r).ok_or("malformed /proc stat")?;
     let fields: Vec<&str> = after.split_whitespace().collect();
-    // `after` starts at field 3 (state): utime is field 14, stime 15.
-    let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<u64>().ok()).ok_or("malformed /proc stat");
-    Ok(field(14)? + field(15)?)
+    let mut out = [0; N];
+    for (slot, n) in out.iter_mut().zip(wanted) {
+        // `after` starts at field 3 (state).
+        *slot = fields.get(n - 3).and_then(|f| f.parse::<u64>().ok()).ok_or("malformed /proc stat")?;
+    }
+    Ok(out)
+}
+
+/// `/proc/<pid>/stat`'s utime + stime, in clock ticks.
+pub fn cpu_ticks(pid: u32) -> Result<u64, String> {
+    let [utime, stime] = stat_fields(pid, [14, 15])?;
+    Ok(utime + stime)
+}
+
+/// The CPU, in clock ticks, that the live backends of the Postgres server whose postmaster is `postmaster`
+/// have spent serving database `database` (each backend's process title names its database, so the broker's
+/// storage and other databases on the same server are left out). An application's pool keeps its
+/// connections, so its backends live through a run.
+pub fn backends_cpu_ticks(postmaster: u32, database: &str) -> Result<u64, String> {
+    let mut total = 0;
+    for entry in std::fs::read_dir("/proc").map_err(|e| format!("/proc: {e}"))?.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        // A process that ended since the listing is skipped, as is anything not the postmaster's child.
+        let Ok([ppid, utime, stime]) = stat_fields(pid, [4, 14, 15]) else { continue };
+        if ppid != u64::from(postmaster) {
+            continue;
+        }
+        // "postgres: 15/main: postgres haodian_city 127.0.0.1(5432) idle"
+        let title = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&title).split_whitespace().any(|w| w == database) {
+            total += utime + stime;
+        }
+    }
+    Ok(total)
+}
+
+/// The postmaster of the Postgres server `db` connects to, and the database's name: the parent of one of
+/// the pool's backends.
+pub async fn postmaster_of(db: &sqlx::PgPool) -> Result<(u32, String), String> {
+    let (backend, database): (i32, String) = sqlx::query_as("SELECT pg_backend_pid(), current_database()")
+        .fetch_one(db)
+        .await
+        .map_err(|e| format!("the backend's pid: {e}"))?;
+    let [ppid] = stat_fields(backend as u32, [4])?;
+    Ok((ppid as u32, database))
 }
 
 /// Microseconds per clock tick (`getconf CLK_TCK`; 100 Hz if that cannot be asked).

@@ -122,6 +122,7 @@ pub async fn build(db: &PgPool, scale: Scale) -> Result<CityReport, SeedError> {
         step("reviews", copy(&mut tx, REVIEWS_COPY, move |out| reviews.rows(out))).await?;
         // Every shop's figures in one pass, before its indexes are built again (each would be updated).
         step("priors", sqlx::query(PRIORS).execute(&mut *tx)).await?;
+        step("type counts", sqlx::query(TYPE_COUNTS).execute(&mut *tx)).await?;
         step("figures", sqlx::query(FIGURES).execute(&mut *tx)).await?;
         for (name, def) in &indexes {
             step(&format!("index {name}"), sqlx::query(def).execute(&mut *tx)).await?;
@@ -252,6 +253,8 @@ const PRIORS: &str = "UPDATE shop_types t SET prior_mean = m.mean
     FROM (SELECT s.type_id, sum(r.stars)::float8 / count(*) AS mean
           FROM reviews r JOIN shops s ON s.id = r.shop_id WHERE r.status = 'visible' GROUP BY s.type_id) m
     WHERE m.type_id = t.id";
+/// Each type's number of shops (what the trigger `shops_keep_type_counts` keeps).
+const TYPE_COUNTS: &str = "UPDATE shop_types t SET shop_count = (SELECT count(*) FROM shops s WHERE s.type_id = t.id)";
 /// Every shop's figures from its rows, as the triggers keep them: the counts, sums and histogram of its
 /// visible reviews, its score with its type's prior, and "sold" from its paid and used orders.
 const FIGURES: &str = "WITH f AS (

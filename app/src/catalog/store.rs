@@ -10,28 +10,19 @@ use super::model::{
     VoucherView,
 };
 
-/// Every shop type in display order, with its shop count.
+/// Every shop type in display order, with its shop count (kept by a trigger on `shops`,
+/// `migrations/20261218000001_type_counts.sql`).
 pub async fn shop_types(db: &PgPool) -> Result<Vec<ShopType>, sqlx::Error> {
-    sqlx::query_as!(
-        ShopType,
-        r#"SELECT t.id, t.name, t.icon, count(s.id) AS "shop_count!"
-         FROM shop_types t LEFT JOIN shops s ON s.type_id = t.id
-         GROUP BY t.id ORDER BY t.sort_order, t.id"#,
-    )
-    .fetch_all(db)
-    .await
+    sqlx::query_as!(ShopType, "SELECT id, name, icon, shop_count FROM shop_types ORDER BY sort_order, id")
+        .fetch_all(db)
+        .await
 }
 
 /// One shop type by id.
 pub async fn shop_type(db: &PgPool, id: i64) -> Result<Option<ShopType>, sqlx::Error> {
-    sqlx::query_as!(
-        ShopType,
-        r#"SELECT t.id, t.name, t.icon, (SELECT count(*) FROM shops s WHERE s.type_id = t.id) AS "shop_count!"
-         FROM shop_types t WHERE t.id = $1"#,
-        id,
-    )
-    .fetch_optional(db)
-    .await
+    sqlx::query_as!(ShopType, "SELECT id, name, icon, shop_count FROM shop_types WHERE id = $1", id)
+        .fetch_optional(db)
+        .await
 }
 
 /// Loads one shop for the cache (a plain function the cache can keep for background rebuilds).
