@@ -373,21 +373,27 @@ mod redis_state {
         buyer && recorded.and_then(|r| RecordedGrab::parse(user_id, &r)).is_some_and(|g| g.order_id == order_id)
     }
 
-    /// Every buyer of a sale with the grab that recorded them (buyers restored from Postgres after Redis
-    /// lost its data have none: their orders exist).
-    pub async fn recorded_grabs(
+    /// One step of a walk through every grab a sale recorded, at most about `count` a step (`HSCAN`): the
+    /// cursor to pass next (0 when the walk is over) and the grabs of this step. A walk holds one step's
+    /// grabs at a time, however many the sale has; a grab may come twice, and one given back since still
+    /// comes (its buyer is out: [`release`] finds nothing to give back).
+    pub async fn recorded_grabs_step(
         redis: &Redis,
         keys: &Keys,
         voucher_id: i64,
-    ) -> Result<Vec<RecordedGrab>, redis::RedisError> {
-        let (buyers, grabs): (Vec<i64>, std::collections::HashMap<i64, String>) = redis::pipe()
-            .cmd("SMEMBERS")
-            .arg(keys.seckill_buyers(voucher_id))
-            .cmd("HGETALL")
+        cursor: u64,
+        count: usize,
+    ) -> Result<(u64, Vec<RecordedGrab>), redis::RedisError> {
+        let (next, flat): (u64, Vec<String>) = redis::cmd("HSCAN")
             .arg(keys.seckill_grabs(voucher_id))
+            .arg(cursor)
+            .arg("COUNT")
+            .arg(count)
             .query_async(&mut redis.clone())
             .await?;
-        Ok(buyers.into_iter().filter_map(|u| grabs.get(&u).and_then(|g| RecordedGrab::parse(u, g))).collect())
+        let grabs =
+            flat.chunks_exact(2).filter_map(|pair| RecordedGrab::parse(pair[0].parse().ok()?, &pair[1])).collect();
+        Ok((next, grabs))
     }
 
     /// Gives a grab back once per order (`lua/release.lua`); true if stock was returned now.

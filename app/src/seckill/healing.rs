@@ -78,28 +78,61 @@ pub async fn cap_sales_ahead(state: &AppState) -> Result<i64, BackendError> {
 /// the script died before producing (`kill -9` between the script and the send). Without this its buyer
 /// would hold the coupon ("you already have one") with no order until the sale ends. Returns how many.
 pub async fn release_stranded(state: &AppState, older_than: Duration) -> Result<usize, SeckillError> {
+    Ok(sweep(state, older_than, None).await?.0)
+}
+
+/// Grabs read from Redis and looked up in Postgres at a time: what a sweep holds at once, however big the
+/// sale.
+const SWEEP_STEP: usize = 2000;
+
+/// [`release_stranded`] for the grabs that ran at or after `since_ms` (Redis' clock; all when `None`):
+/// answers how many were given back and the age line of this sweep, which the next one can start from —
+/// a grab older than it was examined here, and one found accounted for then stays accounted for.
+///
+/// The sale's grabs are walked a step at a time, and each step's old grabs found in Postgres are dropped
+/// there: only those left — usually none, as the writer is seconds behind and a suspect is
+/// `STRANDED_GRAB_SECS` old — are looked for where an order travels. So a sweep's memory and work do not grow
+/// with the sale's size, and the Kafka backlog is read only when some grab is unaccounted for.
+async fn sweep(state: &AppState, older_than: Duration, since_ms: Option<i64>) -> Result<(usize, i64), SeckillError> {
     let keep = inventory::kept_after_end(state.config.pay_timeout);
     let cutoff = now_ms() - older_than.as_millis() as i64;
     let mut suspects = Vec::new();
     for voucher_id in store::recent_sale_ids(state.postgres()?, keep).await? {
-        for grab in inventory::recorded_grabs(&state.redis, &state.keys, voucher_id).await? {
+        let mut cursor = 0;
+        loop {
+            let (next, grabs) =
+                inventory::recorded_grabs_step(&state.redis, &state.keys, voucher_id, cursor, SWEEP_STEP).await?;
             // Aged from when the script ran (Redis' clock; the instances' clocks agree with it far more
             // closely than `STRANDED_GRAB_SECS`), not from the order id's minting: a grab whose call waited
             // out a failover may still be on its way to Kafka.
-            if grab.at_ms < cutoff {
-                suspects.push(OrderCreated { order_id: grab.order_id, user_id: grab.user_id, voucher_id, ts: 0 });
+            let old: Vec<OrderCreated> = grabs
+                .into_iter()
+                .filter(|g| g.at_ms < cutoff && since_ms.is_none_or(|since| g.at_ms >= since))
+                .map(|g| OrderCreated { order_id: g.order_id, user_id: g.user_id, voucher_id, ts: 0 })
+                .collect();
+            if !old.is_empty() {
+                // An order in Postgres is there for good: its grab is no suspect, whatever happens next.
+                let ids: Vec<i64> = old.iter().map(|o| o.order_id).collect();
+                let stored = crate::orders::service::known_order_ids(state, &ids).await?;
+                suspects.extend(old.into_iter().filter(|o| !stored.contains(&o.order_id)));
             }
+            if next == 0 {
+                break;
+            }
+            cursor = next;
         }
     }
     if suspects.is_empty() {
-        return Ok(0);
+        return Ok((0, cutoff));
     }
+    suspects.sort_unstable_by_key(|o| o.order_id);
+    suspects.dedup_by_key(|o| o.order_id);
     let ids: Vec<i64> = suspects.iter().map(|o| o.order_id).collect();
     // Looked for in the order an order travels — the resend queue, then Kafka past the writer's offsets,
     // then Postgres — so one that moves on between two looks is found at the later one (a resend leaves
     // the queue only once Kafka has it; the writer commits its offsets only after Postgres).
     // Postgres first would miss an order the writer stored and committed past in between, and give back
-    // a coupon that was sold.
+    // a coupon that was sold (the look above only ever drops what Postgres has).
     let mut accounted: std::collections::HashSet<i64> =
         orders_in_flight(state).await?.into_iter().map(|o| o.order_id).collect();
     accounted.extend(crate::orders::service::known_order_ids(state, &ids).await?);
@@ -111,17 +144,21 @@ pub async fn release_stranded(state: &AppState, older_than: Duration) -> Result<
             released += 1;
         }
     }
-    Ok(released)
+    Ok((released, cutoff))
 }
 
 /// Runs [`release_stranded`] for the life of the process, three times per `STRANDED_GRAB_SECS`.
 pub fn spawn_stranded_sweeper(state: AppState) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let older_than = state.config.stranded_grab_after;
+        // Each sweep looks at the grabs that aged past the line since the last one that finished; the first
+        // (and one after a failed sweep) at every grab.
+        let mut since = None;
         loop {
             tokio::time::sleep(older_than / 3).await;
-            if let Err(e) = release_stranded(&state, older_than).await {
-                tracing::warn!("stranded-grab sweep skipped: {e}");
+            match sweep(&state, older_than, since).await {
+                Ok((_, cutoff)) => since = Some(cutoff),
+                Err(e) => tracing::warn!("stranded-grab sweep skipped: {e}"),
             }
         }
     })
