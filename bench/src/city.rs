@@ -406,20 +406,27 @@ fn share(alone: &str, with: &str) -> Result<(), String> {
         "figure", "primary alone", "primary", "replica", "primary's share"
     );
     println!("|{:-<42}|{:-<15}|{:-<15}|{:-<15}|{:-<17}|", "", "", "", "", "");
-    let us = |c: Option<f64>| c.map_or("—".into(), |c| format!("{c:.0} µs"));
+    // Nothing counted is less than one clock tick over the run, not nothing (the run's ticks, per request,
+    // are about the server's `cpu_step_us`).
+    let us = |c: Option<f64>, step: f64| match c {
+        None => "—".into(),
+        Some(c) if c == 0.0 && step > 0.0 => format!("< {step:.0} µs"),
+        Some(c) => format!("{c:.0} µs"),
+    };
     let (mut total_alone, mut total_primary, mut total_replica) = (0.0, 0.0, 0.0);
     for f in &b.figures {
         let Some(s) = a.figures.iter().find(|s| s.name == f.name) else { continue };
-        let share = f.primary_cpu_us.zip(f.replica_cpu_us).map(|(p, r)| p / (p + r).max(f64::MIN_POSITIVE));
+        // No share of nothing measured.
+        let share = f.primary_cpu_us.zip(f.replica_cpu_us).filter(|(p, r)| p + r > 0.0).map(|(p, r)| p / (p + r));
         total_alone += s.primary_cpu_us.unwrap_or(0.0);
         total_primary += f.primary_cpu_us.unwrap_or(0.0);
         total_replica += f.replica_cpu_us.unwrap_or(0.0);
         println!(
             "| {:<40} | {:>13} | {:>13} | {:>13} | {:>15} |",
             f.name,
-            us(s.primary_cpu_us),
-            us(f.primary_cpu_us),
-            us(f.replica_cpu_us),
+            us(s.primary_cpu_us, s.cpu_step_us),
+            us(f.primary_cpu_us, f.cpu_step_us),
+            us(f.replica_cpu_us, f.cpu_step_us),
             share.map_or("—".into(), |s| format!("{:.0} %", s * 100.0))
         );
     }
