@@ -111,3 +111,39 @@ test('a verified review moves the figures, gets a reply and a helpful vote, and 
   await expect(voter.locator('li.ranked-shop[data-shop-id="1"]')).toBeVisible();
   await screens(voter, 'rankings');
 });
+
+test('a visitor sorts, filters and pages through the reviews by links that keep their place', async ({ page }) => {
+  // Shop 1's demo reviews fill several pages; each page is read on the server, so the browser follows links.
+  await page.goto('/shops/1');
+  const ids = () => page.locator('li.review').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.reviewId));
+  const first = await ids();
+  expect(first.length).toBe(10);
+  await page.locator('a.more-reviews').click();
+  await expect(page).toHaveURL(/after=/);
+  const second = await ids();
+  expect(second.length).toBeGreaterThan(0);
+  expect(second.filter((id) => first.includes(id))).toEqual([]);
+  await page.locator('a.first-reviews').click();
+  await expect(page).not.toHaveURL(/after=/);
+  expect(await ids()).toEqual(first);
+
+  // Five stars only, then only those with photos: each choice is marked, and every review shown fits it.
+  await page.locator('.review-controls a', { hasText: '5★' }).click();
+  await expect(page).toHaveURL(/stars=5/);
+  await expect(page.locator('.review-controls a[aria-current="true"]', { hasText: '5★' })).toBeVisible();
+  const stars = await page.locator('li.review .review-stars').allTextContents();
+  expect(stars.length).toBeGreaterThan(0);
+  expect(new Set(stars)).toEqual(new Set(['★★★★★']));
+  await page.locator('.review-controls a', { hasText: 'With photos' }).click();
+  await expect(page).toHaveURL(/stars=5&photos=1/);
+  const withPhotos = await page.locator('li.review').all();
+  expect(withPhotos.length).toBeGreaterThan(0);
+  for (const review of withPhotos) {
+    await expect(review.locator('.review-stars')).toHaveText('★★★★★');
+    await expect(review.locator('.review-photos img').first()).toBeVisible();
+  }
+  // Sorted by the votes, the filters stay.
+  await page.locator('.review-controls a', { hasText: 'Most helpful' }).click();
+  await expect(page).toHaveURL(/sort=helpful&stars=5&photos=1/);
+  await screens(page, 'filtered');
+});

@@ -23,6 +23,15 @@ impl AuthContext {
         provide_context(ctx);
         ctx
     }
+
+    /// Whether someone is logged in, from the page's one read of the session (a failed read: no). Pages
+    /// give a visitor plain HTML where a logged-in user gets an island.
+    pub async fn signed_in() -> bool {
+        match use_context::<AuthContext>() {
+            Some(ctx) => matches!(ctx.me.await, Ok(Some(_))),
+            None => false,
+        }
+    }
 }
 
 /// A same-site path from `?next=`, if one was given (never an open redirect); read while rendering.

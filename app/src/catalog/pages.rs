@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
@@ -13,13 +14,15 @@ use super::model::{
     Favourites, Listing, MIN_SCORES, PRICE_BANDS, Page, ShopFilter, ShopSort, ShopSummary, Suggestion, VoucherView,
     page_from_query, score_text,
 };
+use crate::auth::pages::AuthContext;
 use crate::shared::error::{AppError, Thing};
 use crate::shared::i18n::{distance, locale, td_string};
 use crate::ui::{NO_PICTURE, Pager, error_view, yuan};
 
 /// The search form of the home, category and search pages: a plain GET form (it works without the wasm)
-/// that offers shops while someone types, a quarter second after they stop.
-#[island]
+/// that offers shops while someone types, a quarter second after they stop. Lazy: the shop page, whose
+/// first load has a budget, has no search box.
+#[island(lazy)]
 pub fn SearchBox(value: String) -> impl IntoView {
     let locale = locale();
     let typed = RwSignal::new(value.clone());
@@ -110,9 +113,9 @@ pub fn SearchBox(value: String) -> impl IntoView {
     }
 }
 
-/// Shop cards, each with its heart (filled for the shops in `saved`).
+/// Shop cards, each with its heart (filled for the shops in `saved`; `None`: the viewer is not logged in).
 #[component]
-fn ShopList(items: Vec<ShopSummary>, saved: Vec<i64>) -> impl IntoView {
+fn ShopList(items: Vec<ShopSummary>, saved: Option<Vec<i64>>) -> impl IntoView {
     // Each row says how far it is when the list is measured from a place.
     let locale = locale();
     if items.is_empty() {
@@ -121,7 +124,7 @@ fn ShopList(items: Vec<ShopSummary>, saved: Vec<i64>) -> impl IntoView {
     view! {
         <ul class="shop-list">
             {items.into_iter().map(|s| {
-                let is_saved = saved.contains(&s.id);
+                let is_saved = saved.as_ref().is_some_and(|ids| ids.contains(&s.id));
                 view! {
                     <li class="shop-row">
                         <img src=s.image.unwrap_or_else(|| NO_PICTURE.into()) alt="" width="96" height="60" loading="lazy" decoding="async"/>
@@ -139,7 +142,7 @@ fn ShopList(items: Vec<ShopSummary>, saved: Vec<i64>) -> impl IntoView {
                                 {s.distance_m.map(|m| view! { " · " <span class="shop-distance">{distance(locale, m)}</span> })}
                             </p>
                         </div>
-                        <FavouriteButton shop_id=s.id name=s.name saved=is_saved count=None/>
+                        <FavouriteHeart shop_id=s.id name=s.name saved=is_saved count=None signed_in=saved.is_some()/>
                     </li>
                 }
             }).collect_view()}
@@ -148,17 +151,46 @@ fn ShopList(items: Vec<ShopSummary>, saved: Vec<i64>) -> impl IntoView {
     .into_any()
 }
 
-/// Which of `items` the viewer saved; a list still shows (with empty hearts) if this cannot be told.
-async fn saved_of(items: &[ShopSummary]) -> Vec<i64> {
-    if items.is_empty() {
-        return Vec::new();
+/// Which of `items` the viewer saved (`None`: nobody is logged in); a list still shows (with empty hearts)
+/// if this cannot be told.
+async fn saved_of(items: &[ShopSummary]) -> Option<Vec<i64>> {
+    if !AuthContext::signed_in().await {
+        return None;
     }
-    saved_among(items.iter().map(|s| s.id).collect()).await.unwrap_or_default()
+    if items.is_empty() {
+        return Some(Vec::new());
+    }
+    Some(saved_among(items.iter().map(|s| s.id).collect()).await.unwrap_or_default())
 }
 
-/// The heart (收藏) of shop `name`: saves or un-saves it in place. `count` (the shop page's) shows how
-/// many saved it; list cards show none.
-#[island]
+/// The heart (收藏) of shop `name` on a list or the shop page (`count`: the shop page's). A logged-in
+/// viewer's is the [`FavouriteButton`] island; a visitor's is plain HTML — it opens to say to log in first —
+/// so a visitor's page carries no code for it.
+#[component]
+pub fn FavouriteHeart(shop_id: i64, name: String, saved: bool, count: Option<i64>, signed_in: bool) -> impl IntoView {
+    let locale = locale();
+    if signed_in {
+        return Either::Left(view! { <FavouriteButton shop_id name saved count/> });
+    }
+    Either::Right(view! {
+        <span class="favourite">
+            <details class="favourite-ask">
+                <summary class="button favourite-button">
+                    "♡ " <span class="favourite-word">{td_string!(locale, catalog.save)}</span>
+                    <span class="visually-hidden">{format!(" {name}")}</span>
+                </summary>
+                <span class="favourite-note" role="status">
+                    <a href=format!("/login?next=/shops/{shop_id}")>{td_string!(locale, catalog.log_in)}</a>{td_string!(locale, catalog.to_save_shops)}
+                </span>
+            </details>
+            {count.map(|n| view! { <span class="favourite-count">{td_string!(locale, catalog.saved_count, n = n)}</span> })}
+        </span>
+    })
+}
+
+/// The heart (收藏) of shop `name` for a logged-in viewer: saves or un-saves it in place. `count` (the shop
+/// page's) shows how many saved it; list cards show none. Lazy: only a logged-in viewer's pages have it.
+#[island(lazy)]
 pub fn FavouriteButton(shop_id: i64, name: String, saved: bool, count: Option<i64>) -> impl IntoView {
     let locale = locale();
     let state = RwSignal::new((saved, count));
@@ -182,12 +214,12 @@ pub fn FavouriteButton(shop_id: i64, name: String, saved: bool, count: Option<i6
             </button>
             {move || state.get().1.map(|n| view! { <span class="favourite-count">{td_string!(locale, catalog.saved_count, n = n)}</span> })}
             {move || match toggle.value().get() {
-                Some(Err(AppError::LoginRequired)) => Some(view! {
+                Some(Err(AppError::LoginRequired)) => Some(Either::Left(view! {
                     <span class="favourite-note" role="status">
                         <a href=format!("/login?next=/shops/{shop_id}")>{td_string!(locale, catalog.log_in)}</a>{td_string!(locale, catalog.to_save_shops)}
                     </span>
-                }.into_any()),
-                Some(Err(e)) => Some(view! { <span class="favourite-note form-error" role="alert">{e.to_string()}</span> }.into_any()),
+                })),
+                Some(Err(e)) => Some(Either::Right(view! { <span class="favourite-note form-error" role="alert">{e.to_string()}</span> })),
                 _ => None,
             }}
         </span>
@@ -213,7 +245,7 @@ pub fn FavouritesPage() -> impl IntoView {
                         </p>
                     }.into_any(),
                     Ok(Favourites { page: Page { items, page, has_next }, total }) => {
-                        let saved = items.iter().map(|s| s.id).collect();
+                        let saved = Some(items.iter().map(|s| s.id).collect());
                         view! {
                             <p class="muted favourites-total">{td_string!(locale, catalog.favourites_total, total = total)}</p>
                             <ShopList items saved/>

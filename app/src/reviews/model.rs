@@ -219,6 +219,71 @@ pub struct ReviewFilter {
     pub photos: bool,
 }
 
+/// The shop page's choice of reviews, read from its address (`/shops/1?sort=helpful&stars=5&photos=1&after=…`):
+/// every sort, filter and next page is a link the server renders, which a browser can follow, share and
+/// go back to — and no list code in the bundle a visitor downloads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReviewQuery {
+    /// The order.
+    pub sort: ReviewSort,
+    /// Which reviews.
+    pub filter: ReviewFilter,
+    /// The cursor of the page shown (`""`: the first).
+    pub after: String,
+}
+
+impl ReviewQuery {
+    /// Reads the query's values (`get` by name). A value that means nothing is the default, so a stale or
+    /// mistyped link still shows reviews; a cursor is checked where the page is read ([`Cursor::parse`]).
+    pub fn from_query(get: impl Fn(&str) -> Option<String>) -> Self {
+        let stars = get("stars").and_then(|s| s.parse::<i16>().ok()).filter(|s| (1..=5).contains(s));
+        Self {
+            sort: ReviewSort::from_query(&get("sort").unwrap_or_default()),
+            filter: ReviewFilter { stars, photos: get("photos").as_deref() == Some("1") },
+            after: get("after").unwrap_or_default(),
+        }
+    }
+
+    /// This choice sorted by `sort`, from the first page.
+    pub fn sorted(&self, sort: ReviewSort) -> Self {
+        Self { sort, after: String::new(), ..self.clone() }
+    }
+
+    /// This choice with `stars` only (`None`: all), from the first page.
+    pub fn starred(&self, stars: Option<i16>) -> Self {
+        Self { filter: ReviewFilter { stars, ..self.filter }, after: String::new(), ..self.clone() }
+    }
+
+    /// This choice with or without only the reviews with photos, from the first page.
+    pub fn with_photos(&self, photos: bool) -> Self {
+        Self { filter: ReviewFilter { photos, ..self.filter }, after: String::new(), ..self.clone() }
+    }
+
+    /// The page after `cursor`.
+    pub fn after(&self, cursor: &str) -> Self {
+        Self { after: cursor.to_owned(), ..self.clone() }
+    }
+
+    /// The link to this choice on shop `shop_id`'s page, landing on its reviews (defaults left out).
+    pub fn href(&self, shop_id: i64) -> String {
+        let mut pairs = form_urlencoded::Serializer::new(String::new());
+        if self.sort != ReviewSort::default() {
+            pairs.append_pair("sort", self.sort.as_query());
+        }
+        if let Some(stars) = self.filter.stars {
+            pairs.append_pair("stars", &stars.to_string());
+        }
+        if self.filter.photos {
+            pairs.append_pair("photos", "1");
+        }
+        if !self.after.is_empty() {
+            pairs.append_pair("after", &self.after);
+        }
+        let query = pairs.finish();
+        if query.is_empty() { format!("/shops/{shop_id}#reviews") } else { format!("/shops/{shop_id}?{query}#reviews") }
+    }
+}
+
 /// Where the next page of a list starts: after the review `id` (whose helpful count was `helpful` when
 /// sorting by it). Opaque to the browser: `"{helpful}.{id}"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -409,6 +474,25 @@ mod tests {
         assert_eq!(Cursor::parse("3.1042").unwrap(), Some(Cursor { helpful: 3, id: 1042 }));
         assert!(Cursor::parse("x.1").unwrap_err().field_message("after").is_some());
         assert!(Cursor::parse("12").is_err());
+    }
+
+    #[test]
+    fn a_review_link_reads_back_as_the_same_choice() {
+        let read = |href: &str| {
+            let query = href.split_once('?').map_or("", |(_, q)| q).trim_end_matches("#reviews");
+            let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+            ReviewQuery::from_query(|k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+        };
+        let first = ReviewQuery::default();
+        assert_eq!(first.href(7), "/shops/7#reviews");
+        let chosen = first.sorted(ReviewSort::Helpful).starred(Some(5)).with_photos(true).after("3.1042");
+        assert_eq!(chosen.href(7), "/shops/7?sort=helpful&stars=5&photos=1&after=3.1042#reviews");
+        assert_eq!(read(&chosen.href(7)), chosen);
+        // Another sort or filter starts from the first page again.
+        assert_eq!(chosen.starred(None).after, "");
+        assert_eq!(chosen.with_photos(false).sorted(ReviewSort::Newest).href(7), "/shops/7?stars=5#reviews");
+        // What means nothing is the default.
+        assert_eq!(read("/shops/7?sort=best&stars=9&photos=yes"), first);
     }
 
     #[test]

@@ -9,7 +9,9 @@ use super::api::{
     ReplyReview, ReportReview, WriteReview, delete_review, get_podiums, get_ranking, get_review_context, shop_reviews,
     vote_helpful,
 };
-use super::model::{Review, ReviewContext, ReviewForm, ReviewPage, ReviewSort, ReviewStatus, Viewer, stars_text};
+use super::model::{
+    Review, ReviewContext, ReviewForm, ReviewPage, ReviewQuery, ReviewSort, ReviewStatus, Viewer, stars_text,
+};
 use crate::catalog::model::{Shop, score_text};
 use crate::shared::clock::{date_of, day};
 use crate::shared::error::AppError;
@@ -17,17 +19,24 @@ use crate::shared::i18n::{locale, td_string};
 use crate::ui::{FieldError, FormError, PhotoUpload, busy, error_view, field_value, yuan};
 
 /// A shop's figures — its score, how many reviews, the stars' spread and the sub-scores — and below them
-/// its reviews, read on the server and then kept by [`ReviewsBlock`].
+/// the reviews the page's address chose ([`ReviewQuery`]), all rendered on the server: the sort, the
+/// filters and the next page are links, and only what a logged-in viewer can do is an island.
 #[component]
 pub fn ShopReviews(shop: Shop) -> impl IntoView {
     let locale = locale();
     let shop_id = shop.id;
+    let query = use_query_map().with_untracked(|q| ReviewQuery::from_query(|k| q.get(k)));
+    let chosen = query.clone();
     let data = Resource::new(
         || (),
-        move |_| async move {
-            let context = get_review_context(shop_id).await?;
-            let first = shop_reviews(shop_id, "newest".into(), None, false, String::new()).await?;
-            Ok::<_, AppError>((context, first))
+        move |_| {
+            let q = chosen.clone();
+            async move {
+                let context = get_review_context(shop_id).await?;
+                let page =
+                    shop_reviews(shop_id, q.sort.as_query().into(), q.filter.stars, q.filter.photos, q.after).await?;
+                Ok::<_, AppError>((context, page))
+            }
         },
     );
     view! {
@@ -35,21 +44,77 @@ pub fn ShopReviews(shop: Shop) -> impl IntoView {
             <h2>{td_string!(locale, reviews.reviews)}</h2>
             <RatingSummary shop/>
             <Suspense fallback=move || view! { <p>{td_string!(locale, reviews.loading_reviews)}</p> }>
-                {move || Suspend::new(async move {
-                    match data.await {
-                        Ok((context, first)) => {
-                            let ReviewContext { aspects, mine, viewer } = context.clone();
-                            view! {
-                                <MyReview shop_id aspects viewer mine/>
-                                <ReviewsBlock shop_id context first/>
+                {move || {
+                    let query = query.clone();
+                    Suspend::new(async move {
+                        match data.await {
+                            Ok((context, page)) => {
+                                let ReviewContext { aspects, mine, viewer } = context;
+                                view! {
+                                    <MyReview shop_id aspects=aspects.clone() viewer mine/>
+                                    <ReviewControls shop_id query=query.clone()/>
+                                    <ReviewList shop_id query page aspects viewer/>
+                                }
+                                .into_any()
                             }
-                            .into_any()
+                            Err(e) => error_view(e),
                         }
-                        Err(e) => error_view(e),
-                    }
-                })}
+                    })
+                }}
             </Suspense>
         </section>
+    }
+}
+
+/// The sort and the filters, each a link to the list it chooses (the current one marked).
+#[component]
+fn ReviewControls(shop_id: i64, query: ReviewQuery) -> impl IntoView {
+    let locale = locale();
+    let chip = move |to: ReviewQuery, current: bool, label: String| {
+        view! {
+            <a class="chip" class:current=current aria-current=current.then_some("true") href=to.href(shop_id)>{label}</a>
+        }
+    };
+    let stars = query.filter.stars;
+    view! {
+        <nav class="review-controls" aria-label=td_string!(locale, reviews.sort_and_filter)>
+            {ReviewSort::ALL.into_iter().map(|(s, _)| chip(query.sorted(s), query.sort == s, s.label(locale).to_owned())).collect_view()}
+            {chip(query.starred(None), stars.is_none(), td_string!(locale, reviews.all).to_owned())}
+            {(1..=5).rev().map(|n: i16| chip(query.starred(Some(n)), stars == Some(n), format!("{n}★"))).collect_view()}
+            {chip(query.with_photos(!query.filter.photos), query.filter.photos, td_string!(locale, reviews.with_photos).to_owned())}
+        </nav>
+    }
+}
+
+/// One page of reviews, with a link to the next (keyset: as quick at the thousandth page as at the
+/// second) and, past the first, back to it.
+#[component]
+fn ReviewList(
+    shop_id: i64,
+    query: ReviewQuery,
+    page: ReviewPage,
+    aspects: Vec<String>,
+    viewer: Viewer,
+) -> impl IntoView {
+    let locale = locale();
+    let signed_in = viewer != Viewer::Anonymous;
+    let first = (!query.after.is_empty()).then(|| query.after(""));
+    view! {
+        {if page.items.is_empty() {
+            Either::Left(view! { <p class="muted no-reviews">{td_string!(locale, reviews.no_reviews_here)}</p> })
+        } else {
+            Either::Right(view! {
+                <ul class="review-list">
+                    {page.items.into_iter().map(|review| view! { <ReviewItem review aspects=aspects.clone() viewer signed_in/> }).collect_view()}
+                </ul>
+            })
+        }}
+        <p class="review-pages">
+            {first.map(|q| view! { <a class="first-reviews" href=q.href(shop_id)>{td_string!(locale, reviews.first_page)}</a> })}
+            {page.next.map(|after| view! {
+                <a class="button more-reviews" href=query.after(&after).href(shop_id)>{td_string!(locale, reviews.more_reviews)}</a>
+            })}
+        </p>
     }
 }
 
@@ -80,21 +145,12 @@ fn RatingSummary(shop: Shop) -> impl IntoView {
     }
 }
 
-/// One review's text, photos, tags, the merchant's reply and the viewer's buttons (the owner's reply form).
+/// One review's text, photos, tags, the merchant's reply and what the viewer may do: vote it helpful and
+/// report it when logged in, reply when they own the shop ([`ReviewActions`]; a visitor gets plain HTML).
 #[component]
 pub fn ReviewItem(review: Review, aspects: Vec<String>, viewer: Viewer, signed_in: bool) -> impl IntoView {
     let locale = locale();
     let id = review.id;
-    let helpful = RwSignal::new(review.helpful);
-    let voted = RwSignal::new(review.voted_by_me);
-    let vote = Action::new(move |on: &bool| vote_helpful(id, *on));
-    Effect::new(move |_| {
-        if let Some(Ok(n)) = vote.value().get() {
-            helpful.set(n);
-            voted.update(|v| *v = !*v);
-        }
-    });
-    let reply = RwSignal::new(review.reply.as_ref().map(|r| r.text.clone()));
     let sub = aspects
         .iter()
         .zip(&review.aspects)
@@ -105,6 +161,13 @@ pub fn ReviewItem(review: Review, aspects: Vec<String>, viewer: Viewer, signed_i
         ReviewStatus::Hidden(reason) => Some(reason.clone()),
         ReviewStatus::Visible => None,
     };
+    let reply = review.reply.as_ref().map(|r| r.text.clone());
+    let when = format!(
+        "{}{}",
+        day(locale, date_of(review.created_ms)),
+        if review.edited { td_string!(locale, reviews.edited) } else { "" }
+    );
+    let helpful = review.helpful;
     view! {
         <li class="review" data-review-id=id>
             <p class="review-head">
@@ -128,23 +191,72 @@ pub fn ReviewItem(review: Review, aspects: Vec<String>, viewer: Viewer, signed_i
             {(!review.tags.is_empty()).then(|| view! {
                 <ul class="review-tags">{review.tags.iter().map(|t| view! { <li>{t.clone()}</li> }).collect_view()}</ul>
             })}
-            <p class="review-foot muted">
-                {day(locale, date_of(review.created_ms))}
-                {review.edited.then_some(td_string!(locale, reviews.edited))}
-                " · "
-                <button type="button" class="helpful-button link" class:voted=move || voted.get()
-                    disabled=move || !signed_in || vote.pending().get() aria-pressed=move || voted.get().to_string()
-                    on:click=move |_| { vote.dispatch(!voted.get_untracked()); }>
-                    {td_string!(locale, reviews.helpful)} <span class="helpful-count">{move || helpful.get()}</span>
-                </button>
-            </p>
-            {move || vote.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
-            {move || reply.get().map(|text| view! {
-                <div class="review-reply"><strong>{td_string!(locale, reviews.merchant_reply)}</strong>{text}</div>
-            })}
-            {(viewer == Viewer::Owner).then(|| view! { <ReplyForm id reply/> })}
-            {signed_in.then(|| view! { <ReportForm id/> })}
+            {if signed_in {
+                Either::Left(view! {
+                    <ReviewActions id when helpful voted=review.voted_by_me owner=viewer == Viewer::Owner reply/>
+                })
+            } else {
+                Either::Right(view! {
+                    <ReviewFoot when>
+                        <button type="button" class="helpful-button link" disabled aria-pressed="false">
+                            {td_string!(locale, reviews.helpful)} <span class="helpful-count">{helpful}</span>
+                        </button>
+                    </ReviewFoot>
+                    {reply.map(|text| view! { <ReplyShown text/> })}
+                })
+            }}
         </li>
+    }
+}
+
+/// The line under a review: when it was written (and whether edited), then its "helpful" button.
+#[component]
+fn ReviewFoot(when: String, children: Children) -> impl IntoView {
+    view! { <p class="review-foot muted">{when}" · "{children()}</p> }
+}
+
+/// The merchant's reply under a review.
+#[component]
+fn ReplyShown(text: String) -> impl IntoView {
+    let locale = locale();
+    view! { <div class="review-reply"><strong>{td_string!(locale, reviews.merchant_reply)}</strong>{text}</div> }
+}
+
+/// What a logged-in viewer can do under a review: vote it helpful (or take the vote back) and report it;
+/// the shop's owner also writes or rewrites the reply in place. One lazy island for all three: each island
+/// is a split and a loader of its own, and a logged-in shopper's page fetches this one only.
+#[island(lazy)]
+fn ReviewActions(
+    id: i64,
+    when: String,
+    helpful: i32,
+    voted: bool,
+    owner: bool,
+    reply: Option<String>,
+) -> impl IntoView {
+    let locale = locale();
+    let helpful = RwSignal::new(helpful);
+    let voted = RwSignal::new(voted);
+    let reply = RwSignal::new(reply);
+    let vote = Action::new(move |on: &bool| vote_helpful(id, *on));
+    Effect::new(move |_| {
+        if let Some(Ok(n)) = vote.value().get() {
+            helpful.set(n);
+            voted.update(|v| *v = !*v);
+        }
+    });
+    view! {
+        <ReviewFoot when>
+            <button type="button" class="helpful-button link" class:voted=move || voted.get()
+                disabled=move || vote.pending().get() aria-pressed=move || voted.get().to_string()
+                on:click=move |_| { vote.dispatch(!voted.get_untracked()); }>
+                {td_string!(locale, reviews.helpful)} <span class="helpful-count">{move || helpful.get()}</span>
+            </button>
+            {move || vote.value().get().and_then(Result::err).map(|e| view! { <span class="form-error" role="alert">{e.to_string()}</span> })}
+        </ReviewFoot>
+        {move || reply.get().map(|text| view! { <ReplyShown text/> })}
+        {owner.then(|| view! { <ReplyForm id reply/> })}
+        <ReportForm id/>
     }
 }
 
@@ -211,82 +323,6 @@ fn ReportForm(id: i64) -> impl IntoView {
                 <p class="saved" role="status">{td_string!(locale, reviews.reported)}</p>
             })}
         </details>
-    }
-}
-
-/// The list with its sort and filters and "more" by keyset; what the server read comes in as props and
-/// actions re-read it. (The viewer's own review and its form are an island of their own, [`MyReview`].)
-#[island]
-fn ReviewsBlock(shop_id: i64, context: ReviewContext, first: ReviewPage) -> impl IntoView {
-    let locale = locale();
-    let ReviewContext { aspects, viewer, .. } = context;
-    let items = RwSignal::new(first.items);
-    let next = RwSignal::new(first.next);
-    let sort = RwSignal::new(ReviewSort::Newest);
-    let stars = RwSignal::new(None::<i16>);
-    let photos = RwSignal::new(false);
-    let appending = RwSignal::new(false);
-    let load = Action::new(move |after: &String| {
-        shop_reviews(
-            shop_id,
-            sort.get_untracked().as_query().into(),
-            stars.get_untracked(),
-            photos.get_untracked(),
-            after.clone(),
-        )
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(page)) = load.value().get() {
-            if appending.get_untracked() {
-                items.update(|list| list.extend(page.items));
-            } else {
-                items.set(page.items);
-            }
-            next.set(page.next);
-        }
-    });
-    let reload = move || {
-        appending.set(false);
-        load.dispatch(String::new());
-    };
-    let signed_in = viewer != Viewer::Anonymous;
-    let labels = aspects.clone();
-    view! {
-        <div class="review-controls" role="group" aria-label=td_string!(locale, reviews.sort_and_filter)>
-            {ReviewSort::ALL.into_iter().map(|(s, _)| view! {
-                <button type="button" class="chip" class:current=move || sort.get() == s aria-pressed=move || (sort.get() == s).to_string()
-                    on:click=move |_| { sort.set(s); reload(); }>{s.label(locale)}</button>
-            }).collect_view()}
-            <button type="button" class="chip" class:current=move || stars.get().is_none() on:click=move |_| { stars.set(None); reload(); }>{td_string!(locale, reviews.all)}</button>
-            {(1..=5).rev().map(|n: i16| view! {
-                <button type="button" class="chip star-filter" data-stars=n class:current=move || stars.get() == Some(n)
-                    aria-pressed=move || (stars.get() == Some(n)).to_string()
-                    on:click=move |_| { stars.set(Some(n)); reload(); }>{format!("{n}★")}</button>
-            }).collect_view()}
-            <label class="chip">
-                <input type="checkbox" id="with-photos" prop:checked=move || photos.get()
-                    on:change=move |ev| { photos.set(event_target_checked(&ev)); reload(); }/>
-                {td_string!(locale, reviews.with_photos)}
-            </label>
-        </div>
-        {move || {
-            let list = items.get();
-            if list.is_empty() {
-                Either::Left(view! { <p class="muted no-reviews">{td_string!(locale, reviews.no_reviews_here)}</p> })
-            } else {
-                let labels = labels.clone();
-                Either::Right(view! {
-                    <ul class="review-list">
-                        {list.into_iter().map(|review| view! { <ReviewItem review aspects=labels.clone() viewer signed_in/> }).collect_view()}
-                    </ul>
-                })
-            }
-        }}
-        {move || load.value().get().and_then(Result::err).map(|e| view! { <p class="form-error" role="alert">{e.to_string()}</p> })}
-        {move || next.get().map(|after| view! {
-            <button type="button" class="more-reviews" disabled=move || load.pending().get() aria-busy=move || busy(load.pending().get())
-                on:click=move |_| { appending.set(true); load.dispatch(after.clone()); }>{td_string!(locale, reviews.more_reviews)}</button>
-        })}
     }
 }
 

@@ -162,8 +162,8 @@ fn SaleTeaserCard(s: SaleTeaser, server_now_ms: i64) -> impl IntoView {
 
 /// A teaser's state on the sale clock — counting down, on with the stock left, sold out, over — kept
 /// current like the shop page's [`SaleState`], without the grab itself (that needs the shop page's puzzle
-/// and order follower).
-#[island]
+/// and order follower). Lazy: only the home page shows it, and the shop page's first load has a budget.
+#[island(lazy)]
 fn SaleTicker(voucher_id: i64, begin_ms: i64, end_ms: i64, stock: i64, server_now_ms: i64) -> impl IntoView {
     let locale = locale();
     let left = RwSignal::new(stock);

@@ -1,14 +1,15 @@
 //! The home page, the shop page (coupons, flash sales, notes, visitors) and the merchant's shop forms.
 
-use leptos::either::EitherOf3;
+use leptos::either::{Either, EitherOf3};
 use leptos::prelude::*;
 
 use super::api::{OpenShop, RemoveShop, UpdateShop, get_shop_page};
 use super::model::ShopPage;
+use crate::auth::pages::AuthContext;
 use crate::catalog::api::{list_shop_types, shop_for_edit};
 use crate::catalog::hours::{DAY_FIELDS, WeeklyHours, day_name, minute_of_week, state_text};
 use crate::catalog::model::{Shop, ShopForm, VoucherView, score_text};
-use crate::catalog::pages::{FavouriteButton, RecentlyViewed, SearchBox, VoucherShell};
+use crate::catalog::pages::{FavouriteHeart, RecentlyViewed, SearchBox, VoucherShell};
 use crate::geo::map::NearbyMap;
 use crate::geo::model::{GeoPoint, NearbyShop};
 use crate::geo::pages::BestNearRow;
@@ -82,7 +83,10 @@ pub fn ShopDetailPage() -> impl IntoView {
         <Suspense fallback=move || view! { <p>{td_string!(locale, storefront.loading_shop)}</p> }>
             {move || Suspend::new(async move {
                 match data.await {
-                    Ok(page) => view! { <ShopDetails page/> }.into_any(),
+                    Ok(page) => {
+                        let signed_in = AuthContext::signed_in().await;
+                        view! { <ShopDetails page signed_in/> }.into_any()
+                    }
                     Err(e) => error_view(e),
                 }
             })}
@@ -91,9 +95,10 @@ pub fn ShopDetailPage() -> impl IntoView {
 }
 
 /// The shop page's body: the pictures across the top, then the shop, its coupons, reviews and notes, and
-/// beside them on a desktop (below on a phone) where it is on a map with the similar shops nearby.
+/// beside them on a desktop (below on a phone) where it is on a map with the similar shops nearby. A
+/// visitor's heart and Buy buttons are plain HTML; a logged-in viewer's are islands.
 #[component]
-fn ShopDetails(page: ShopPage) -> impl IntoView {
+fn ShopDetails(page: ShopPage, signed_in: bool) -> impl IntoView {
     let ShopPage {
         shop,
         vouchers,
@@ -121,7 +126,7 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
                 <dt>{td_string!(locale, storefront.fact_sold)}</dt><dd class="shop-sold">{shop.sold}</dd>
             </dl>
             {favourite.map(|f| view! {
-                <FavouriteButton shop_id=id name=shop.name.clone() saved=f.saved count=Some(f.count)/>
+                <FavouriteHeart shop_id=id name=shop.name.clone() saved=f.saved count=Some(f.count) signed_in/>
             })}
             <p class="uv"><strong class="uv-today">{visitors_today}</strong>{td_string!(locale, storefront.visitors_today)}</p>
             <h2>{td_string!(locale, storefront.coupons)}</h2>
@@ -134,7 +139,7 @@ fn ShopDetails(page: ShopPage) -> impl IntoView {
                 {vouchers.into_iter().map(|v| if v.kind == "flash" {
                     view! { <FlashSaleCard v server_now_ms shop_id=id/> }.into_any()
                 } else {
-                    view! { <VoucherCard v shop_id=id/> }.into_any()
+                    view! { <VoucherCard v shop_id=id signed_in/> }.into_any()
                 }).collect_view()}
             </ul>
             <ShopReviews shop=shop.clone()/>
@@ -288,19 +293,32 @@ fn ShopSide(
     .into_any()
 }
 
-/// A normal coupon: the card, rendered on the server, around its Buy button.
+/// A normal coupon: the card, rendered on the server, around its Buy button — for a visitor, plain HTML
+/// that opens to say to log in first.
 #[component]
-fn VoucherCard(v: VoucherView, shop_id: i64) -> impl IntoView {
+fn VoucherCard(v: VoucherView, shop_id: i64, signed_in: bool) -> impl IntoView {
+    let locale = locale();
     let voucher_id = v.id;
     view! {
         <VoucherShell v>
-            <BuyButton voucher_id shop_id/>
+            {if signed_in {
+                Either::Left(view! { <BuyButton voucher_id shop_id/> })
+            } else {
+                Either::Right(view! {
+                    <details class="buy-ask">
+                        <summary class="button buy-button">{td_string!(locale, storefront.buy)}</summary>
+                        <p class="buy-result" role="status">
+                            {td_string!(locale, storefront.log_in_first)} <a href=format!("/login?next=/shops/{shop_id}")>{td_string!(locale, storefront.log_in)}</a>
+                        </p>
+                    </details>
+                })
+            }}
         </VoucherShell>
     }
 }
 
-/// "Buy", replaced by the order it created (or why not).
-#[island]
+/// "Buy", replaced by the order it created (or why not). Lazy: only a logged-in viewer's shop page has it.
+#[island(lazy)]
 fn BuyButton(voucher_id: i64, shop_id: i64) -> impl IntoView {
     let locale = locale();
     let buy = Action::new(move |vid: &i64| buy_voucher(*vid));
