@@ -5,8 +5,9 @@
 //! figures in `BENCH_STATE` (a JSON file) and the last prints the one table:
 //! * `closed`: N distinct logged-in users each POST `grab_coupon` once over HTTP, C at a time, on one
 //!   sale (the capacity); the invariants once the order writer has drained (no oversell, one per user,
-//!   every acknowledged order persisted); the server's CPU per grab (its order's writing included) and per
-//!   `GET /livez` (the yardstick), Redis commands per grab, peak RSS, the bundle's weight.
+//!   every acknowledged order persisted); the server's CPU per grab (its order's writing included unless
+//!   a worker apart writes it, whose CPU per order is then counted apart) and per `GET /livez` (the
+//!   yardstick), Redis commands per grab, peak RSS, the bundle's weight.
 //! * `open` (the bucket at the capacity): grabs arriving at half the capacity, beside the acks=all produce
 //!   alone at the same rate (the broker's latency: the floor a grab that waits for its produce cannot
 //!   beat); then `BENCH_OVERLOAD_SECS` (60) at three times the capacity: what gets in per second, and
@@ -16,7 +17,8 @@
 //!
 //! `BENCH_URL` (http://127.0.0.1:3000), `BENCH_USERS` (10000), `BENCH_CONCURRENCY` (1000),
 //! `BENCH_STOCK` (= users), `BENCH_OPEN_SECS` (10), `BENCH_OVERLOAD_SECS` (60), `BENCH_OVERLOAD_USERS`
-//! (20000), `BENCH_SERVER_PID`; `DATABASE_URL`, `REDIS_URL`, `REDIS_KEY_PREFIX`, `KAFKA_TOPIC_PREFIX` as
+//! (20000), `BENCH_SERVER_PID`, `BENCH_WORKER_PID` (when the orders are written by a `server work` of their
+//! own, beside a `server web`: its CPU per order is counted apart, its memory with the server's); `DATABASE_URL`, `REDIS_URL`, `REDIS_KEY_PREFIX`, `KAFKA_TOPIC_PREFIX` as
 //! the server uses them.
 
 use std::collections::{BTreeMap, HashSet};
@@ -103,8 +105,13 @@ struct Closed {
     client_commands_per_grab: f64,
     session_reads_per_grab: f64,
     all_commands_per_grab: f64,
-    /// From the first grab to the last order written.
+    /// From the first grab to the last order written (the order's writing included unless a worker apart
+    /// writes it).
     cpu_us_per_grab: f64,
+    /// The worker apart (`server work`) over the same span, per order written; `None` when the server
+    /// writes its orders itself.
+    #[serde(default)]
+    worker_cpu_us_per_order: Option<f64>,
     /// `GET /livez` on the same server right after.
     cpu_us_per_livez: f64,
     peak_rss_mb: f64,
@@ -161,6 +168,15 @@ struct Setup {
     url: String,
     concurrency: usize,
     server_pid: u32,
+    /// The `server work` process writing the orders, when it is not the server itself.
+    worker_pid: Option<u32>,
+}
+
+impl Setup {
+    /// The processes serving the sale: the server, and the worker when apart.
+    fn pids(&self) -> Vec<u32> {
+        std::iter::once(self.server_pid).chain(self.worker_pid).collect()
+    }
 }
 
 #[tokio::main]
@@ -169,13 +185,17 @@ async fn main() -> Result<(), String> {
     let concurrency = env_num("BENCH_CONCURRENCY", 1000)?;
     let server_pid =
         env("BENCH_SERVER_PID", "").parse().map_err(|_| "BENCH_SERVER_PID: the server's pid".to_string())?;
+    let worker_pid = match env("BENCH_WORKER_PID", "").as_str() {
+        "" => None,
+        pid => Some(pid.parse().map_err(|_| format!("BENCH_WORKER_PID {pid:?}: not a pid"))?),
+    };
     let config = Config::from_env().map_err(|e| e.to_string())?;
     let options = leptos::prelude::LeptosOptions::builder().output_name("haodian").build();
     let state = app::start::connect(config, options).await.map_err(|e| e.to_string())?;
     let client: HttpClient = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(4 * concurrency).build_http();
     let url = format!("{base}/api/seckill/grab");
     let state_file = env("BENCH_STATE", ".run/bench-seckill.json");
-    let setup = Setup { state, client, base, url, concurrency, server_pid };
+    let setup = Setup { state, client, base, url, concurrency, server_pid, worker_pid };
     let phase = std::env::args().nth(1).unwrap_or_else(|| "closed".into());
     // A closed phase starts the figures afresh; the others add to what it kept.
     let mut figures: Figures = match phase.as_str() {
@@ -222,6 +242,7 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
     let mut conn = state.redis.clone();
     let redis_before = RedisCounters::read(&mut conn).await?;
     let cpu_before = probe::cpu_ticks(server_pid)?;
+    let worker_before = setup.worker_pid.map(probe::cpu_ticks).transpose()?;
 
     // Load: every user grabs once; `concurrency` requests in flight. (The line says when, to a profiler.)
     println!("grabbing…");
@@ -280,8 +301,18 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
     let drain = written(&state.db, &[voucher], acked.len(), load_done, Duration::from_secs(120)).await?;
     // The grabs' whole cost: their requests, scripts and produces, and their orders' writing.
     let cpu_us_per_grab = (probe::cpu_ticks(server_pid)? - cpu_before) as f64 * probe::micros_per_tick() / grabs;
+    let worker_cpu_us_per_order = match (setup.worker_pid, worker_before) {
+        (Some(pid), Some(before)) => {
+            Some((probe::cpu_ticks(pid)? - before) as f64 * probe::micros_per_tick() / acked.len().max(1) as f64)
+        }
+        _ => None,
+    };
     tokio::time::sleep(Duration::from_millis(500)).await; // let any late duplicate show itself
-    let peak_rss_mb = probe::status_kb(server_pid, "VmHWM")? as f64 / 1024.0;
+    // With a worker apart, both processes' peaks: what the sale took of the machine.
+    let mut peak_rss_mb = 0.0;
+    for pid in setup.pids() {
+        peak_rss_mb += probe::status_kb(pid, "VmHWM")? as f64 / 1024.0;
+    }
     let (rows, distinct_users, pg_stock): (i64, i64, i32) = sqlx::query_as(
         "SELECT count(*), count(DISTINCT user_id), (SELECT stock FROM vouchers WHERE id = $1) FROM orders WHERE voucher_id = $1",
     )
@@ -323,6 +354,9 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
     // The yardstick, on the same server now that it is quiet again: 10 × N plain requests.
     let cpu_us_per_livez = bench::livez_cpu(client, base, 10 * n, concurrency, server_pid).await?;
     println!("\n== server CPU per request: grab {cpu_us_per_grab:.1} µs, /livez {cpu_us_per_livez:.1} µs");
+    if let Some(per_order) = worker_cpu_us_per_order {
+        println!("== the worker apart: {per_order:.1} µs of CPU per order written");
+    }
 
     let pkg = std::path::PathBuf::from(env("BENCH_SITE_PKG", "target/site/pkg"));
     let bundle = probe::Bundle::read(&pkg).map_err(|e| println!("hydrate bundle: {e}")).ok();
@@ -348,6 +382,7 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
         session_reads_per_grab: redis.of("get").saturating_sub(redis.of("hmget")) as f64 / grabs,
         all_commands_per_grab: redis.total as f64 / grabs,
         cpu_us_per_grab,
+        worker_cpu_us_per_order,
         cpu_us_per_livez,
         peak_rss_mb,
         bundle,
@@ -448,8 +483,8 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
     for _ in 0..sales {
         vouchers.push(new_sale(&setup.state, people as i32, "bench overload sale").await?);
     }
-    // The server's memory once a second while the overload runs.
-    let (pid, done) = (setup.server_pid, Arc::new(std::sync::atomic::AtomicBool::new(false)));
+    // The server's memory (with the worker's, when apart) once a second while the overload runs.
+    let (pids, done) = (setup.pids(), Arc::new(std::sync::atomic::AtomicBool::new(false)));
     let sampler = tokio::spawn({
         let done = done.clone();
         async move {
@@ -457,8 +492,9 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
             // zero would make any growth look like a start from nothing.
             let mut rss = Vec::new();
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                if let Ok(kb) = probe::status_kb(pid, "VmRSS") {
-                    rss.push(kb as f64 / 1024.0);
+                let kb: Result<Vec<u64>, String> = pids.iter().map(|&pid| probe::status_kb(pid, "VmRSS")).collect();
+                if let Ok(kb) = kb {
+                    rss.push(kb.iter().sum::<u64>() as f64 / 1024.0);
                 }
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
@@ -543,12 +579,27 @@ fn report(f: &Figures) {
         format!("p50 {:.0} ms, p99 {:.0} ms", c.p50_ms, c.p99_ms),
     );
     let per_grab = c.cpu_us_per_grab / c.cpu_us_per_livez;
+    let apart = c.worker_cpu_us_per_order.is_some();
     row(
-        "server CPU per grab ÷ per /livez, same server",
+        if apart {
+            "server CPU per grab ÷ per /livez (`server web`)"
+        } else {
+            "server CPU per grab ÷ per /livez, same server"
+        },
         format!("{per_grab:.1} ({:.0} / {:.1} µs)", c.cpu_us_per_grab, c.cpu_us_per_livez),
         "≤ 3",
         verdict(per_grab <= 3.0, 3.0 / per_grab),
     );
+    if let Some(per_order) = c.worker_cpu_us_per_order {
+        row(
+            "  the order's writing apart (`server work`): CPU per order",
+            format!("{per_order:.0} µs"),
+            "",
+            String::new(),
+        );
+        let both = (c.cpu_us_per_grab + per_order) / c.cpu_us_per_livez;
+        row("  both processes per grab ÷ /livez", format!("{both:.1}"), "", "(the grab's whole cost)".into());
+    }
     match &f.open {
         Some(o) => {
             let floor = o.half_p99_ms / o.produce_p99_ms;

@@ -12,7 +12,9 @@ use app::web::state::AppState;
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// Unknown subcommand or flag.
-    #[error("{0}\nusage: server [serve | seed [--reset] | city [--scale F] | migrate | topics | reconcile]")]
+    #[error(
+        "{0}\nusage: server [serve | web | work | seed [--reset] | city [--scale F] | migrate | topics | reconcile]"
+    )]
     Usage(String),
     /// Bad environment setting.
     #[error(transparent)]
@@ -48,7 +50,9 @@ pub async fn run(args: &[String]) -> Result<(), CliError> {
     let config = Config::from_env()?;
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     match words.as_slice() {
-        [] | ["serve"] => serve(config).await,
+        [] | ["serve"] => serve(config, Role::Both).await,
+        ["web"] => serve(config, Role::Web).await,
+        ["work"] => serve(config, Role::Work).await,
         ["seed"] => seed(config, false).await,
         ["seed", "--reset"] => seed(config, true).await,
         ["city"] => city(config, crate::city::Scale::FULL).await,
@@ -122,55 +126,87 @@ async fn reconcile(config: Config) -> Result<(), CliError> {
     }
 }
 
-async fn serve(config: Config) -> Result<(), CliError> {
+/// What one process does. An instance usually does both; a deployment that wants its web instances to
+/// spend their cores on requests alone runs `server web` for them and `server work` beside them (as
+/// crates.io runs its server and its background worker apart) — the orders' writing, closing and the
+/// sweeps then cost the web instances nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Requests and the background workers (`server serve`).
+    Both,
+    /// Requests, with only the workers an instance's own memory needs (`server web`).
+    Web,
+    /// The background workers, with health and metrics on `ADMIN_ADDR` and no site (`server work`).
+    Work,
+}
+
+/// The background tasks `role` runs. Aborting one mid-batch is safe: offsets are committed after the DB
+/// commit, and an order leaves the resend queue only after the broker acknowledged the resend.
+fn spawn_workers(state: &AppState, role: Role) -> Vec<tokio::task::JoinHandle<()>> {
+    use std::time::Duration;
+    // Redis may lose its data under any process; each heals it (the rebuild is idempotent).
+    let mut workers = vec![app::recovery::service::spawn_healer(state.clone(), Duration::from_secs(1))];
+    if role != Role::Work {
+        // The grab outcomes this instance counted in its own memory.
+        workers.push(app::seckill::service::spawn_tally_flusher(state.clone()));
+    }
+    if role != Role::Web {
+        workers.extend([
+            app::orders::writer::spawn(state.clone()),
+            app::orders::closer::spawn(state.clone()),
+            // The backstop sweeps at half the pay timeout (1 s to 60 s), so a missed order is at most that late.
+            app::orders::service::spawn_sweeper(
+                state.clone(),
+                (state.config.pay_timeout / 2).clamp(Duration::from_secs(1), Duration::from_secs(60)),
+            ),
+            app::seckill::service::spawn_compensation(state.clone()),
+            app::seckill::service::spawn_reconciliation(state.clone(), Duration::from_secs(60)),
+            app::seckill::service::spawn_stranded_sweeper(state.clone()),
+            app::social::service::spawn_upload_sweeper(state.clone()),
+            app::web::session::spawn_expired_deletion(state.clone(), Duration::from_secs(3600)),
+            app::catalog::visitors::spawn_snapshots(state.clone(), state.config.visitor_snapshot_every),
+            // Each type's mean moves slowly; the shops' scores follow it hourly (each review moves its own
+            // shop's score at once).
+            app::reviews::service::spawn_prior_refresher(state.clone(), Duration::from_secs(3600)),
+        ]);
+    }
+    workers
+}
+
+async fn serve(config: Config, role: Role) -> Result<(), CliError> {
     topics(&config).await?;
     let addr: SocketAddr = config.listen_addr;
     let state = connect(config).await?;
     // Redis' state from Postgres (and the orders still in Kafka) at every start: sales Redis does not know,
     // the nearby index, the follow sets. The healer does it again whenever Redis loses its data.
     let rebuilt = app::recovery::service::rebuild(&state).await?;
-    tracing::info!(?rebuilt, "Redis state rebuilt from Postgres");
-    let router = crate::router::build(state.clone());
-    // Background workers. Aborting one mid-batch is safe: offsets are committed after the DB commit,
-    // and an order leaves the resend queue only after the broker acknowledged the resend.
-    let workers = [
-        app::orders::writer::spawn(state.clone()),
-        app::orders::closer::spawn(state.clone()),
-        // The backstop sweeps at half the pay timeout (1 s to 60 s), so a missed order is at most that late.
-        app::orders::service::spawn_sweeper(
-            state.clone(),
-            (state.config.pay_timeout / 2).clamp(std::time::Duration::from_secs(1), std::time::Duration::from_secs(60)),
-        ),
-        app::seckill::service::spawn_compensation(state.clone()),
-        app::seckill::service::spawn_reconciliation(state.clone(), std::time::Duration::from_secs(60)),
-        app::recovery::service::spawn_healer(state.clone(), std::time::Duration::from_secs(1)),
-        app::seckill::service::spawn_stranded_sweeper(state.clone()),
-        app::seckill::service::spawn_tally_flusher(state.clone()),
-        app::social::service::spawn_upload_sweeper(state.clone()),
-        app::web::session::spawn_expired_deletion(state.clone(), std::time::Duration::from_secs(3600)),
-        app::catalog::visitors::spawn_snapshots(state.clone(), state.config.visitor_snapshot_every),
-        // Each type's mean moves slowly; the shops' scores follow it hourly (each review moves its own shop's
-        // score at once).
-        app::reviews::service::spawn_prior_refresher(state.clone(), std::time::Duration::from_secs(3600)),
-    ];
+    tracing::info!(?rebuilt, ?role, "Redis state rebuilt from Postgres");
+    let workers = spawn_workers(&state, role);
     let admin = tokio::net::TcpListener::bind(state.config.admin_addr).await?;
     tracing::info!("health and metrics on http://{}", state.config.admin_addr);
     let admin = tokio::spawn(axum::serve(admin, crate::router::admin(state.clone())).into_future());
-    let listener = listen(addr, state.config.http_listen_backlog)?;
-    let (max, idle) = (state.config.http_max_connections, state.config.http_idle);
-    // `tap_io` changes nothing on the connection; it is what lets axum hand the peer's address to the
-    // handlers (`ConnectInfo<SocketAddr>`) from a listener of our own.
-    let listener =
-        axum::serve::ListenerExt::tap_io(app::web::listener::CappedListener::new(listener, max, idle), |_| {});
-    tracing::info!("listening on http://{addr}");
-    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    if role == Role::Work {
+        shutdown_signal().await;
+    } else {
+        let router = crate::router::build(state.clone());
+        let listener = listen(addr, state.config.http_listen_backlog)?;
+        let (max, idle) = (state.config.http_max_connections, state.config.http_idle);
+        // `tap_io` changes nothing on the connection; it is what lets axum hand the peer's address to the
+        // handlers (`ConnectInfo<SocketAddr>`) from a listener of our own.
+        let listener =
+            axum::serve::ListenerExt::tap_io(app::web::listener::CappedListener::new(listener, max, idle), |_| {});
+        tracing::info!("listening on http://{addr}");
+        axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(shutdown_signal())
+            .await?;
+    }
     workers.iter().for_each(|w| w.abort());
     admin.abort();
-    // The visits counted since the last snapshot are kept too.
-    if let Err(e) = app::catalog::visitors::snapshot(&state).await {
-        tracing::warn!("visitor counts not copied at shutdown: {e}");
+    if role != Role::Web {
+        // The visits counted since the last snapshot are kept too.
+        if let Err(e) = app::catalog::visitors::snapshot(&state).await {
+            tracing::warn!("visitor counts not copied at shutdown: {e}");
+        }
     }
     // Hand any queued messages to the broker before exiting.
     let _ = state.kafka.flush(std::time::Duration::from_secs(5));

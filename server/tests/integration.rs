@@ -11,6 +11,7 @@ mod http;
 mod kafka;
 mod language;
 mod live_stock;
+mod processes;
 mod schema;
 mod security;
 mod session_cache;

@@ -207,6 +207,9 @@ pub fn ReviewItem(review: Review, aspects: Vec<String>, viewer: Viewer, signed_i
             }}
         </li>
     }
+    // Type-erased: the item's full view type is deep enough that a release build's layout of the page's
+    // future overflowed the compiler's query depth.
+    .into_any()
 }
 
 /// The line under a review: when it was written (and whether edited), then its "helpful" button.

@@ -4,8 +4,8 @@
 use std::net::SocketAddr;
 
 use axum::extract::ConnectInfo;
-use axum::http::HeaderMap;
-use leptos::prelude::use_context;
+use axum::http::request::Parts;
+use leptos::prelude::{use_context, with_context};
 use tower_sessions::Session;
 
 use crate::platform::backend::{Backed, Outage};
@@ -90,10 +90,17 @@ where
     })
 }
 
+/// Reads from the request's head in context, borrowing it: `leptos_axum::extract` copies the whole head
+/// (every header and extension) on each call, which a grab paid four times over.
+fn from_head<T>(read: impl FnOnce(&Parts) -> Option<T>) -> Option<T> {
+    with_context::<Parts, _>(read).flatten()
+}
+
 impl Cx {
     /// The request's session (the session layer must wrap the router).
     pub async fn session(&self) -> Result<Session, AppError> {
-        leptos_axum::extract::<Session>().await.map_err(|e| AppError::internal(format!("session layer missing: {e}")))
+        from_head(|head| head.extensions.get::<Session>().cloned())
+            .ok_or_else(|| AppError::internal("session layer missing"))
     }
 
     /// The logged-in user's id straight from the session, without loading the account (the grab's hot
@@ -132,18 +139,19 @@ impl Cx {
     /// peer, or — when the peer is one of `TRUSTED_PROXIES` — the right-most `X-Forwarded-For` hop that
     /// is not a proxy of ours.
     pub async fn client_network(&self) -> String {
-        let Ok(ConnectInfo(peer)) = leptos_axum::extract::<ConnectInfo<SocketAddr>>().await else {
-            return "unknown".to_string();
-        };
-        let headers = leptos_axum::extract::<HeaderMap>().await.unwrap_or_default();
-        let forwarded = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
-        crate::platform::client_addr::budget_network(self.state.config.trusted_proxies.client(peer.ip(), forwarded))
+        from_head(|head| {
+            let ConnectInfo(peer) = head.extensions.get::<ConnectInfo<SocketAddr>>()?;
+            let forwarded = head.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
+            let client = self.state.config.trusted_proxies.client(peer.ip(), forwarded);
+            Some(crate::platform::client_addr::budget_network(client))
+        })
+        .unwrap_or_else(|| "unknown".to_string())
     }
 
     /// The browser's own description of itself (`User-Agent`), or "" without one.
     pub async fn user_agent(&self) -> String {
-        let headers = leptos_axum::extract::<HeaderMap>().await.unwrap_or_default();
-        headers.get(axum::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string()
+        from_head(|head| head.headers.get(axum::http::header::USER_AGENT)?.to_str().ok().map(str::to_owned))
+            .unwrap_or_default()
     }
 
     /// A stable id for unique-visitor counting: `u:{id}` when logged in, else the `hd_vid` cookie (set now
@@ -165,10 +173,11 @@ impl Cx {
 
     /// The request's cookie `name`, if it holds exactly `len` hex digits (anything else is not ours).
     pub async fn hex_cookie(&self, name: &str, len: usize) -> Option<String> {
-        let headers = leptos_axum::extract::<HeaderMap>().await.ok()?;
-        headers.get_all(axum::http::header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|v| {
-            v.split(';').filter_map(|kv| kv.trim().split_once('=')).find_map(|(k, v)| {
-                (k == name && v.len() == len && v.bytes().all(|b| b.is_ascii_hexdigit())).then(|| v.to_string())
+        from_head(|head| {
+            head.headers.get_all(axum::http::header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|v| {
+                v.split(';').filter_map(|kv| kv.trim().split_once('=')).find_map(|(k, v)| {
+                    (k == name && v.len() == len && v.bytes().all(|b| b.is_ascii_hexdigit())).then(|| v.to_string())
+                })
             })
         })
     }
