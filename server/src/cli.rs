@@ -134,7 +134,7 @@ async fn reconcile(config: Config) -> Result<(), CliError> {
 enum Role {
     /// Requests and the background workers (`server serve`).
     Both,
-    /// Requests, with only the workers an instance's own memory needs (`server web`).
+    /// Requests, with only the workers that need the instance's own memory or disk (`server web`).
     Web,
     /// The background workers, with health and metrics on `ADMIN_ADDR` and no site (`server work`).
     Work,
@@ -147,8 +147,10 @@ fn spawn_workers(state: &AppState, role: Role) -> Vec<tokio::task::JoinHandle<()
     // Redis may lose its data under any process; each heals it (the rebuild is idempotent).
     let mut workers = vec![app::recovery::service::spawn_healer(state.clone(), Duration::from_secs(1))];
     if role != Role::Work {
-        // The grab outcomes this instance counted in its own memory.
+        // The grab outcomes this instance counted in its own memory, and the uploaded files in the
+        // `UPLOAD_DIR` it serves (a worker has no site and needs no such directory).
         workers.push(app::seckill::service::spawn_tally_flusher(state.clone()));
+        workers.push(app::social::service::spawn_upload_sweeper(state.clone()));
     }
     if role != Role::Web {
         workers.extend([
@@ -162,7 +164,6 @@ fn spawn_workers(state: &AppState, role: Role) -> Vec<tokio::task::JoinHandle<()
             app::seckill::service::spawn_compensation(state.clone()),
             app::seckill::service::spawn_reconciliation(state.clone(), Duration::from_secs(60)),
             app::seckill::service::spawn_stranded_sweeper(state.clone()),
-            app::social::service::spawn_upload_sweeper(state.clone()),
             app::web::session::spawn_expired_deletion(state.clone(), Duration::from_secs(3600)),
             app::catalog::visitors::spawn_snapshots(state.clone(), state.config.visitor_snapshot_every),
             // Each type's mean moves slowly; the shops' scores follow it hourly (each review moves its own
