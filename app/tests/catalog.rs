@@ -583,3 +583,63 @@ async fn lists_sort_by_distance_from_a_place_and_searches_by_relevance(db: PgPoo
     let found = service::search(&state, "面", ShopSort::Relevance, &ShopFilter::default(), 1).await.unwrap();
     assert_eq!(ids(&found), [3, 4, 2]);
 }
+
+/// A two-character search by relevance, which reads the names' pairs of characters in their index's order,
+/// orders as the name itself says — where the words first come, then the shorter name, then the better
+/// score — matches letters in either case, and follows a renamed shop to its new name.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_two_character_search_orders_by_relevance_and_follows_renames(db: PgPool) {
+    fixture(&db).await;
+    for (id, name, score) in [
+        (2, "火锅王", 4.0),
+        (3, "火锅王国", 4.5),
+        (4, "川味火锅", 4.8),
+        (5, "老李火锅", 4.2),
+        (6, "锅火锅火锅", 5.0),
+        (7, "锅火", 5.0),
+        (8, "Hotpot BAR 火锅", 3.0),
+        (9, "bar 小馆", 3.5),
+    ] {
+        sqlx::query(
+            "INSERT INTO shops (id, name, type_id, address, longitude, latitude, score, review_count)
+             VALUES ($1, $2, 1, '杭州市某路', 120.16, 30.25, $3, 1)",
+        )
+        .bind(id)
+        .bind(name)
+        .bind(score)
+        .execute(&db)
+        .await
+        .unwrap();
+    }
+    let state = test_instances(db.clone(), 1, &[]).await.remove(0);
+    let search = |q: &'static str| {
+        let state = state.clone();
+        async move {
+            let found = service::search(&state, q, ShopSort::Relevance, &ShopFilter::default(), 1).await.unwrap();
+            found.page.items.iter().map(|s| s.id).collect::<Vec<i64>>()
+        }
+    };
+    // 2 and 3 start with it (the shorter first); 6 has it second (its first place counts, not its last);
+    // 4, 5 and 老张火锅 third, equally long, by score (老张火锅 has none); 8 last, at the 12th.
+    assert_eq!(search("火锅").await, [2, 3, 6, 4, 5, SHOP, 8]);
+    assert_eq!(search("Ba").await, [9, 8], "either case; the earlier place first");
+    let by_name = |q: &'static str| {
+        let db = db.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(
+                "SELECT id FROM shops WHERE strpos(lower(name), lower($1)) > 0
+                 ORDER BY strpos(lower(name), lower($1)), length(name), score DESC, id",
+            )
+            .bind(q)
+            .fetch_all(&db)
+            .await
+            .unwrap()
+        }
+    };
+    assert_eq!(search("火锅").await, by_name("火锅").await);
+    // Renamed: found by its new name's pairs, no longer by the old one's.
+    sqlx::query("UPDATE shops SET name = '面馆王' WHERE id = 2").execute(&db).await.unwrap();
+    assert_eq!(search("火锅").await, [3, 6, 4, 5, SHOP, 8]);
+    assert_eq!(search("面馆").await, [2]);
+    assert_eq!(search("火锅").await, by_name("火锅").await);
+}

@@ -51,6 +51,41 @@ async fn a_two_character_search_reads_the_index_of_pairs(db: PgPool) {
     assert_eq!(found.page.items.iter().map(|s| s.id).collect::<Vec<_>>(), vec![1]);
 }
 
+/// A common two-character word by relevance (the search page's default order) walks the index of the names'
+/// pairs and sorts only the matches that tie on place and length, not every shop that has the word.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_common_two_character_word_is_read_in_relevance_order(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    app::testing::seed_shop(&db).await.unwrap();
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, address, longitude, latitude, score)
+         SELECT 1000 + g, CASE WHEN g % 2 = 0 THEN '老王火锅' ELSE '火锅小馆' END || g, 1, 'somewhere', 120.16,
+                30.25, (g % 50) / 10.0
+         FROM generate_series(1, 5000) g",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let mut conn = db.acquire().await.unwrap();
+    sqlx::query("ANALYZE shops, shop_name_pairs").execute(&mut *conn).await.unwrap();
+    // The shape of catalog::store::shops' read for it.
+    let plan: Vec<String> = sqlx::query_scalar(
+        "EXPLAIN SELECT s.id FROM shops s JOIN shop_name_pairs p ON p.shop_id = s.id AND p.pair = lower('火锅')
+         ORDER BY p.pos, p.name_len, s.score DESC, s.id LIMIT 21",
+    )
+    .fetch_all(&mut *conn)
+    .await
+    .unwrap();
+    assert!(plan.iter().any(|l| l.contains("shop_name_pairs_relevance")), "{plan:#?}");
+    assert!(plan.iter().any(|l| l.contains("Incremental Sort")), "only ties are sorted: {plan:#?}");
+    // The page: names starting with it, the shortest (火锅小馆1, …3, …9), then by score.
+    let relevance = app::catalog::model::ShopSort::Relevance;
+    let found = service::search(&state, "火锅", relevance, &Default::default(), 1).await.unwrap();
+    let names: Vec<&str> = found.page.items.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names[..5], ["火锅小馆9", "火锅小馆7", "火锅小馆5", "火锅小馆3", "火锅小馆1"]);
+    assert!(found.page.has_next);
+}
+
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn listings_stop_at_the_last_page_with_a_clear_error(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;

@@ -113,6 +113,7 @@ pub async fn build(db: &PgPool, scale: Scale) -> Result<CityReport, SeedError> {
         .await?;
         step("shops", copy(&mut tx, SHOPS_COPY, move |out| city_shops_rows(out, base.shop, city_shops, &weeks)))
             .await?;
+        step("name pairs", sqlx::query(NAME_PAIRS).bind(base.shop).execute(&mut *tx)).await?;
         let vouchers = (city_shops + VOUCHER_EVERY - 1) / VOUCHER_EVERY;
         step("vouchers", copy(&mut tx, VOUCHERS_COPY, move |out| voucher_rows(out, base.voucher, base.shop, vouchers)))
             .await?;
@@ -160,7 +161,7 @@ async fn step<T, E>(what: &str, f: impl Future<Output = Result<T, E>>) -> Result
 async fn drop_indexes(conn: &mut PgConnection) -> Result<Vec<(String, String)>, SeedError> {
     let indexes: Vec<(String, String)> = sqlx::query_as(
         "SELECT i.indexname, i.indexdef FROM pg_indexes i
-         WHERE i.schemaname = 'public' AND i.tablename IN ('users', 'shops', 'vouchers', 'orders', 'reviews')
+         WHERE i.schemaname = 'public' AND i.tablename IN ('users', 'shops', 'shop_name_pairs', 'vouchers', 'orders', 'reviews')
            AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)
          ORDER BY i.tablename, i.indexname",
     )
@@ -248,6 +249,9 @@ const ORDERS_COPY: &str = "COPY orders (id, user_id, voucher_id, shop_id, kind, 
 const REVIEWS_COPY: &str =
     "COPY reviews (id, shop_id, user_id, stars, aspects, spend_cents, body, created_at, updated_at) FROM STDIN";
 
+/// The city's shops' pairs of characters, as the trigger `shops_keep_name_pairs` writes them.
+const NAME_PAIRS: &str = "INSERT INTO shop_name_pairs (shop_id, pair, pos, name_len)
+    SELECT s.id, p.pair, p.pos, char_length(s.name) FROM shops s, name_pairs(s.name) p WHERE s.id >= $1";
 /// Each type's prior: the mean of its visible reviews' stars (what `refresh_review_priors` sets).
 const PRIORS: &str = "UPDATE shop_types t SET prior_mean = m.mean
     FROM (SELECT s.type_id, sum(r.stars)::float8 / count(*) AS mean

@@ -179,13 +179,23 @@ pub fn FavouriteHeart(shop_id: i64, name: String, saved: bool, count: Option<i64
                     "♡ " <span class="favourite-word">{td_string!(locale, catalog.save)}</span>
                     <span class="visually-hidden">{format!(" {name}")}</span>
                 </summary>
-                <span class="favourite-note" role="status">
-                    <a href=format!("/login?next=/shops/{shop_id}")>{td_string!(locale, catalog.log_in)}</a>{td_string!(locale, catalog.to_save_shops)}
-                </span>
+                <LogInToSave shop_id/>
             </details>
             {count.map(|n| view! { <span class="favourite-count">{td_string!(locale, catalog.saved_count, n = n)}</span> })}
         </span>
     })
+}
+
+/// "Log in to save shops", with the way back to shop `shop_id`: a visitor's opened heart, or a logged-in
+/// viewer's whose session ran out.
+#[component]
+fn LogInToSave(shop_id: i64) -> impl IntoView {
+    let locale = locale();
+    view! {
+        <span class="favourite-note" role="status">
+            <a href=format!("/login?next=/shops/{shop_id}")>{td_string!(locale, catalog.log_in)}</a>{td_string!(locale, catalog.to_save_shops)}
+        </span>
+    }
 }
 
 /// The heart (收藏) of shop `name` for a logged-in viewer: saves or un-saves it in place. `count` (the shop
@@ -214,11 +224,7 @@ pub fn FavouriteButton(shop_id: i64, name: String, saved: bool, count: Option<i6
             </button>
             {move || state.get().1.map(|n| view! { <span class="favourite-count">{td_string!(locale, catalog.saved_count, n = n)}</span> })}
             {move || match toggle.value().get() {
-                Some(Err(AppError::LoginRequired)) => Some(Either::Left(view! {
-                    <span class="favourite-note" role="status">
-                        <a href=format!("/login?next=/shops/{shop_id}")>{td_string!(locale, catalog.log_in)}</a>{td_string!(locale, catalog.to_save_shops)}
-                    </span>
-                })),
+                Some(Err(AppError::LoginRequired)) => Some(Either::Left(view! { <LogInToSave shop_id/> })),
                 Some(Err(e)) => Some(Either::Right(view! { <span class="favourite-note form-error" role="alert">{e.to_string()}</span> })),
                 _ => None,
             }}

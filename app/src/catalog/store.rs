@@ -44,22 +44,60 @@ pub async fn shop_by_id(db: &PgPool, id: i64) -> Result<Option<Shop>, sqlx::Erro
     .await
 }
 
-/// A [`ShopSummary`] query: the shared column list with `$rest` (from `WHERE` on) after it, pasted
-/// together as literals because the query macros read the SQL at compile time; `distance:` gives the
-/// SQL of each row's distance in metres (none otherwise).
+/// A [`ShopSummary`] query: the shared column list with `$rest` (from `WHERE` on, or a join before it)
+/// after it, pasted together as literals because the query macros read the SQL at compile time;
+/// `distance:` gives the SQL of each row's distance in metres (none otherwise).
 macro_rules! summaries {
-    (distance: $distance:literal, $rest:literal $(, $arg:expr)* $(,)?) => {
+    (distance: $distance:literal, $rest:literal $(+ $more:literal)* $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
             ShopSummary,
             "SELECT id, name, area, images[1] AS image, avg_price_cents, score, review_count AS reviews, sold, "
                 + $distance
                 + " AS distance_m FROM shops "
-                + $rest,
+                + $rest
+                $(+ $more)*,
             $($arg),*
         )
     };
     ($rest:literal $(, $arg:expr)* $(,)?) => {
         summaries!(distance: "NULL::float8", $rest $(, $arg)*)
+    };
+}
+
+/// [`shops`]' query, its rows read through `$join` (or straight from `shops`) in `$order`, with the
+/// scope, filters and page every list shares. The scope, the sort and the filters are parameters Postgres
+/// plans each call with (the `CASE`s and the unset conditions fold away), so a category's plain score order
+/// still walks the (type, score) index. The haversine's inner term is capped at 1 (rounding can pass it for
+/// a point across the globe); an unknown place leaves it NULL (not LEAST, which would take the 1 over a
+/// NULL). A name search finds its candidates by their pairs of characters (`name_grams`: the trigram index
+/// cannot look up the two characters most searches are, and the planner would still read all of it for an
+/// ILIKE); `strpos` then checks each, case-insensitively, without a pattern to escape.
+macro_rules! shops_page {
+    (join: $join:literal, order: $order:literal, $($arg:expr),* $(,)?) => {
+        summaries!(
+            distance: "dist.m",
+            $join
+            + " CROSS JOIN LATERAL (
+                SELECT 6371008.8 * 2 * asin(CASE WHEN h.h > 1 THEN 1 ELSE sqrt(h.h) END) AS m
+                FROM (SELECT power(sin(radians(latitude - o.lat) / 2), 2)
+                             + cos(radians(o.lat)) * cos(radians(latitude)) * power(sin(radians(longitude - o.lon) / 2), 2) AS h
+                      FROM (SELECT coalesce($10::float8, (SELECT avg(a.longitude) FROM shops a WHERE a.area = $3)) AS lon,
+                             coalesce($11::float8, (SELECT avg(a.latitude) FROM shops a WHERE a.area = $3)) AS lat) o) h
+             ) dist
+             WHERE ($1::int8 IS NULL OR type_id = $1)
+               AND ($2::text IS NULL OR ((char_length($2) < 2 OR name_grams(name) @> name_grams($2))
+                                         AND strpos(lower(name), lower($2)) > 0))
+               AND ($3::text IS NULL OR area = $3)
+               AND ($4::int8 IS NULL OR avg_price_cents >= $4) AND ($5::int8 IS NULL OR avg_price_cents < $5)
+               AND ($6::float8 IS NULL OR (review_count > 0 AND score >= $6))
+               AND ($12::int4 IS NULL OR EXISTS (SELECT 1 FROM unnest(open_week) r WHERE r @> $12 OR r @> ($12 + 10080)))
+               AND ($14::float8 IS NULL OR (latitude BETWEEN $15::float8 AND $16::float8
+                                            AND longitude BETWEEN $17::float8 AND $18::float8 AND dist.m <= $14))
+             ORDER BY "
+            + $order
+            + " LIMIT $8 OFFSET $9",
+            $($arg),*
+        )
     };
 }
 
@@ -105,63 +143,65 @@ pub async fn shops(
         [p.lat - dlat, p.lat + dlat, p.lon - dlon, p.lon + dlon]
     });
     let [lat_from, lat_to, lon_from, lon_to] = bounds.map_or([None; 4], |b| b.map(Some));
-    // The scope, the sort and the filters are parameters Postgres plans each call with (the `CASE`s and the
-    // unset conditions fold away), so a category's plain score order still walks the (type, score) index.
-    // The haversine's inner term is capped at 1 (rounding can pass it for a point across the globe); an
-    // unknown place leaves it NULL (not LEAST, which would take the 1 over a NULL).
-    // A name search finds its candidates by their pairs of characters (`name_grams`: the trigram index
-    // cannot look up the two characters most searches are, and the planner would still read all of it for
-    // an ILIKE); `strpos` then checks each, case-insensitively, without a pattern to escape.
     // Relevance puts the names where the words come earliest first, then the shortest (the closest to the
-    // words: a shop's name in Chinese has no spaces for word-based similarity to go by).
-    let rows = summaries!(
-        distance: "dist.m",
-        "CROSS JOIN LATERAL (
-            SELECT 6371008.8 * 2 * asin(CASE WHEN h.h > 1 THEN 1 ELSE sqrt(h.h) END) AS m
-            FROM (SELECT power(sin(radians(latitude - o.lat) / 2), 2)
-                         + cos(radians(o.lat)) * cos(radians(latitude)) * power(sin(radians(longitude - o.lon) / 2), 2) AS h
-                  FROM (SELECT coalesce($10::float8, (SELECT avg(a.longitude) FROM shops a WHERE a.area = $3)) AS lon,
-                         coalesce($11::float8, (SELECT avg(a.latitude) FROM shops a WHERE a.area = $3)) AS lat) o) h
-         ) dist
-         WHERE ($1::int8 IS NULL OR type_id = $1)
-           AND ($2::text IS NULL OR ((char_length($2) < 2 OR name_grams(name) @> name_grams($2))
-                                     AND strpos(lower(name), lower($2)) > 0))
-           AND ($3::text IS NULL OR area = $3)
-           AND ($4::int8 IS NULL OR avg_price_cents >= $4) AND ($5::int8 IS NULL OR avg_price_cents < $5)
-           AND ($6::float8 IS NULL OR (review_count > 0 AND score >= $6))
-           AND ($12::int4 IS NULL OR EXISTS (SELECT 1 FROM unnest(open_week) r WHERE r @> $12 OR r @> ($12 + 10080)))
-           AND ($14::float8 IS NULL OR (latitude BETWEEN $15::float8 AND $16::float8
-                                        AND longitude BETWEEN $17::float8 AND $18::float8 AND dist.m <= $14))
-         ORDER BY CASE WHEN $7::text = 'relevance' THEN strpos(lower(name), lower($13)) END ASC,
-                  CASE WHEN $7::text = 'relevance' THEN length(name) END ASC,
-                  CASE WHEN $7::text = 'price_asc' THEN avg_price_cents END ASC,
-                  CASE WHEN $7::text = 'price_desc' THEN avg_price_cents END DESC,
-                  CASE WHEN $7::text = 'popular' THEN sold END DESC,
-                  CASE WHEN $7::text = 'distance' THEN dist.m END ASC NULLS LAST,
-                  score DESC, id
-         LIMIT $8 OFFSET $9",
-        type_id,
-        name,
-        filter.area(),
-        from,
-        below,
-        filter.min_score(),
-        sort.as_query(),
-        limit,
-        offset,
-        lon,
-        lat,
-        open_at,
-        name,
-        within_m,
-        lat_from,
-        lat_to,
-        lon_from,
-        lon_to,
-    )
-    .fetch_all(db)
-    .await?;
+    // words: a shop's name in Chinese has no spaces for word-based similarity to go by). For two characters
+    // that is the order of `shop_name_pairs`' index, which a page walks and leaves
+    // (migrations/20261219000001_name_pairs.sql); the pair's row is the match, so the name's own check is
+    // left out ($2 unset).
+    let by_pair = sort == ShopSort::Relevance && name.is_some_and(is_pair);
+    let checked_name = name.filter(|_| !by_pair);
+    macro_rules! page {
+        ($join:literal, $order:literal) => {
+            shops_page!(
+                join: $join,
+                order: $order,
+                type_id,
+                checked_name,
+                filter.area(),
+                from,
+                below,
+                filter.min_score(),
+                sort.as_query(),
+                limit,
+                offset,
+                lon,
+                lat,
+                open_at,
+                name,
+                within_m,
+                lat_from,
+                lat_to,
+                lon_from,
+                lon_to,
+            )
+            .fetch_all(db)
+            .await?
+        };
+    }
+    let rows = if by_pair {
+        // ($7, the sort, is relevance here: said so that every parameter has a use and its type.)
+        page!(
+            "JOIN shop_name_pairs p ON p.shop_id = shops.id AND p.pair = lower($13) AND $7::text = 'relevance'",
+            "p.pos, p.name_len, score DESC, id"
+        )
+    } else {
+        page!(
+            "",
+            "CASE WHEN $7::text = 'relevance' THEN strpos(lower(name), lower($13)) END ASC,
+             CASE WHEN $7::text = 'relevance' THEN length(name) END ASC,
+             CASE WHEN $7::text = 'price_asc' THEN avg_price_cents END ASC,
+             CASE WHEN $7::text = 'price_desc' THEN avg_price_cents END DESC,
+             CASE WHEN $7::text = 'popular' THEN sold END DESC,
+             CASE WHEN $7::text = 'distance' THEN dist.m END ASC NULLS LAST,
+             score DESC, id"
+        )
+    };
     Ok(into_page(rows))
+}
+
+/// Whether `q` is two characters, lower-cased as well (a pair of `shop_name_pairs`).
+fn is_pair(q: &str) -> bool {
+    q.chars().count() == 2 && q.to_lowercase().chars().count() == 2
 }
 
 /// Up to `limit` shops whose names start with `q` (case-insensitive; the name index's prefix range), then
