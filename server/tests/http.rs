@@ -172,6 +172,35 @@ async fn json_shop_route_reads_through_the_cache(db: PgPool) {
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST, "a non-numeric id is the client's error");
 }
 
+/// The search page's server function orders by relevance unless asked otherwise — where the words come
+/// first, not the best score — and by score when asked.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn search_over_http_orders_by_relevance_unless_asked_otherwise(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    sqlx::query("INSERT INTO shop_types (id, name, icon) VALUES (1, '火锅', '🍲')").execute(&db).await.unwrap();
+    sqlx::query(
+        "INSERT INTO shops (id, name, type_id, address, longitude, latitude, score)
+         VALUES (1, '老王火锅', 1, '杭州市某路', 120.16, 30.25, 4.9), (2, '火锅小馆', 1, '杭州市某路', 120.16, 30.25, 3.1)",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let router = server::router::build(state);
+    let ids = |json: &str| -> Vec<i64> {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        v["page"]["items"].as_array().unwrap().iter().map(|s| s["id"].as_i64().unwrap()).collect()
+    };
+    for (form, want) in [
+        ("q=%E7%81%AB%E9%94%85&page=1", [2, 1]),
+        ("q=%E7%81%AB%E9%94%85&sort=relevance&page=1", [2, 1]),
+        ("q=%E7%81%AB%E9%94%85&sort=score&page=1", [1, 2]),
+    ] {
+        let resp = post(&router, "/api/catalog/search", form, None).await;
+        assert_eq!(resp.status(), StatusCode::OK, "{form}");
+        assert_eq!(ids(&body(resp).await), want, "{form}");
+    }
+}
+
 /// Registers an account over HTTP and returns its session id and user id.
 async fn register(router: &Router, state: &AppState, phone: &str) -> (String, i64) {
     let sid = sign_up(router, state, phone, "Buyer").await;

@@ -37,7 +37,8 @@ pub async fn search_shops(
 ) -> Result<Listing, AppError> {
     crate::web::edge::run(|cx| async move {
         cx.spend_per_address(crate::web::abuse::Action::Search).await?;
-        let sort = super::model::ShopSort::from_query(Some(&sort));
+        // A search's own parse: relevance unless another is asked for (a category's drops it).
+        let sort = super::model::ShopSort::for_search(Some(&sort));
         Ok(super::service::search(&cx.state, &q, sort, &filter, page).await?)
     })
     .await
