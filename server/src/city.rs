@@ -252,6 +252,7 @@ const REVIEWS_COPY: &str =
 /// The city's shops' pairs of characters, as the trigger `shops_keep_name_pairs` writes them.
 const NAME_PAIRS: &str = "INSERT INTO shop_name_pairs (shop_id, pair, pos, name_len)
     SELECT s.id, p.pair, p.pos, char_length(s.name) FROM shops s, name_pairs(s.name) p WHERE s.id >= $1";
+
 /// Each type's prior: the mean of its visible reviews' stars (what `refresh_review_priors` sets).
 const PRIORS: &str = "UPDATE shop_types t SET prior_mean = m.mean
     FROM (SELECT s.type_id, sum(r.stars)::float8 / count(*) AS mean
