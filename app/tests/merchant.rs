@@ -97,13 +97,12 @@ async fn a_code_is_honoured_once_by_its_own_shop_and_a_used_coupon_is_never_clos
     assert_eq!(mine.orders[0].status, OrderStatus::Used);
     assert!(mine.orders[0].used_ms.is_some());
 
-    // The other buyer's paid order carries its code as a QR code on "My orders".
+    // The other buyer's paid order shows its code as a QR code, to them alone; the used one has none.
     let theirs = orders::my_orders(&state, buyers[1], None).await.unwrap();
-    assert!(
-        theirs.orders[0].qr_svg.as_deref().is_some_and(|svg| svg.starts_with("<svg")),
-        "{:?}",
-        theirs.orders[0].qr_svg
-    );
+    let svg = orders::code_qr(&state, buyers[1], theirs.orders[0].id).await.unwrap();
+    assert!(svg.contains("<svg") && svg.contains("<path"), "{svg}");
+    assert!(matches!(orders::code_qr(&state, buyers[0], theirs.orders[0].id).await, Err(OrderError::NotFound)));
+    assert!(matches!(orders::code_qr(&state, buyers[0], order).await, Err(OrderError::NotFound)));
 
     // A shopper cannot reach the counter at all.
     let shopper = app::auth::service::user_by_id(&state, buyers[1]).await.unwrap().unwrap();

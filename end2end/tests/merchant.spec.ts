@@ -48,7 +48,13 @@ test("a merchant's day: coupon → sold → redeemed once → in the orders and 
   const row = shopper.locator(`.order-list tbody tr[data-order-id="${orderId}"]`);
   await row.getByRole('button', { name: 'Pay' }).click();
   await expect(row.locator('.order-status')).toHaveText('paid');
-  await expect(row.locator('.redeem-code .qr svg')).toBeVisible();
+  // The QR code is an image of the shopper's own: it loads (an SVG drawn by the server), and nobody else's
+  // browser gets it.
+  const qr = row.locator('.redeem-code img.qr');
+  await expect(qr).toBeVisible();
+  await expect.poll(() => qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+  const qrUrl = (await qr.getAttribute('src')) ?? '';
+  expect((await merchant.request.get(qrUrl)).status()).toBe(404);
   const code = ((await row.locator('.redeem-code .code').textContent()) ?? '').trim();
   expect(code).toMatch(/^\d{4} \d{4} \d{4}$/);
 

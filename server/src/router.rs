@@ -30,6 +30,7 @@ pub fn build(state: AppState) -> Router {
         .route("/lang/{tag}", get(app::web::language::switch))
         .route("/api/v1/shops/{id}", get(app::catalog::rest::get_shop))
         .route("/merchant/shops/{id}/orders.csv", get(app::merchant::export::orders_csv))
+        .route("/orders/{id}/code.svg", get(app::orders::qr::code_svg))
         .route("/api/v1/stock", get(app::seckill::live::stock_events))
         .route("/api/v1/inbox/events", get(app::inbox::live::unread_events))
         .route(

@@ -28,7 +28,7 @@ async fn every_server_function_answers_each_kind_of_caller_as_the_table_says(db:
     let router: Router = server::router::build(state.clone());
     let mut wrong = Vec::new();
     // The order export is a plain route (it streams), held to the same rule as the orders list (checked
-    // first: the table's last rows end the sessions).
+    // first, as the QR code below: the table's last rows end the sessions).
     for (i, expect) in [401u16, 403, 403, 200, 403].into_iter().enumerate() {
         let mut req = Request::get("/merchant/shops/1/orders.csv?status=paid").body(Body::empty()).unwrap();
         if let Some(sid) = &w.sessions[i] {
@@ -37,6 +37,21 @@ async fn every_server_function_answers_each_kind_of_caller_as_the_table_says(db:
         let status = router.clone().oneshot(req).await.unwrap().status().as_u16();
         if status != expect {
             wrong.push(format!("orders.csv as {:?}: {status}, expected {expect}", EVERYONE[i]));
+        }
+    }
+    // So is the QR code of a paid order's redemption code: its buyer's alone (the owner bought `order`;
+    // paying it first changes no row of the table, whose pay row then finds it paid).
+    app::orders::service::pay(&state, w.owner, w.order).await.unwrap();
+    for (i, expect) in [401u16, 404, 404, 200, 404].into_iter().enumerate() {
+        let mut req = Request::get(format!("/orders/{}/code.svg", w.order)).body(Body::empty()).unwrap();
+        if let Some(sid) = &w.sessions[i] {
+            req.headers_mut().insert(header::COOKIE, format!("{SESSION_COOKIE}={sid}").parse().unwrap());
+        }
+        let resp = router.clone().oneshot(req).await.unwrap();
+        let status = resp.status().as_u16();
+        let svg = resp.headers().get(header::CONTENT_TYPE).is_some_and(|t| t == "image/svg+xml");
+        if status != expect || (status == 200) != svg {
+            wrong.push(format!("code.svg as {:?}: {status} (an SVG: {svg}), expected {expect}", EVERYONE[i]));
         }
     }
     let mut n = 0;

@@ -9,6 +9,8 @@ pub mod lifecycle;
 pub mod model;
 pub mod pages;
 #[cfg(feature = "ssr")]
+pub mod qr;
+#[cfg(feature = "ssr")]
 pub mod service;
 #[cfg(feature = "ssr")]
 mod store;

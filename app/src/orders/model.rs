@@ -290,8 +290,6 @@ pub struct OrderView {
     pub redeem_code: Option<String>,
     /// When it was redeemed, unix ms.
     pub used_ms: Option<i64>,
-    /// The redemption code as a QR code (SVG drawn by the server), for a paid order.
-    pub qr_svg: Option<String>,
     /// The last moment a paid coupon can be used (unused after it, it is refunded), unix ms.
     pub use_by_ms: Option<i64>,
     /// Why its money went back, for a refunded order.

@@ -146,10 +146,9 @@ fn OrderRow(
     let id = o.id;
     let locale = locale();
     let redeem = (o.status == OrderStatus::Paid).then(|| o.redeem_code.clone()).flatten().map(|code| {
-        let qr = o.qr_svg.clone().unwrap_or_default();
         view! {
             <div class="redeem-code">
-                <div class="qr" inner_html=qr></div>
+                <img class="qr" src=format!("/orders/{id}/code.svg") alt=td_string!(locale, orders.qr_alt) width="112" height="112" loading="lazy"/>
                 <p>{td_string!(locale, orders.show_at_counter)} <strong class="code">{grouped_code(&code)}</strong></p>
             </div>
         }

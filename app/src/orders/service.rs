@@ -412,18 +412,14 @@ pub fn spawn_sweeper(state: AppState, every: Duration) -> tokio::task::JoinHandl
 pub const MY_ORDERS_PAGE: usize = 20;
 
 /// One page of the user's "My orders", newest first, after order `before` (the last one the page before
-/// showed); a QR code for each paid order on it.
+/// showed). A paid order's QR code is not in it: the page loads each as an image ([`code_qr`]), so the
+/// list costs what its rows do and a phone draws only the codes it scrolls to.
 pub async fn my_orders(state: &AppState, user_id: i64, before: Option<i64>) -> Result<OrdersPage, OrderError> {
     let mut orders: Vec<OrderView> =
         store::orders_of_user(state.postgres()?, user_id, before, MY_ORDERS_PAGE as i64 + 1).await?;
     let more = orders.len() > MY_ORDERS_PAGE;
     orders.truncate(MY_ORDERS_PAGE);
     let next_before = if more { orders.last().map(|o| o.id) } else { None };
-    for order in &mut orders {
-        if order.status == OrderStatus::Paid {
-            order.qr_svg = order.redeem_code.as_deref().and_then(qr_svg);
-        }
-    }
     Ok(OrdersPage {
         orders,
         next_before,
@@ -432,11 +428,14 @@ pub async fn my_orders(state: &AppState, user_id: i64, before: Option<i64>) -> R
     })
 }
 
-/// A redemption code as a QR code the counter's camera reads (SVG; the XML prolog dropped for inline HTML).
-fn qr_svg(code: &str) -> Option<String> {
-    let qr = qrcode::QrCode::new(code.as_bytes()).ok()?;
-    let svg = qr.render::<qrcode::render::svg::Color>().min_dimensions(148, 148).quiet_zone(true).build();
-    Some(svg.find("<svg").map_or(svg.clone(), |at| svg[at..].to_string()))
+/// The redemption code of `user_id`'s paid order `order_id` as a QR code the counter's camera reads (an SVG
+/// document). Anyone else's order, and an order with no code to honour, is not found.
+pub async fn code_qr(state: &AppState, user_id: i64, order_id: i64) -> Result<String, OrderError> {
+    let order = store::order_of_user(state.postgres()?, user_id, order_id).await?;
+    let code = order.filter(|o| o.status == OrderStatus::Paid).and_then(|o| o.redeem_code);
+    // A code is a few ASCII characters, far below what a QR code holds, so drawing it cannot fail.
+    let qr = code.and_then(|code| qrcode::QrCode::new(code.as_bytes()).ok()).ok_or(OrderError::NotFound)?;
+    Ok(qr.render::<qrcode::render::svg::Color>().min_dimensions(148, 148).quiet_zone(true).build())
 }
 
 /// A merchant (`owner_id`) honours a redemption code at the counter: the paid order of one of their shops

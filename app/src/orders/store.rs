@@ -217,7 +217,6 @@ impl From<OrderRow> for OrderView {
             created_ms: r.created_ms,
             redeem_code: r.redeem_code,
             used_ms: r.used_ms,
-            qr_svg: None,
             use_by_ms: r.use_by_ms,
             refund: r.refund_cause.map(|cause| RefundCause::from_db(&cause, r.refund_reason.as_deref().unwrap_or(""))),
         }
