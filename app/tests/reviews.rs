@@ -256,6 +256,35 @@ async fn keyset_pages_list_every_review_once_in_order_and_votes_are_one_per_pers
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_review_shows_its_authors_name_as_it_is_now_and_the_viewers_own_vote(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    seed_shop(&db).await.unwrap();
+    let u = seed_users(&db, 507, 3).await.unwrap();
+    let first = service::write(&state, &shopper(u[0]), 1, review(5, [5, 5, 5], "")).await.unwrap();
+    service::write(&state, &shopper(u[1]), 1, review(3, [3, 3, 3], "")).await.unwrap();
+    service::vote(&state, u[2], first, true).await.unwrap();
+    // (author's name, voted by the viewer), newest first.
+    let seen = |viewer: Option<i64>| {
+        let state = state.clone();
+        async move {
+            let page = service::page(&state, 1, ReviewSort::Newest, ReviewFilter::default(), "", viewer).await.unwrap();
+            page.items.into_iter().map(|r| (r.author_name, r.voted_by_me)).collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(seen(None).await, [("n2".to_string(), false), ("n1".to_string(), false)], "nobody voted as nobody");
+    assert_eq!(seen(Some(u[2])).await, [("n2".to_string(), false), ("n1".to_string(), true)]);
+
+    // A new name shows on the reviews at once; a closed account's reviews show the closed name.
+    let name = app::auth::model::Nickname::parse("老饕").unwrap();
+    app::auth::service::set_profile(&state, u[0], &name, None).await.unwrap();
+    app::auth::service::close(&state, u[1]).await.unwrap();
+    let closed = app::auth::service::CLOSED_NAME.to_string();
+    assert_eq!(seen(Some(u[2])).await, [(closed, false), ("老饕".to_string(), true)]);
+    let mine = service::page(&state, 1, ReviewSort::Helpful, ReviewFilter::default(), "", None).await.unwrap();
+    assert_eq!(mine.items[0].author_name, "老饕", "every way of reading a review");
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
 async fn a_ranking_equals_the_reference_query_whatever_redis_forgets(db: PgPool) {
     let state = test_state(db.clone(), &[]).await;
     seed_shop(&db).await.unwrap();

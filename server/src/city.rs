@@ -246,8 +246,7 @@ const SHOPS_COPY: &str =
 const VOUCHERS_COPY: &str = "COPY vouchers (id, shop_id, title, pay_value_cents, actual_value_cents, kind) FROM STDIN";
 const ORDERS_COPY: &str = "COPY orders (id, user_id, voucher_id, shop_id, kind, status, amount_cents, created_at,
     paid_at, closed_at, refunded_at, updated_at, redeem_code, used_at, use_by) FROM STDIN";
-const REVIEWS_COPY: &str =
-    "COPY reviews (id, shop_id, user_id, stars, aspects, spend_cents, body, created_at, updated_at) FROM STDIN";
+const REVIEWS_COPY: &str = "COPY reviews (id, shop_id, user_id, author_name, stars, aspects, spend_cents, body, created_at, updated_at) FROM STDIN";
 
 /// The city's shops' pairs of characters, as the trigger `shops_keep_name_pairs` writes them.
 const NAME_PAIRS: &str = "INSERT INTO shop_name_pairs (shop_id, pair, pos, name_len)
@@ -491,8 +490,10 @@ impl Reviews {
                 let said = (draw.pick(&SAYINGS), draw.pick(&SAYINGS));
                 let at = self.now_ms - REVIEW_DAYS * DAY_MS + (REVIEW_DAYS * DAY_MS) * (k + 1) / (count + 1);
                 let at = stamp(at);
+                // The author's name as `people` wrote it (the triggers that copy it are off during the build).
+                let author = user - self.base.user;
                 out.put(format_args!(
-                    "{id}\t{shop}\t{user}\t{stars}\t{{{a},{b},{c}}}\t{spend}\t{}{}第{k}次评价。\t{at}\t{at}\n",
+                    "{id}\t{shop}\t{user}\t食客{author}\t{stars}\t{{{a},{b},{c}}}\t{spend}\t{}{}第{k}次评价。\t{at}\t{at}\n",
                     said.0, said.1
                 ));
                 id += 1;

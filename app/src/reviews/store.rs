@@ -58,20 +58,20 @@ impl From<ReviewRow> for Review {
     }
 }
 
-/// A [`ReviewRow`] query: the shared columns and joins (`$1` is the viewer, 0 for nobody) with `$rest`
-/// (from `WHERE` on) after them, pasted together as literals because the query macros read the SQL at
-/// compile time.
+/// A [`ReviewRow`] query: the shared columns and joins (`$1` is the viewer, 0 for nobody, whose votes are
+/// not looked for) with `$rest` (from `WHERE` on) after them, pasted together as literals because the query
+/// macros read the SQL at compile time. The author's name is the review's own column (kept by triggers).
 macro_rules! reviews {
     ($rest:literal $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
             ReviewRow,
-            r#"SELECT r.id, r.shop_id, r.user_id AS author_id, u.nickname AS author_name, r.stars, r.aspects,
+            r#"SELECT r.id, r.shop_id, r.user_id AS author_id, r.author_name, r.stars, r.aspects,
                     r.spend_cents, r.body, r.images, r.tags, r.verified, r.helpful,
                     (v.user_id IS NOT NULL) AS "voted_by_me!", r.version, r.status, r.hidden_reason, r.reply,
                     (extract(epoch FROM r.replied_at) * 1000)::BIGINT AS replied_ms,
                     (extract(epoch FROM r.created_at) * 1000)::BIGINT AS "created_ms!"
-             FROM reviews r JOIN users u ON u.id = r.user_id
-             LEFT JOIN review_votes v ON v.review_id = r.id AND v.user_id = $1 "# + $rest,
+             FROM reviews r
+             LEFT JOIN review_votes v ON $1::BIGINT <> 0 AND v.review_id = r.id AND v.user_id = $1 "# + $rest,
             $($arg),*
         )
     };
