@@ -501,9 +501,9 @@ sale_once() {
   psql -h 127.0.0.1 -U postgres -d postgres -qc "DROP DATABASE IF EXISTS haodian_cluster_sale WITH (FORCE)"
   cluster_env haodian_cluster_sale csale
   # As in scripts/chaos.sh: per-address budgets off (every shopper is 127.0.0.1), nobody pays, a grab whose
-  # instance died before its order was queued is given back after 6 s; visitor counts are copied to
+  # instance died before its order was queued is given back after 10 s; visitor counts are copied to
   # Postgres every second (the judge checks them against the last copy).
-  export IP_RATE_LIMIT=100000000 PAY_TIMEOUT_SECS=3600 STRANDED_GRAB_SECS=6 KAFKA_PRODUCE_TIMEOUT_MS=3000
+  export IP_RATE_LIMIT=100000000 PAY_TIMEOUT_SECS=3600 STRANDED_GRAB_SECS=10 KAFKA_PRODUCE_TIMEOUT_MS=3000
   export VISITOR_SNAPSHOT_SECS=1
   export CHAOS_URLS="http://127.0.0.1:$LB_PORT" CHAOS_SPREAD_MS=10000
   "$SERVER_BIN" seed --reset >"$SITE_DIR/seed.log" 2>&1 || { tail -n 20 "$SITE_DIR/seed.log" >&2; die "seeding failed"; }

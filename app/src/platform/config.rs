@@ -161,7 +161,7 @@ impl Config {
     /// Reads settings through `lookup`, so tests can feed a map instead of the process environment.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let r = Reader { lookup: &lookup };
-        Ok(Self {
+        let config = Self {
             database_url: r.string("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/haodian"),
             database_max_connections: r.parse("DATABASE_MAX_CONNECTIONS", 20)?,
             database_read_url: Some(r.string("DATABASE_READ_URL", "")).filter(|url| !url.trim().is_empty()),
@@ -227,6 +227,33 @@ impl Config {
             session_max_age: r.secs("SESSION_MAX_AGE_SECS", 30 * 24 * 3600)?,
             cookie_secure: r.parse("COOKIE_SECURE", false)?,
             trusted_proxies: r.parse("TRUSTED_PROXIES", crate::platform::client_addr::TrustedProxies::default())?,
+        };
+        config.sweeper_after_sends()?;
+        Ok(config)
+    }
+
+    /// The longest an order's send takes to settle — acknowledged, purged, or given up as unknown and
+    /// queued for a resend: the produce timeout, a second to purge what never left, two to queue it.
+    pub fn send_settle_time(&self) -> Duration {
+        self.kafka_produce_timeout + Duration::from_secs(3)
+    }
+
+    /// The stranded-grab sweeper must not look for a grab's order before the grab could have sent it: a
+    /// grab sends only while its script is younger than `STRANDED_GRAB_SECS` less the send's settle time,
+    /// and needs its replicas' `WAIT` and two seconds besides, or none would ever be sent.
+    fn sweeper_after_sends(&self) -> Result<(), ConfigError> {
+        let least = self.send_settle_time() + self.grab_replica_wait + Duration::from_secs(2);
+        if self.stranded_grab_after >= least {
+            return Ok(());
+        }
+        Err(ConfigError {
+            name: "STRANDED_GRAB_SECS",
+            value: self.stranded_grab_after.as_secs().to_string(),
+            reason: format!(
+                "must be at least {} s (KAFKA_PRODUCE_TIMEOUT_MS + GRAB_REPLICA_WAIT_MS + 5 s), so a grab's order \
+                 is on its way before the sweeper takes the grab for one whose instance died",
+                least.as_secs_f64().ceil()
+            ),
         })
     }
 }
@@ -298,5 +325,10 @@ mod tests {
         assert_eq!(err.name, "LOGIN_LOCKOUT_SECS");
         let err = with(&[("COOKIE_SECURE", "maybe")]).expect_err("bool refused");
         assert!(err.to_string().contains("COOKIE_SECURE"));
+        let err = with(&[("STRANDED_GRAB_SECS", "6"), ("KAFKA_PRODUCE_TIMEOUT_MS", "3000")])
+            .expect_err("a sweeper that could take a grab whose order is still being sent is refused");
+        assert_eq!(err.name, "STRANDED_GRAB_SECS");
+        with(&[("STRANDED_GRAB_SECS", "9"), ("KAFKA_PRODUCE_TIMEOUT_MS", "3000")])
+            .expect("9 s leaves room for the send");
     }
 }

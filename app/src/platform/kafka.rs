@@ -171,6 +171,7 @@ impl ProducerContext for DeliveryContext {
 pub struct Publisher {
     producer: ThreadedProducer<DeliveryContext>,
     deadline: Duration,
+    settle_time: Duration,
 }
 
 impl Publisher {
@@ -181,13 +182,17 @@ impl Publisher {
             .set("message.timeout.ms", config.kafka_produce_timeout.as_millis().to_string())
             .set("request.timeout.ms", (config.kafka_produce_timeout.as_millis() * 4 / 5).max(1).to_string())
             .create_with_context(DeliveryContext)?;
-        Ok(Self { producer, deadline: config.kafka_produce_timeout + Duration::from_secs(1) })
+        Ok(Self {
+            producer,
+            deadline: config.kafka_produce_timeout + Duration::from_secs(1),
+            settle_time: config.send_settle_time(),
+        })
     }
 
     /// The longest a [`send`](Self::send) takes to settle — reported, purged or given up as unknown — with
     /// a margin for queueing its resend: after this, no send started before is still undecided.
     pub fn settle_time(&self) -> Duration {
-        self.deadline + Duration::from_secs(2)
+        self.settle_time
     }
 
     /// Sends one message and waits for its delivery report. A message still undecided a second past its

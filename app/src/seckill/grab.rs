@@ -1,7 +1,7 @@
 //! The grab: throttle → in-process sold-out view → the inventory's atomic script → Kafka (awaiting the
 //! delivery report), with every outcome settled — given back, or queued for a resend that a worker drains.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::model::GrabCode;
 use super::service::SeckillError;
@@ -118,6 +118,8 @@ async fn grab_once(
     }
     // The id first: if none can be minted, nothing has been taken yet.
     let order_id = state.ids.next_id()?;
+    // Before the script runs, so the grab's own clock is never behind the age the sweeper reads.
+    let deadline = send_deadline(state, Instant::now());
     let attempts = inventory::AttemptLimit {
         limit: state.config.seckill_rate_limit,
         window_ms: state.config.seckill_rate_window.as_millis() as u64,
@@ -133,7 +135,7 @@ async fn grab_once(
         }
         Ok((code, _)) => code,
         // The script may or may not have run: check in the background, never guess.
-        Err(e) => return Err(unsure(state, OrderCreated { order_id, user_id, voucher_id, ts: now_ms() }, e)),
+        Err(e) => return Err(unsure(state, OrderCreated { order_id, user_id, voucher_id, ts: now_ms() }, deadline, e)),
     };
     state.metrics.seckill.outcome(code.label());
     if code != GrabCode::NoSuchSale {
@@ -158,7 +160,10 @@ async fn grab_once(
     let settle = tokio::spawn({
         let state = state.clone();
         async move {
-            hold_on_replicas(&state, &order).await?;
+            hold_on_replicas(&state, &order, deadline).await?;
+            if Instant::now() > deadline {
+                return Err(give_back_late(&state, &order).await);
+            }
             publish(&state, &order).await
         }
     });
@@ -166,14 +171,35 @@ async fn grab_once(
     Ok(order_id)
 }
 
+/// The last moment a grab whose script starts at `started` may begin to send its order: a send settles
+/// (acknowledged, or queued for a resend) within the publisher's settle time, and it must have settled
+/// before the stranded-grab sweeper, `STRANDED_GRAB_SECS` after the script, looks for the order — or the
+/// sweeper gives back a coupon whose order is still on its way, and sells it twice.
+fn send_deadline(state: &AppState, started: Instant) -> Instant {
+    started + state.config.stranded_grab_after.saturating_sub(state.publisher.settle_time())
+}
+
+/// A grab that reached its send too late to be sure of beating the sweeper (a failover held its `WAIT`
+/// up): given back now instead of sent, and its buyer asked to try again. Should the give-back fail too,
+/// the sweeper gives it back, as no order of it exists anywhere.
+async fn give_back_late(state: &AppState, order: &OrderCreated) -> SeckillError {
+    state.metrics.seckill.unreplicated.inc();
+    tracing::warn!(order = order.order_id, "grab too late to send before the sweeper's age; giving it back");
+    let (voucher, user, id) = (order.voucher_id, order.user_id, order.order_id);
+    match inventory::release(&state.grab_redis, &state.keys, voucher, user, id).await {
+        Ok(_) => SeckillError::NotReplicated,
+        Err(e) => e.into(),
+    }
+}
+
 /// A failed call of the sale's Redis: if Redis did not answer, the grab may or may not have happened,
 /// so it is checked in the background (never guessed) and the buyer told so; any other error is plain.
-fn unsure(state: &AppState, order: OrderCreated, e: redis::RedisError) -> SeckillError {
+fn unsure(state: &AppState, order: OrderCreated, deadline: Instant, e: redis::RedisError) -> SeckillError {
     if !(e.is_timeout() || e.is_connection_dropped() || e.is_io_error()) {
         return e.into();
     }
     crate::platform::breaker::note_failure(Service::Redis);
-    tokio::spawn(settle_unknown_grab(state.clone(), order));
+    tokio::spawn(settle_unknown_grab(state.clone(), order, deadline));
     SeckillError::Unsure(e)
 }
 
@@ -181,17 +207,20 @@ fn unsure(state: &AppState, order: OrderCreated, e: redis::RedisError) -> Seckil
 /// primary hold it, so a failover to one of them cannot sell the coupon again. One the replicas did not
 /// confirm in time is given back (if that fails too, the stranded-grab sweeper gives it back, as no order
 /// exists); one the serving node no longer has was lost in a failover and took nothing. Either way the
-/// buyer is asked to try again.
-async fn hold_on_replicas(state: &AppState, order: &OrderCreated) -> Result<(), SeckillError> {
+/// buyer is asked to try again. A call still unanswered at `deadline` (a client waiting out a failover)
+/// is settled as an unsure one.
+async fn hold_on_replicas(state: &AppState, order: &OrderCreated, deadline: Instant) -> Result<(), SeckillError> {
     let replicas = state.config.grab_replicas;
     if replicas == 0 {
         return Ok(());
     }
     let grab = (order.user_id, order.order_id);
     let wait = state.config.grab_replica_wait;
-    let replication = inventory::await_replicas(&state.grab_redis, &state.keys, order.voucher_id, grab, replicas, wait)
+    let asked = inventory::await_replicas(&state.grab_redis, &state.keys, order.voucher_id, grab, replicas, wait);
+    let replication = tokio::time::timeout_at(deadline.into(), asked)
         .await
-        .map_err(|e| unsure(state, order.clone(), e))?;
+        .unwrap_or_else(|_| Err(std::io::Error::from(std::io::ErrorKind::TimedOut).into()))
+        .map_err(|e| unsure(state, order.clone(), deadline, e))?;
     match replication {
         Replication::Held => Ok(()),
         Replication::Unconfirmed(acked) => {
@@ -216,15 +245,16 @@ const UNSURE_GRAB_PATIENCE: Duration = Duration::from_secs(120);
 /// recorded under its order id; if it was, the order is produced like any other, so no buyer is left
 /// recorded without an order; if not, nothing was taken and nothing is done. Where grabs must be held by
 /// replicas (`GRAB_REPLICAS`), a recorded one is given back instead: whether a replica holds it cannot be
-/// known after the connection that wrote it is gone, and its buyer was not told "yours".
-async fn settle_unknown_grab(state: AppState, order: OrderCreated) {
+/// known after the connection that wrote it is gone, and its buyer was not told "yours". So is one found
+/// after the grab's send `deadline`, which the sweeper may be giving back at the same moment.
+async fn settle_unknown_grab(state: AppState, order: OrderCreated, deadline: Instant) {
     let started = std::time::Instant::now();
     let mut backoff = kafka::Backoff::default();
     while started.elapsed() < UNSURE_GRAB_PATIENCE {
         match inventory::grab_recorded(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await
         {
             Ok(false) => return,
-            Ok(true) if state.config.grab_replicas > 0 => {
+            Ok(true) if state.config.grab_replicas > 0 || Instant::now() > deadline => {
                 tracing::warn!(order = order.order_id, "an unsure grab had happened; giving it back");
                 let (voucher, user, id) = (order.voucher_id, order.user_id, order.order_id);
                 match inventory::release(&state.redis, &state.keys, voucher, user, id).await {

@@ -34,8 +34,9 @@ pub enum SeckillError {
     /// and if the grab happened its order appears in "My orders".
     #[error("grab outcome unknown: {0}")]
     Unsure(redis::RedisError),
-    /// The sale's Redis replicas did not confirm the grab in time (or a failover lost it); it was given
-    /// back, so nothing was taken.
+    /// The grab could not be made safe: the sale's Redis replicas did not confirm it in time, a failover
+    /// lost it, or a failover held it up past the moment its order could still be sent before the
+    /// stranded-grab sweeper looks for it. It was given back, so nothing was taken.
     #[error("grab not held by a Redis replica")]
     NotReplicated,
     /// Redis lost its data and the sale's state is being rebuilt from Postgres; nothing was taken.
