@@ -8,16 +8,21 @@
 -- KEYS[5] = seckill:{vid}:tries:{user} (this buyer's recent attempts on this sale: a sorted set of times)
 -- KEYS[6] = seckill:{vid}:pass:{token} (the buyer's solved slider puzzle; asked for only when the window
 -- hash says check = 1, and taken by the grab whatever comes of it)
+-- KEYS[7] = seckill:{vid}:announced (present for ARGV[7] ms after the stock was last announced)
 -- Every key carries the sale's {vid} hash tag, so the script stays valid on Redis Cluster. A grab announces
--- the stock left on the channel KEYS[1]:live (ARGV[6] says how).
+-- the stock left on the channel KEYS[1]:live (ARGV[6] says how) — at most once per ARGV[7] ms, and always
+-- when it takes the last coupon: during a burst every grab's message would reach every instance, which
+-- cost each of them more than the grabs they served. A grab that did not announce says so, and its
+-- instance announces the figure the burst left a moment later (announce.lua).
 -- ARGV[1] = user id   ARGV[2] = the order id this grab will produce (lets a caller whose call timed out
 -- check whether the grab happened instead of guessing, and a re-sent call answer as the first one did)
 -- ARGV[3] = attempt window ms   ARGV[4] = attempts allowed per window (0: no limit)   ARGV[5] = attempt id
 -- ARGV[6] = how to announce: SPUBLISH on a cluster (a shard channel: only the sale's shard carries it),
--- PUBLISH on one node (the default)
--- Returns {code, wait ms}: code 0 ok, 1 no such sale, 2 not started, 3 ended, 4 sold out, 5 already bought,
--- 6 too many attempts (wait ms until the oldest one leaves the window; 0 for every other code), 7 no valid
--- puzzle pass (missing, used, expired or another user's).
+-- PUBLISH on one node (the default)   ARGV[7] = the least ms between two announcements (0: every grab)
+-- Returns {code, wait ms[, announced]}: code 0 ok, 1 no such sale, 2 not started, 3 ended, 4 sold out,
+-- 5 already bought, 6 too many attempts (wait ms until the oldest one leaves the window; 0 for every other
+-- code), 7 no valid puzzle pass (missing, used, expired or another user's); a grab that deducted adds 1 if
+-- it announced the stock left, 0 if its announcement is owed.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local limit = tonumber(ARGV[4]) or 0
@@ -65,7 +70,13 @@ end
 local left = redis.call('DECR', KEYS[1])
 -- Every instance hears the new figure on the sale's channel: open shop pages show it, and an instance
 -- that heard 0 answers "sold out" without coming here.
-redis.call(ARGV[6] == 'SPUBLISH' and 'SPUBLISH' or 'PUBLISH', KEYS[1] .. ':live', left)
+local quiet = tonumber(ARGV[7]) or 0
+local announced = 1
+if left <= 0 or quiet <= 0 or redis.call('SET', KEYS[7], '1', 'PX', quiet, 'NX') then
+  redis.call(ARGV[6] == 'SPUBLISH' and 'SPUBLISH' or 'PUBLISH', KEYS[1] .. ':live', left)
+else
+  announced = 0
+end
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[2] .. ':' .. now)
 -- The buyer set and the grab record are born here: give them the sale's lifetime so Redis forgets the
@@ -80,4 +91,4 @@ if forget_at > 0 then
     redis.call('PEXPIREAT', KEYS[4], forget_at)
   end
 end
-return {0, 0}
+return {0, 0, announced}

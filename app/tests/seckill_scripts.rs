@@ -119,9 +119,11 @@ async fn the_window_slides_and_says_how_long_to_wait() {
     let attempt = std::sync::atomic::AtomicI64::new(0);
     let check = || async {
         let id = attempt.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        match inventory::try_grab_limited(&redis, &keys, 11, 1, id, limit, None).await {
-            Ok((GrabCode::RateLimited, wait)) => Ok::<_, redis::RedisError>(Some(wait)),
-            Ok((code, _)) => {
+        match inventory::try_grab_limited(&redis, &keys, 11, 1, id, limit, None, Duration::ZERO).await {
+            Ok(inventory::Grabbed { code: GrabCode::RateLimited, wait_ms, .. }) => {
+                Ok::<_, redis::RedisError>(Some(wait_ms))
+            }
+            Ok(inventory::Grabbed { code, .. }) => {
                 assert_eq!(code, GrabCode::NotStarted);
                 Ok(None)
             }

@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use app::platform::channel::{Heard, Topic};
 use app::sale::inventory::{self, GrabCode};
 use app::seckill::service::{self, SeckillError};
 use app::testing::{seed_flash_sale, seed_users, test_instances};
@@ -58,6 +59,51 @@ async fn a_grab_on_one_instance_moves_the_stock_on_every_other(db: PgPool) {
     assert!(inventory::release(&a.redis, &a.keys, 31, users[0], order).await.unwrap());
     heard(&mut on_b, 1).await;
     assert!(!b.live_stock.is_sold_out(31));
+}
+
+/// Every instance hears every announcement, so one per grab cost each of them more than the grabs it
+/// served: a burst is announced about once per quiet spell — yet the figure it leaves, with no grab after
+/// it, still reaches every instance (and so every shop page) a spell later.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_burst_is_announced_sparingly_and_leaves_its_true_figure_everywhere(db: PgPool) {
+    let settings = [("IP_RATE_LIMIT", "1000000"), ("LIVE_STOCK_QUIET_MS", "100")];
+    let instances = test_instances(db.clone(), 2, &settings).await;
+    let (a, b) = (&instances[0], &instances[1]);
+    app::platform::kafka::ensure_topics(&a.config).await.unwrap();
+    seed_flash_sale(&db, 34, 500, -60, 3600).await.unwrap();
+    service::restore_sales(a).await.unwrap();
+    let mut on_b = b.live_stock.watch(34);
+    let channel = format!("{}:live", a.keys.seckill_stock(34));
+    let mut announced = app::platform::channel::follow(&a.config.redis_url, Topic::Channel(channel));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // 150 shoppers at once, half on each instance.
+    let users = seed_users(&db, 63, 150).await.unwrap();
+    let started = Instant::now();
+    let grabs = users.iter().enumerate().map(|(i, &user)| service::grab(&instances[i % 2], user, 34, "203.0.113.9"));
+    for grabbed in futures::future::join_all(grabs).await {
+        grabbed.unwrap();
+    }
+    let spells = started.elapsed().as_secs_f64() / 0.1;
+    heard(&mut on_b, 350).await;
+    assert_eq!(a.live_stock.latest(34), Some(350), "the grabbing instance shows it too");
+
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut figures = Vec::new();
+    while let Ok(notice) = announced.try_recv() {
+        if let Heard::Notice { payload, .. } = notice {
+            figures.push(payload.parse::<i64>().unwrap());
+        }
+    }
+    assert_eq!(figures.last(), Some(&350), "the last announcement is the figure the burst left: {figures:?}");
+    // Per spell: one grab's announcement and each instance's owed one.
+    let most = 3.0 * spells.ceil() + 3.0;
+    assert!(
+        (figures.len() as f64) <= most && figures.len() < users.len() / 2,
+        "{} announcements for {} grabs over {spells:.1} spells: {figures:?}",
+        figures.len(),
+        users.len()
+    );
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]

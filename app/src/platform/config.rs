@@ -76,6 +76,10 @@ pub struct Config {
     pub breakers: crate::platform::breaker::BreakerSettings,
     /// `STRANDED_GRAB_SECS`: how old a grab with no order anywhere must be before it is given back.
     pub stranded_grab_after: Duration,
+    /// `LIVE_STOCK_QUIET_MS`: the least time between two announcements of a sale's stock during a burst
+    /// of grabs (the last coupon's is always sent, and the figure a burst leaves one spell later); 0
+    /// announces every grab.
+    pub live_stock_quiet: Duration,
     /// `FAULT_WRITER_ABORTS`: fault injection for `scripts/chaos.sh` — the process aborts after this many
     /// order batches are committed to Postgres and before their offsets are. 0 (the default): never.
     pub fault_writer_aborts: u32,
@@ -194,6 +198,7 @@ impl Config {
                 cool_down: r.secs("BREAKER_OPEN_SECS", 5)?,
             },
             stranded_grab_after: r.secs("STRANDED_GRAB_SECS", 30)?,
+            live_stock_quiet: Duration::from_millis(r.parse("LIVE_STOCK_QUIET_MS", 100u64)?),
             fault_writer_aborts: r.parse("FAULT_WRITER_ABORTS", 0)?,
             dev_outbox: r.parse("DEV_OUTBOX", false)?,
             login_code_cooldown: Duration::from_secs(r.parse("LOGIN_CODE_COOLDOWN_SECS", 60u64)?),

@@ -200,6 +200,12 @@ impl Keys {
         format!("{}seckill:{{{voucher_id}}}:released", self.prefix)
     }
 
+    /// `seckill:{vid}:announced`: present for a quiet spell after the sale's stock was announced (the
+    /// sale's burst announces at most once per spell).
+    pub fn seckill_announced(&self, voucher_id: i64) -> String {
+        format!("{}seckill:{{{voucher_id}}}:announced", self.prefix)
+    }
+
     /// `rl:{scope}:{who}`: sliding-window rate-limit log.
     pub fn rate_limit(&self, scope: &str, who: &str) -> String {
         format!("{}rl:{scope}:{who}", self.prefix)
@@ -244,8 +250,9 @@ impl Keys {
 /// The keys each Lua script receives, in its `KEYS` order. A script's keys share one hash tag, so the
 /// script runs on one Redis Cluster slot (`tests::every_script_stays_in_one_slot` checks each).
 impl Keys {
-    /// `lua/seckill.lua`: stock, buyers, window, grabs, this buyer's tries, the human-check pass.
-    pub fn grab_script(&self, voucher_id: i64, user_id: i64, pass: &str) -> [String; 6] {
+    /// `lua/seckill.lua`: stock, buyers, window, grabs, this buyer's tries, the human-check pass, the
+    /// announcement's quiet spell.
+    pub fn grab_script(&self, voucher_id: i64, user_id: i64, pass: &str) -> [String; 7] {
         [
             self.seckill_stock(voucher_id),
             self.seckill_buyers(voucher_id),
@@ -253,7 +260,13 @@ impl Keys {
             self.seckill_grabs(voucher_id),
             self.seckill_tries(voucher_id, user_id),
             self.seckill_pass(voucher_id, pass),
+            self.seckill_announced(voucher_id),
         ]
+    }
+
+    /// `lua/announce.lua`: stock, the announcement's quiet spell.
+    pub fn announce_script(&self, voucher_id: i64) -> [String; 2] {
+        [self.seckill_stock(voucher_id), self.seckill_announced(voucher_id)]
     }
 
     /// `lua/human_pass.lua`: the puzzle's spent marker, the pass it may mint.
@@ -334,6 +347,7 @@ mod tests {
                 assert!(one_slot(&k.grab_script(id, 8, "0123456789abcdef0123456789abcdef")), "grab {id}");
                 assert!(one_slot(&k.pass_script(id, "n0nce", "t0ken")), "pass {id}");
                 assert!(one_slot(&k.release_script(id)), "release {id}");
+                assert!(one_slot(&k.announce_script(id)), "announce {id}");
                 assert!(one_slot(&k.restore_script(id)), "restore {id}");
                 assert!(one_slot(&k.sale(id)), "sale {id}");
                 assert!(one_slot(&k.uv_restore_script(&format!("shop:{id}"), "20261203")), "uv {id}");

@@ -136,6 +136,7 @@ mod redis_state {
     static STOCK_CAP: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/stock_cap.lua")));
     static STOCK_SET: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/stock_set.lua")));
     static HUMAN_PASS: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/human_pass.lua")));
+    static ANNOUNCE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/announce.lua")));
 
     /// How long Redis keeps a sale after the last of its unpaid orders could have closed: a late grab still
     /// hears "ended" and the audit still sees it, yet old buyer sets do not pile up in memory for ever.
@@ -232,14 +233,28 @@ mod redis_state {
         order_id: i64,
     ) -> Result<GrabCode, redis::RedisError> {
         let none = AttemptLimit { limit: 0, window_ms: 0 };
-        Ok(try_grab_limited(redis, keys, voucher_id, user_id, order_id, none, None).await?.0)
+        let every_grab = Duration::ZERO;
+        Ok(try_grab_limited(redis, keys, voucher_id, user_id, order_id, none, None, every_grab).await?.code)
+    }
+
+    /// What one run of the sale script answered.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Grabbed {
+        /// The outcome.
+        pub code: GrabCode,
+        /// For [`GrabCode::RateLimited`], the ms until another attempt is allowed; else 0.
+        pub wait_ms: u64,
+        /// A grab that took a coupon without announcing the stock left (one came less than a quiet spell
+        /// before): its instance owes the sale an [`announce`] a spell later.
+        pub owes_announcement: bool,
     }
 
     /// Runs `lua/seckill.lua` for one user (EVALSHA, re-loading the script if Redis lost it) — the attempt
     /// limit, the window, one per user and the stock in one round trip; a grab that succeeds is recorded
     /// under `order_id`, the id of the order it will produce. A sale with the human check takes the
-    /// buyer's puzzle `pass` in the same call. Answers the code and, for [`GrabCode::RateLimited`], the ms
-    /// until another attempt is allowed.
+    /// buyer's puzzle `pass` in the same call. The stock left is announced at most once per `quiet` spell
+    /// (and always at 0).
+    #[allow(clippy::too_many_arguments)]
     pub async fn try_grab_limited(
         redis: &Redis,
         keys: &Keys,
@@ -248,10 +263,11 @@ mod redis_state {
         order_id: i64,
         attempts: AttemptLimit,
         pass: Option<&str>,
-    ) -> Result<(GrabCode, u64), redis::RedisError> {
+        quiet: Duration,
+    ) -> Result<Grabbed, redis::RedisError> {
         // Only what [`record_solution`] mints can name a pass; anything else names none.
         let pass = pass.filter(|p| p.len() == 32 && p.bytes().all(|b| b.is_ascii_hexdigit())).unwrap_or("-");
-        let (code, wait): (i64, i64) = SECKILL
+        let answer: Vec<i64> = SECKILL
             .key(&keys.grab_script(voucher_id, user_id, pass))
             .arg(user_id)
             .arg(order_id)
@@ -259,9 +275,36 @@ mod redis_state {
             .arg(attempts.limit)
             .arg(order_id)
             .arg(redis.announce_command())
+            .arg(quiet.as_millis() as u64)
             .invoke_async(&mut redis.clone())
             .await?;
-        Ok((GrabCode::from_script(code), wait.max(0) as u64))
+        let &[code, wait, ref announced @ ..] = answer.as_slice() else {
+            let what = format!("{answer:?}");
+            return Err(
+                (redis::ErrorKind::UnexpectedReturnType, "the sale script answered no {code, wait}", what).into()
+            );
+        };
+        Ok(Grabbed {
+            code: GrabCode::from_script(code),
+            wait_ms: wait.max(0) as u64,
+            owes_announcement: announced.first() == Some(&0),
+        })
+    }
+
+    /// Announces sale `voucher_id`'s stock as Redis holds it now (`lua/announce.lua`): what a grab that
+    /// did not announce owes, a `quiet` spell after it. Answers whether Redis still holds the sale.
+    pub async fn announce(
+        redis: &Redis,
+        keys: &Keys,
+        voucher_id: i64,
+        quiet: Duration,
+    ) -> Result<bool, redis::RedisError> {
+        ANNOUNCE
+            .key(&keys.announce_script(voucher_id))
+            .arg(redis.announce_command())
+            .arg(quiet.as_millis().max(1) as u64)
+            .invoke_async(&mut redis.clone())
+            .await
     }
 
     /// Whether a grab is safe to acknowledge once Redis replicas were asked to hold it.

@@ -1,6 +1,8 @@
 //! Each instance's live view of flash-sale stock, fed by Redis: the sale scripts announce the stock left
-//! on the sale's channel after every grab and give-back, each instance listens, and from what it hears the
-//! shop pages' live streams are served and a sold-out sale is refused without asking Redis.
+//! on the sale's channel — after every give-back, and after grabs at most once per `LIVE_STOCK_QUIET_MS`
+//! (always at the last coupon; the figure a burst leaves follows a spell later) — each instance listens,
+//! and from what it hears the shop pages' live streams are served and a sold-out sale is refused without
+//! asking Redis.
 //!
 //! On one Redis node the scripts `PUBLISH` and one pattern subscription hears every sale. On a cluster
 //! they `SPUBLISH` on the sale's shard channel (it shares the sale's hash tag, so only the shard that
@@ -23,6 +25,9 @@ pub struct LiveStock {
     /// shard subscriptions' sender and the key prefix its channels carry).
     followed: Mutex<HashSet<i64>>,
     follow: Mutex<Option<(mpsc::UnboundedSender<String>, String)>>,
+    /// Sales this instance owes an announcement of their stock: a grab here took a coupon without
+    /// announcing (the sale script spaces a burst's announcements), and none was sent for it since.
+    owed: Mutex<HashSet<i64>>,
 }
 
 impl LiveStock {
@@ -61,6 +66,19 @@ impl LiveStock {
     /// A grab asks this first; the grab follows the sale once its script has found it.
     pub fn is_sold_out(&self, voucher_id: i64) -> bool {
         self.latest(voucher_id).is_some_and(|stock| stock <= 0)
+    }
+
+    /// Notes that sale `voucher_id` is owed an announcement; true if none was owed yet (the caller then
+    /// sends it, after the sale's quiet spell, and [`settle`](Self::settle)s it first).
+    pub fn owe(&self, voucher_id: i64) -> bool {
+        self.owed.lock().is_ok_and(|mut owed| owed.insert(voucher_id))
+    }
+
+    /// The owed announcement of sale `voucher_id` is being sent: grabs from now on owe a new one.
+    pub fn settle(&self, voucher_id: i64) {
+        if let Ok(mut owed) = self.owed.lock() {
+            owed.remove(&voucher_id);
+        }
     }
 
     /// Records an announcement.

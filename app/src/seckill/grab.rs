@@ -124,16 +124,30 @@ async fn grab_once(
         limit: state.config.seckill_rate_limit,
         window_ms: state.config.seckill_rate_window.as_millis() as u64,
     };
-    let grabbed =
-        inventory::try_grab_limited(&state.grab_redis, &state.keys, voucher_id, user_id, order_id, attempts, pass)
-            .await;
+    let quiet = state.config.live_stock_quiet;
+    let grabbed = inventory::try_grab_limited(
+        &state.grab_redis,
+        &state.keys,
+        voucher_id,
+        user_id,
+        order_id,
+        attempts,
+        pass,
+        quiet,
+    )
+    .await;
     let code = match grabbed {
-        Ok((GrabCode::RateLimited, wait)) => {
+        Ok(inventory::Grabbed { code: GrabCode::RateLimited, wait_ms, .. }) => {
             state.metrics.seckill.outcome(GrabCode::RateLimited.label());
             state.metrics.seckill.rate_limited.inc();
-            return Err(SeckillError::RateLimited(wait));
+            return Err(SeckillError::RateLimited(wait_ms));
         }
-        Ok((code, _)) => code,
+        Ok(grabbed) => {
+            if grabbed.owes_announcement {
+                announce_later(state, voucher_id);
+            }
+            grabbed.code
+        }
         // The script may or may not have run: check in the background, never guess.
         Err(e) => return Err(unsure(state, OrderCreated { order_id, user_id, voucher_id, ts: now_ms() }, deadline, e)),
     };
@@ -169,6 +183,26 @@ async fn grab_once(
     });
     settle.await.map_err(SeckillError::PublishTask)??;
     Ok(order_id)
+}
+
+/// Announces the sale's stock a quiet spell from now, for a grab whose own announcement was skipped (one
+/// came less than a spell before it): the figure a burst leaves reaches the shop pages even when no grab
+/// follows it. One owed announcement per sale at a time on this instance, however many grabs skipped
+/// theirs meanwhile; it reads the stock after them all.
+fn announce_later(state: &AppState, voucher_id: i64) {
+    if !state.live_stock.owe(voucher_id) {
+        return;
+    }
+    let state = state.clone();
+    tokio::spawn(async move {
+        let quiet = state.config.live_stock_quiet;
+        tokio::time::sleep(quiet).await;
+        // Settled before the read: a grab that skips its announcement after this owes a new one.
+        state.live_stock.settle(voucher_id);
+        if let Err(e) = inventory::announce(&state.redis, &state.keys, voucher_id, quiet).await {
+            tracing::warn!(voucher = voucher_id, "stock left after a burst not announced: {e}");
+        }
+    });
 }
 
 /// The last moment a grab whose script starts at `started` may begin to send its order: a send settles
