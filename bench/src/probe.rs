@@ -57,15 +57,18 @@ impl RedisCounters {
 
 /// Of a delta over grabs only: the commands `lua/seckill.lua` ran inside Redis, counted from the calls
 /// only the script makes on the grab path. Every execution that gets past the attempt limit runs `HMGET`
-/// then `GET` on the stock, and every one that takes a coupon runs `DECR` then `PUBLISH`; the other
-/// commands it uses no client sends during a grab load (the session store sends `GET`, `SET` and
-/// `PUBLISH`, which is why those two are inferred rather than read).
+/// then `GET` on the stock, and every one that takes a coupon runs `DECR` then announces (`PUBLISH`)
+/// unless its `PTTL` found an announcement less than a quiet spell old — those set the spell again with
+/// `PSETEX` instead — and the last coupon's always does; the other commands it uses no client sends during
+/// a grab load (the session store sends `GET`, `SET` and `PUBLISH`, which is why those two are inferred
+/// rather than read). What the trailing announcement (`lua/announce.lua`) runs counts as the clients'.
 pub fn script_inner(d: &RedisCounters) -> u64 {
-    ONLY_THE_SCRIPT.iter().map(|c| d.of(c)).sum::<u64>() + d.of("hmget") + d.of("decr")
+    let announced = d.of("decr").saturating_sub(d.of("pttl").saturating_sub(d.of("psetex")));
+    ONLY_THE_SCRIPT.iter().map(|c| d.of(c)).sum::<u64>() + d.of("hmget") + announced
 }
 
 /// The commands `lua/seckill.lua` runs that no client sends during a grab load.
-const ONLY_THE_SCRIPT: [&str; 15] = [
+const ONLY_THE_SCRIPT: [&str; 17] = [
     "time",
     "hmget",
     "hget",
@@ -81,6 +84,8 @@ const ONLY_THE_SCRIPT: [&str; 15] = [
     "zrange",
     "zadd",
     "pexpiretime",
+    "pttl",
+    "psetex",
 ];
 
 /// `/proc/<pid>/stat`'s numeric fields `wanted` (numbered as proc(5) numbers them, from 3 on).
