@@ -191,8 +191,10 @@ fn OrderRow(
         <tr data-order-id=id>
             <td data-label=td_string!(locale, orders.col_order) class="order-code" title=td_string!(locale, orders.order_title, id = id)>{order_code(id)}</td>
             <td data-label=td_string!(locale, orders.col_coupon) class="order-coupon">
-                <img src=o.shop_image.unwrap_or_else(|| NO_PICTURE.into()) alt="" width="64" height="40" loading="lazy"/>
-                <span>{o.title}</span>
+                <div>
+                    <img src=o.shop_image.unwrap_or_else(|| NO_PICTURE.into()) alt="" width="64" height="40" loading="lazy"/>
+                    <span>{o.title}</span>
+                </div>
             </td>
             <td data-label=td_string!(locale, orders.col_shop)><a href=format!("/shops/{}", o.shop_id)>{o.shop_name}</a></td>
             <td data-label=td_string!(locale, orders.col_price)>{yuan(o.amount_cents)}</td>
