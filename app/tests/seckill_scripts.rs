@@ -115,11 +115,14 @@ async fn the_window_slides_and_says_how_long_to_wait() {
     inventory::load_sale(&redis, &keys, 11, 10, (now_ms() + HOUR, now_ms() + 2 * HOUR), false, now_ms() + 3 * HOUR)
         .await
         .unwrap();
-    let limit = inventory::AttemptLimit { limit: 3, window_ms: 1_000 };
+    let rules = inventory::GrabRules {
+        attempts: inventory::AttemptLimit { limit: 3, window_ms: 1_000 },
+        quiet: Duration::ZERO,
+    };
     let attempt = std::sync::atomic::AtomicI64::new(0);
     let check = || async {
         let id = attempt.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        match inventory::try_grab_limited(&redis, &keys, 11, 1, id, limit, None, Duration::ZERO).await {
+        match inventory::try_grab_limited(&redis, &keys, 11, 1, id, None, rules).await {
             Ok(inventory::Grabbed { code: GrabCode::RateLimited, wait_ms, .. }) => {
                 Ok::<_, redis::RedisError>(Some(wait_ms))
             }

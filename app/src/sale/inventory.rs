@@ -232,9 +232,19 @@ mod redis_state {
         user_id: i64,
         order_id: i64,
     ) -> Result<GrabCode, redis::RedisError> {
-        let none = AttemptLimit { limit: 0, window_ms: 0 };
-        let every_grab = Duration::ZERO;
-        Ok(try_grab_limited(redis, keys, voucher_id, user_id, order_id, none, None, every_grab).await?.code)
+        // No attempt limit, and every grab announces the stock left.
+        let rules = GrabRules { attempts: AttemptLimit { limit: 0, window_ms: 0 }, quiet: Duration::ZERO };
+        Ok(try_grab_limited(redis, keys, voucher_id, user_id, order_id, None, rules).await?.code)
+    }
+
+    /// How the sale script treats every grab of an instance: the buyer's attempt limit, and the quiet spell
+    /// between two announcements of the stock left (`LIVE_STOCK_QUIET_MS`; zero: every grab announces).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct GrabRules {
+        /// Attempts one buyer may make per window.
+        pub attempts: AttemptLimit,
+        /// The least time between two of the script's announcements of a sale's stock.
+        pub quiet: Duration,
     }
 
     /// What one run of the sale script answered.
@@ -252,32 +262,33 @@ mod redis_state {
     /// Runs `lua/seckill.lua` for one user (EVALSHA, re-loading the script if Redis lost it) — the attempt
     /// limit, the window, one per user and the stock in one round trip; a grab that succeeds is recorded
     /// under `order_id`, the id of the order it will produce. A sale with the human check takes the
-    /// buyer's puzzle `pass` in the same call. The stock left is announced at most once per `quiet` spell
-    /// (and always at 0).
-    #[allow(clippy::too_many_arguments)]
+    /// buyer's puzzle `pass` in the same call. The stock left is announced at most once per quiet spell
+    /// of the `rules` (and always at 0).
     pub async fn try_grab_limited(
         redis: &Redis,
         keys: &Keys,
         voucher_id: i64,
         user_id: i64,
         order_id: i64,
-        attempts: AttemptLimit,
         pass: Option<&str>,
-        quiet: Duration,
+        rules: GrabRules,
     ) -> Result<Grabbed, redis::RedisError> {
+        let GrabRules { attempts, quiet } = rules;
         // Only what [`record_solution`] mints can name a pass; anything else names none.
         let pass = pass.filter(|p| p.len() == 32 && p.bytes().all(|b| b.is_ascii_hexdigit())).unwrap_or("-");
-        let answer: Vec<i64> = SECKILL
-            .key(&keys.grab_script(voucher_id, user_id, pass))
-            .arg(user_id)
+        let script_keys = keys.grab_script(voucher_id, user_id, pass);
+        // The command written once, keys and arguments straight into it: a `ScriptInvocation` copies each
+        // into a buffer of its own first, 1,500 instructions of every grab.
+        let mut call = redis::Cmd::with_capacity(3 + script_keys.len() + 7, 512);
+        call.arg("EVALSHA").arg(SECKILL.get_hash()).arg(script_keys.len()).arg(&script_keys[..]);
+        call.arg(user_id)
             .arg(order_id)
             .arg(attempts.window_ms)
             .arg(attempts.limit)
             .arg(order_id)
             .arg(redis.announce_command())
-            .arg(quiet.as_millis() as u64)
-            .invoke_async(&mut redis.clone())
-            .await?;
+            .arg(quiet.as_millis() as u64);
+        let answer: Vec<i64> = eval_loaded(redis, &SECKILL, &call).await?;
         let &[code, wait, ref announced @ ..] = answer.as_slice() else {
             let what = format!("{answer:?}");
             return Err(
@@ -289,6 +300,23 @@ mod redis_state {
             wait_ms: wait.max(0) as u64,
             owes_announcement: announced.first() == Some(&0),
         })
+    }
+
+    /// Sends `call`, an `EVALSHA` of `script`, loading the script first if Redis answers that it has none
+    /// (a restarted or new node), as redis-rs' own invocation does.
+    async fn eval_loaded<T: redis::FromRedisValue>(
+        redis: &Redis,
+        script: &Script,
+        call: &redis::Cmd,
+    ) -> Result<T, redis::RedisError> {
+        let mut con = redis.clone();
+        match call.query_async(&mut con).await {
+            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+                script.load_async(&mut con).await?;
+                call.query_async(&mut con).await
+            }
+            answered => answered,
+        }
     }
 
     /// Announces sale `voucher_id`'s stock as Redis holds it now (`lua/announce.lua`): what a grab that

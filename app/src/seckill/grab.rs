@@ -120,22 +120,15 @@ async fn grab_once(
     let order_id = state.ids.next_id()?;
     // Before the script runs, so the grab's own clock is never behind the age the sweeper reads.
     let deadline = send_deadline(state, Instant::now());
-    let attempts = inventory::AttemptLimit {
-        limit: state.config.seckill_rate_limit,
-        window_ms: state.config.seckill_rate_window.as_millis() as u64,
+    let rules = inventory::GrabRules {
+        attempts: inventory::AttemptLimit {
+            limit: state.config.seckill_rate_limit,
+            window_ms: state.config.seckill_rate_window.as_millis() as u64,
+        },
+        quiet: state.config.live_stock_quiet,
     };
-    let quiet = state.config.live_stock_quiet;
-    let grabbed = inventory::try_grab_limited(
-        &state.grab_redis,
-        &state.keys,
-        voucher_id,
-        user_id,
-        order_id,
-        attempts,
-        pass,
-        quiet,
-    )
-    .await;
+    let grabbed =
+        inventory::try_grab_limited(&state.grab_redis, &state.keys, voucher_id, user_id, order_id, pass, rules).await;
     let code = match grabbed {
         Ok(inventory::Grabbed { code: GrabCode::RateLimited, wait_ms, .. }) => {
             state.metrics.seckill.outcome(GrabCode::RateLimited.label());
