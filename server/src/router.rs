@@ -55,24 +55,27 @@ pub fn build(state: AppState) -> Router {
             leptos_axum::file_and_error_handler::<AppState, _>(shell),
             static_compression(),
         ))
-        .layer(sessions)
-        .layer(axum::middleware::from_fn(api_error_status))
-        .layer(axum::middleware::from_fn(crate::guard::refuse_cross_site))
-        .layer(axum::middleware::from_fn(crate::guard::hardening_headers))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::metrics::time_requests))
-        .layer(TraceLayer::new_for_http())
-        // Bounds what one instance takes on: at most `HTTP_MAX_IN_FLIGHT` requests at once (the rest are
-        // answered 503 with `Retry-After` at once, not queued behind the others), each answered within
-        // `HTTP_TIMEOUT_SECS` (503 past it).
+        // Every layer in one: `Router::layer` boxes the routes anew at each call, and a request cloned its
+        // route's whole stack of boxes at every `from_fn` layer it passed (75 allocations a request, a
+        // `/livez` included). Outermost first.
         .layer(
             tower::ServiceBuilder::new()
+                // Outermost, so a shed request's 503 is worded in its language too.
+                .layer(axum::middleware::from_fn(app::web::language::speak_the_request_s_language))
+                // Bounds what one instance takes on: at most `HTTP_MAX_IN_FLIGHT` requests at once (the rest
+                // are answered 503 with `Retry-After` at once, not queued behind the others), each answered
+                // within `HTTP_TIMEOUT_SECS` (503 past it).
                 .layer(axum::error_handling::HandleErrorLayer::new(|e: tower::BoxError| async move { overloaded(&e) }))
                 .layer(tower::load_shed::LoadShedLayer::new())
                 .layer(tower::limit::GlobalConcurrencyLimitLayer::new(state.config.http_max_in_flight))
-                .layer(tower::timeout::TimeoutLayer::new(state.config.http_timeout)),
+                .layer(tower::timeout::TimeoutLayer::new(state.config.http_timeout))
+                .layer(TraceLayer::new_for_http())
+                .layer(axum::middleware::from_fn_with_state(state.clone(), crate::metrics::time_requests))
+                .layer(axum::middleware::from_fn(crate::guard::hardening_headers))
+                .layer(axum::middleware::from_fn(crate::guard::refuse_cross_site))
+                .layer(axum::middleware::from_fn(api_error_status))
+                .layer(sessions),
         )
-        // Outermost, so a shed request's 503 is worded in its language too.
-        .layer(axum::middleware::from_fn(app::web::language::speak_the_request_s_language))
         .with_state(state)
 }
 
