@@ -22,6 +22,10 @@ pub struct OpenLoop {
     pub secs: f64,
     /// Latencies of the grabs the server took on (every answer but a shedding one), sorted.
     pub admitted: Vec<Duration>,
+    /// The second of the run each admitted grab was due in, beside its latency, in the order they were
+    /// answered: whether a tail belongs to the run's start (connections and the instance warming up) or to
+    /// all of it.
+    pub admitted_at: Vec<(usize, Duration)>,
     /// Latencies of the shedding answers, sorted: 429 from the grab's token bucket, 503 from the
     /// instance's in-flight cap (`HTTP_MAX_IN_FLIGHT`), which sheds whatever the bucket let through beyond it.
     pub rejected: Vec<Duration>,
@@ -88,7 +92,12 @@ pub async fn run(
             match answer {
                 Ok((status, body, _)) => {
                     let shed = status == 429 || status == 503;
-                    if shed { &mut out.rejected } else { &mut out.admitted }.push(latency);
+                    if shed {
+                        out.rejected.push(latency);
+                    } else {
+                        out.admitted.push(latency);
+                        out.admitted_at.push(((scheduled - started).as_secs() as usize, latency));
+                    }
                     out.ok += usize::from(status == 200);
                     *out.outcomes.entry(outcome(status, &body)).or_default() += 1;
                 }
@@ -114,6 +123,22 @@ pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
         return Duration::ZERO;
     }
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// The `p` quantile of the admitted grabs due in each second of `run`, in order (zero for a second with none).
+pub fn percentile_by_second(run: &OpenLoop, p: f64) -> Vec<Duration> {
+    let seconds = run.admitted_at.iter().map(|&(second, _)| second + 1).max().unwrap_or(0);
+    let mut by_second = vec![Vec::new(); seconds];
+    for &(second, latency) in &run.admitted_at {
+        by_second[second].push(latency);
+    }
+    by_second
+        .into_iter()
+        .map(|mut latencies| {
+            latencies.sort_unstable();
+            percentile(&latencies, p)
+        })
+        .collect()
 }
 
 /// Milliseconds, for printing.

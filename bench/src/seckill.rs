@@ -57,9 +57,27 @@ async fn produce_at_rate(state: &AppState, rate: f64, secs: f64) -> Result<(Dura
     kafka::create_topics(&state.config, std::slice::from_ref(&topic)).await.map_err(|e| e.to_string())?;
     let publisher = kafka::Publisher::new(&state.config).map_err(|e| e.to_string())?;
     // Metadata and producer id first, so the figure is the steady state, not the connection set-up.
+    let cold = Instant::now();
     if let Delivery::NotPersisted(e) | Delivery::Unknown(e) = publisher.send(&topic, "warm-up", b"{}").await {
         return Err(format!("produce warm-up: {e}"));
     }
+    let cold = cold.elapsed();
+    // The same with the topic looked up first, as an instance does when it starts (`Publisher::prepare`).
+    let prepared = kafka::Publisher::new(&state.config).map_err(|e| e.to_string())?;
+    let looked_up = {
+        let (prepared, topic) = (prepared.clone(), topic.clone());
+        tokio::task::spawn_blocking(move || prepared.prepare(&topic, Duration::from_secs(10)))
+    };
+    looked_up.await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+    let warm = Instant::now();
+    if let Delivery::NotPersisted(e) | Delivery::Unknown(e) = prepared.send(&topic, "warm-up", b"{}").await {
+        return Err(format!("produce warm-up: {e}"));
+    }
+    println!(
+        "(a new producer's first send: {:.1} ms; with the topic looked up first: {:.1} ms)",
+        ms(cold),
+        ms(warm.elapsed())
+    );
     let n = (rate * secs).round() as usize;
     let started = Instant::now();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -438,6 +456,9 @@ fn print_run(run: &OpenLoop) {
         ms(percentile(&run.admitted, 0.99)),
         ms(percentile(&run.rejected, 0.99))
     );
+    let by_second: Vec<String> =
+        open_loop::percentile_by_second(run, 0.99).iter().map(|p99| format!("{:.0}", ms(*p99))).collect();
+    println!("admitted p99 by the second they were due in, ms: {}", by_second.join(" "));
     for (k, v) in &run.outcomes {
         println!("outcome {k:<40} {v}");
     }

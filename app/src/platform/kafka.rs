@@ -216,6 +216,13 @@ impl Publisher {
         }
     }
 
+    /// Looks `topic` up ahead of the first send (blocking: run it off the runtime), so that send does not
+    /// also wait for the topic's metadata: a new instance's first shoppers are answered as fast as the
+    /// rest.
+    pub fn prepare(&self, topic: &str, timeout: Duration) -> Result<(), KafkaError> {
+        self.producer.client().fetch_metadata(Some(topic), timeout).map(drop)
+    }
+
     /// Waits for queued messages to be delivered (shutdown).
     pub fn flush(&self, timeout: Duration) {
         if let Err(e) = self.producer.flush(timeout) {
