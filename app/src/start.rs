@@ -96,8 +96,6 @@ pub async fn with_db(
     let metrics = Arc::new(Metrics::new(|registry| shops.register_metrics(registry)));
     let inbox = crate::inbox::live::InboxLive::default();
     inbox.spawn_listener(&config.redis_url, keys.inbox_channel());
-    let publisher = Publisher::new(&config)?;
-    prepare_orders_topic(&publisher, &config);
     let mut parts = Parts::default();
     parts.insert(shops);
     parts.insert(inbox);
@@ -109,7 +107,7 @@ pub async fn with_db(
         redis,
         grab_redis,
         kafka,
-        publisher,
+        publisher: Publisher::new(&config)?,
         sold_out: Arc::default(),
         grab_tally: Arc::default(),
         live_stock,
@@ -129,11 +127,13 @@ pub async fn with_db(
     }))
 }
 
-/// Looks the orders' topic up in the background, so the instance's first grabs do not wait for its
-/// metadata on top of their produce (a broker away now only leaves that to the first grab).
-fn prepare_orders_topic(publisher: &Publisher, config: &Config) {
-    let topic = crate::platform::kafka::topic(config, crate::platform::kafka::ORDERS_CREATED);
-    let publisher = publisher.clone();
+/// Looks the orders' topic up in the background, so a serving instance's first grabs do not wait for its
+/// metadata on top of their produce (a broker away now only leaves that to the first grab). Only once the
+/// topics exist: a broker that creates topics on request would otherwise make this one with its own
+/// partition count, before `kafka::ensure_topics` could (it did, in the consumer-groups test).
+pub fn prepare_orders_topic(state: &AppState) {
+    let topic = crate::platform::kafka::topic(&state.config, crate::platform::kafka::ORDERS_CREATED);
+    let publisher = state.publisher.clone();
     drop(tokio::task::spawn_blocking(move || {
         if let Err(e) = publisher.prepare(&topic, std::time::Duration::from_secs(10)) {
             tracing::warn!(%topic, "could not look the orders' topic up ahead of the first grab: {e}");

@@ -178,6 +178,7 @@ async fn serve(config: Config, role: Role) -> Result<(), CliError> {
     topics(&config).await?;
     let addr: SocketAddr = config.listen_addr;
     let state = connect(config).await?;
+    app::start::prepare_orders_topic(&state);
     // Redis' state from Postgres (and the orders still in Kafka) at every start: sales Redis does not know,
     // the nearby index, the follow sets. The healer does it again whenever Redis loses its data.
     let rebuilt = app::recovery::service::rebuild(&state).await?;
