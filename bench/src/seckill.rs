@@ -55,29 +55,11 @@ use open_loop::percentile;
 async fn produce_at_rate(state: &AppState, rate: f64, secs: f64) -> Result<(Duration, Duration, usize), String> {
     let topic = kafka::topic(&state.config, "bench.produce");
     kafka::create_topics(&state.config, std::slice::from_ref(&topic)).await.map_err(|e| e.to_string())?;
-    let publisher = kafka::Publisher::new(&state.config).map_err(|e| e.to_string())?;
     // Metadata and producer id first, so the figure is the steady state, not the connection set-up.
-    let cold = Instant::now();
-    if let Delivery::NotPersisted(e) | Delivery::Unknown(e) = publisher.send(&topic, "warm-up", b"{}").await {
-        return Err(format!("produce warm-up: {e}"));
-    }
-    let cold = cold.elapsed();
-    // The same with the topic looked up first, as an instance does when it starts (`Publisher::prepare`).
-    let prepared = kafka::Publisher::new(&state.config).map_err(|e| e.to_string())?;
-    let looked_up = {
-        let (prepared, topic) = (prepared.clone(), topic.clone());
-        tokio::task::spawn_blocking(move || prepared.prepare(&topic, Duration::from_secs(10)))
-    };
-    looked_up.await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
-    let warm = Instant::now();
-    if let Delivery::NotPersisted(e) | Delivery::Unknown(e) = prepared.send(&topic, "warm-up", b"{}").await {
-        return Err(format!("produce warm-up: {e}"));
-    }
-    println!(
-        "(a new producer's first send: {:.1} ms; with the topic looked up first: {:.1} ms)",
-        ms(cold),
-        ms(warm.elapsed())
-    );
+    let (publisher, cold) = first_send(state, &topic, false).await?;
+    // The same with the topic looked up first, as a serving instance does when it starts.
+    let (_, warm) = first_send(state, &topic, true).await?;
+    println!("(a new producer's first send: {:.1} ms; with the topic looked up first: {:.1} ms)", ms(cold), ms(warm));
     let n = (rate * secs).round() as usize;
     let started = Instant::now();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -101,6 +83,22 @@ async fn produce_at_rate(state: &AppState, rate: f64, secs: f64) -> Result<(Dura
     }
     latencies.sort_unstable();
     Ok((percentile(&latencies, 0.50), percentile(&latencies, 0.99), failed))
+}
+
+/// A new producer and how long its first send to `topic` took, with the topic looked up beforehand
+/// (`Publisher::prepare`) or not.
+async fn first_send(state: &AppState, topic: &str, prepared: bool) -> Result<(kafka::Publisher, Duration), String> {
+    let publisher = kafka::Publisher::new(&state.config).map_err(|e| e.to_string())?;
+    if prepared {
+        let (publisher, topic) = (publisher.clone(), topic.to_string());
+        let looked_up = tokio::task::spawn_blocking(move || publisher.prepare(&topic, Duration::from_secs(10)));
+        looked_up.await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+    }
+    let started = Instant::now();
+    if let Delivery::NotPersisted(e) | Delivery::Unknown(e) = publisher.send(topic, "warm-up", b"{}").await {
+        return Err(format!("produce warm-up: {e}"));
+    }
+    Ok((publisher, started.elapsed()))
 }
 
 /// Share of the measured capacity the token bucket admits in the `open` phase (`GRAB_ADMIT_PER_SEC` of the
