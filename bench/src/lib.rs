@@ -253,6 +253,23 @@ pub async fn look_in_all(client: &HttpClient, base: &str, shoppers: &[(i64, Stri
         .await
 }
 
+/// Opens `n` connections to the server at `base` (as many `GET /livez` at once), left idle in `client`'s
+/// pool: an open loop against a restarted server then measures grabs, not `n` connections being opened
+/// (a front proxy or a mobile gateway, which the open loop's shared connections stand for, holds its
+/// connections open).
+pub async fn open_connections(client: &HttpClient, base: &str, n: usize) -> Result<(), String> {
+    let url = format!("{base}/livez");
+    let answers = futures::future::join_all(
+        (0..n).map(|_| as_shopper(client, hyper::Method::GET, url.clone(), "text/plain", "")),
+    )
+    .await;
+    match answers.into_iter().find(|a| !matches!(a, Ok((status, _)) if status.is_success())) {
+        None => Ok(()),
+        Some(Ok((status, _))) => Err(format!("opening connections: /livez answered {status}")),
+        Some(Err(e)) => Err(format!("opening connections: {e}")),
+    }
+}
+
 fn rand_u32() -> u32 {
     let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     (t.as_nanos() as u32) ^ std::process::id()

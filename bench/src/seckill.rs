@@ -480,6 +480,8 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
     println!("\n== open loop at 0.5× capacity: {rate:.0} grabs/s for {half_secs} s ({n} shoppers)…");
     let fresh = shoppers(setup, n).await?;
     let voucher = new_sale(&setup.state, n as i32, "bench open-loop sale").await?;
+    // The server was restarted for this phase, so the closed loop's connections are gone.
+    bench::open_connections(&setup.client, &setup.base, connections.max).await?;
     let half = open_loop::run(&setup.client, &setup.url, n, rate, connections, |i| (fresh[i].1.clone(), voucher)).await;
     print_run(&half);
     println!("\n== the acks=all produce alone at {rate:.0} messages/s for {half_secs} s…");

@@ -1,5 +1,5 @@
 //! The infrastructure floor (server only): Redis, Kafka, notice channels, locks, circuit breakers, metrics,
-//! order ids, Redis keys, settings, the client's address, the state marker, the read replica's route, the SMS sender, the operators'
+//! work that outlives its request, order ids, Redis keys, settings, the client's address, the state marker, the read replica's route, the SMS sender, the operators'
 //! audit log, the read-through cache and the one backend error. It knows no capability and no web request; it may use `shared`.
 
 pub mod audit;
@@ -9,6 +9,7 @@ pub mod cache;
 pub mod channel;
 pub mod client_addr;
 pub mod config;
+pub mod finish;
 pub mod ids;
 pub mod kafka;
 pub mod keys;

@@ -162,9 +162,9 @@ async fn grab_once(
         other => return Err(SeckillError::Refused(other)),
     }
     let order = OrderCreated { order_id, user_id, voucher_id, ts: now_ms() };
-    // Its own task: if the buyer's request is dropped mid-way, the outcome is still settled (given back,
+    // Finished even if the buyer's request is dropped mid-way: the outcome is still settled (given back,
     // or queued for a resend) instead of leaving a deduction nobody follows up.
-    let settle = tokio::spawn({
+    let settle = crate::platform::finish::finish({
         let state = state.clone();
         async move {
             hold_on_replicas(&state, &order, deadline).await?;
@@ -312,7 +312,7 @@ async fn publish(state: &AppState, order: &OrderCreated) -> Result<(), SeckillEr
         Ok(payload) => state.publisher.send(&topic, &order.order_id.to_string(), &payload).await,
         Err(e) => Delivery::NotPersisted(e.into()),
     };
-    // Recorded here, not by the request: this runs in its own task, and may outlive the request.
+    // Recorded here, not by the request: this may outlive the request (see `finish`).
     match &delivery {
         Delivery::Persisted => state.breakers.kafka.success(),
         Delivery::NotPersisted(_) | Delivery::Unknown(_) => state.breakers.kafka.failure(),

@@ -24,9 +24,9 @@ pub enum SeckillError {
     /// The broker certainly did not take the order; the grab was given back.
     #[error("broker refused the order: {0}")]
     BrokerUnavailable(crate::platform::kafka::SendError),
-    /// The task sending the order died; the send's outcome is settled by whoever finds the grab.
-    #[error("publish task failed: {0}")]
-    PublishTask(tokio::task::JoinError),
+    /// The send of the order panicked; its outcome is settled by whoever finds the grab.
+    #[error("publish failed: {0}")]
+    PublishTask(crate::platform::finish::Panicked),
     /// A new sale's generated id was already taken (ids never repeat, so this is our bug).
     #[error("a new sale's id was taken")]
     SaleIdTaken,
