@@ -3,7 +3,7 @@
 //!
 //! `tokio::spawn` + `.await` gives the same guarantee, but every call then pays for a second task: its
 //! allocation, its scheduling (often a wake of another worker thread) and a wake back to the request when
-//! it ends — about a tenth of a grab's cost, for a hand-over needed only when a client goes away.
+//! it ends — 4 % of a grab's instructions (callgrind), for a hand-over needed only when a client goes away.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
