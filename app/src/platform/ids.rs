@@ -90,8 +90,7 @@ impl IdGenerator {
     /// keeps counting on the last millisecond it used) or 4,096 ids are asked in one millisecond (it moves
     /// on to the next). Refused while the lease is not confirmed.
     pub fn next_id(&self) -> Result<i64, IdError> {
-        let now = (time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000) as u64;
-        let now = now.saturating_sub(EPOCH_MS);
+        let now = (crate::shared::clock::now_ms().max(0) as u64).saturating_sub(EPOCH_MS);
         let mut inner = self.lock();
         if mono_ms() >= inner.valid_until {
             return Err(IdError::LeaseLapsed(inner.worker));

@@ -277,10 +277,11 @@ mod redis_state {
         // Only what [`record_solution`] mints can name a pass; anything else names none.
         let pass = pass.filter(|p| p.len() == 32 && p.bytes().all(|b| b.is_ascii_hexdigit())).unwrap_or("-");
         let script_keys = keys.grab_script(voucher_id, user_id, pass);
+        let key_count = redis::ToRedisArgs::num_of_args(&script_keys);
         // The command written once, keys and arguments straight into it: a `ScriptInvocation` copies each
         // into a buffer of its own first, 1,500 instructions of every grab.
-        let mut call = redis::Cmd::with_capacity(3 + script_keys.len() + 7, 512);
-        call.arg("EVALSHA").arg(SECKILL.get_hash()).arg(script_keys.len()).arg(&script_keys[..]);
+        let mut call = redis::Cmd::with_capacity(3 + key_count + 7, 512);
+        call.arg("EVALSHA").arg(SECKILL.get_hash()).arg(key_count).arg(&script_keys);
         call.arg(user_id)
             .arg(order_id)
             .arg(attempts.window_ms)
