@@ -11,7 +11,7 @@ pub const BUSINESS_OFFSET: UtcOffset = offset!(+8);
 
 /// Unix time in ms on this server's clock (sale windows are judged on Redis' clock, not this one). Read
 /// as a duration since the epoch: `OffsetDateTime::now_utc` works out the calendar date first, which a
-/// count of milliseconds does not need (a grab reads the time four times).
+/// count of milliseconds does not need (a grab reads it three times).
 #[cfg(feature = "ssr")]
 pub fn now_ms() -> i64 {
     let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
