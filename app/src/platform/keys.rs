@@ -445,7 +445,9 @@ mod tests {
 
     #[test]
     fn a_grab_writes_its_key_names_into_the_command() {
-        let keys = Keys::new("test:8f2c:").grab_script(42, 13_800_000_002, "0123456789abcdef0123456789abcdef");
+        let k = Keys::new("test:8f2c:");
+        let pass = "0123456789abcdef0123456789abcdef";
+        let keys = k.grab_script(42, 13_800_000_002, pass);
         let mut cmd = redis::cmd("EVALSHA");
         cmd.arg(&keys);
         let written: Vec<String> = cmd
@@ -460,6 +462,17 @@ mod tests {
         assert_eq!(written[0], "test:8f2c:seckill:{42}:stock");
         assert_eq!(written[4], "test:8f2c:seckill:{42}:tries:13800000002");
         assert_eq!(written[5], "test:8f2c:seckill:{42}:pass:0123456789abcdef0123456789abcdef");
+        // The script's keys are the very keys the rest of the sale reads and writes (release, restore, audit).
+        let each = [
+            k.seckill_stock(42),
+            k.seckill_buyers(42),
+            k.seckill_window(42),
+            k.seckill_grabs(42),
+            k.seckill_tries(42, 13_800_000_002),
+            k.seckill_pass(42, pass),
+            k.seckill_announced(42),
+        ];
+        assert_eq!(written, each);
     }
 
     #[test]
