@@ -85,6 +85,9 @@ if [ "$WHICH" = all ] || [ "$WHICH" = seckill ]; then
   }
   start_sale_server
   BENCH_TABLE_LATER=1 "$TARGET"/release/bench-seckill closed
+  # The floor under point 1: the same grab service on a bare axum server (bench/src/floor.rs), set beside
+  # the closed loop's figures while the sale's server idles.
+  "$TARGET"/release/bench-floor
   ADMIT="$(sed -n 's/.*"admit_per_sec": *\([0-9]*\).*/\1/p' "$BENCH_STATE")"
   [ -n "$ADMIT" ] || die "no admit_per_sec in $BENCH_STATE"
   log "restarting the server with GRAB_ADMIT_PER_SEC=$ADMIT for the open loop and the overload"
