@@ -188,11 +188,14 @@ impl Drop for Floor {
     }
 }
 
-/// POSTs the form `body` to `url`; answers the status.
-async fn post_form(client: &HttpClient, url: &str, body: String) -> Result<u16, String> {
+/// POSTs the form `body` to `url` with the headers a grab sends (the buyer's session `cookie` among them,
+/// which the bare server does not read but parses as any request's); answers the status.
+async fn post_form(client: &HttpClient, url: &str, cookie: &str, body: String) -> Result<u16, String> {
     let req = hyper::Request::post(url)
         .header("content-type", "application/x-www-form-urlencoded")
         .header("accept", "application/json")
+        .header("accept-language", "en")
+        .header("cookie", format!("haodian.sid={cookie}"))
         .body(Full::new(Bytes::from(body)))
         .map_err(|e| e.to_string())?;
     let resp = client.request(req).await.map_err(|e| e.to_string())?;
@@ -201,8 +204,8 @@ async fn post_form(client: &HttpClient, url: &str, body: String) -> Result<u16, 
     Ok(status)
 }
 
-/// `n` POSTs of `form(i)` to `url` on the floor, every one of which must answer 200; the floor's CPU per
-/// request in µs.
+/// `n` POSTs to `url` on the floor, the `i`th with the cookie and form `form(i)`, every one of which must
+/// answer 200; the floor's CPU per request in µs.
 async fn phase(
     name: &str,
     client: &HttpClient,
@@ -210,7 +213,7 @@ async fn phase(
     floor: &Floor,
     n: usize,
     concurrency: usize,
-    form: impl Fn(usize) -> String + Clone + Send + Sync + 'static,
+    form: impl Fn(usize) -> (String, String) + Clone + Send + Sync + 'static,
 ) -> Result<f64, String> {
     println!("== phase {name}");
     let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -218,7 +221,10 @@ async fn phase(
     let (cpu, statuses) = cpu_per_request(n, concurrency, floor.pid, move || {
         let (client, url, form) = (client.clone(), url.clone(), form.clone());
         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        async move { post_form(&client, &url, form(i)).await }
+        async move {
+            let (cookie, body) = form(i);
+            post_form(&client, &url, &cookie, body).await
+        }
     })
     .await?;
     println!("== end {name}");
@@ -243,7 +249,7 @@ async fn measure(state: AppState) -> Result<(), String> {
     let client: HttpClient = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(4 * concurrency).build_http();
     let floor = Floor::start(&client).await?;
     println!("setting up {n} buyers and a sale of {n} for the floor at {}…", floor.base);
-    let buyers: std::sync::Arc<[i64]> = users(&state, n).await?.into_iter().map(|(id, _)| id).collect();
+    let buyers: std::sync::Arc<[(i64, String)]> = users(&state, n).await?.into();
     let voucher = new_sale(&state, n as i32, "floor flash sale").await?;
     // Connections opened and the instance warmed before anything is counted.
     livez_cpu(&client, &floor.base, concurrency, concurrency, floor.pid).await?;
@@ -251,9 +257,14 @@ async fn measure(state: AppState) -> Result<(), String> {
     println!("== phase livez");
     let livez = livez_cpu(&client, &floor.base, 10 * n, concurrency, floor.pid).await?;
     println!("== end livez");
-    let io = phase("io", &client, format!("{}/io", floor.base), &floor, n, concurrency, |i| format!("n={i}")).await?;
+    let shoppers = buyers.clone();
+    let io = phase("io", &client, format!("{}/io", floor.base), &floor, n, concurrency, move |i| {
+        (shoppers[i % shoppers.len()].1.clone(), format!("n={i}"))
+    })
+    .await?;
     let grab = phase("grab", &client, format!("{}/grab", floor.base), &floor, n, concurrency, move |i| {
-        format!("voucher_id={voucher}&user_id={}", buyers[i % buyers.len()])
+        let (user, cookie) = &buyers[i % buyers.len()];
+        (cookie.clone(), format!("voucher_id={voucher}&user_id={user}"))
     })
     .await?;
 
