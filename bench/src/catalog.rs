@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use app::platform::cache::L2Entry;
 use app::platform::keys::Keys;
+use bench::env;
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;
 use hyper_util::client::legacy::Client;
@@ -25,10 +26,6 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 
 type HttpClient = Client<HttpConnector, Empty<Bytes>>;
-
-fn env(name: &str, default: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| default.to_string())
-}
 
 async fn get(client: &HttpClient, url: &str) -> Result<(u16, Bytes), String> {
     let uri: hyper::Uri = url.parse().map_err(|e| format!("{url}: {e}"))?;

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use app::platform::config::Config;
 use app::web::state::AppState;
+use bench::env_num;
 use http_body_util::BodyExt;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
@@ -62,10 +63,6 @@ struct Run {
     /// The server's resident memory before the exports and at its highest during them, kB.
     rss_before_kb: u64,
     rss_peak_kb: u64,
-}
-
-fn env_num(name: &str, default: usize) -> Result<usize, String> {
-    std::env::var(name).map_or(Ok(default), |v| v.parse().map_err(|e| format!("{name}: {e}")))
 }
 
 fn state_path(label: &str) -> String {

@@ -32,7 +32,7 @@ use serde::Deserialize;
 use app::platform::config::Config;
 use app::platform::kafka::{self, Delivery};
 use app::web::state::AppState;
-use bench::{HttpClient, cpu_per_request, livez_cpu, new_sale, users};
+use bench::{HttpClient, cpu_per_request, env, env_num, livez_cpu, new_sale, users};
 
 /// The allocator `server` uses, so that the floor's memory costs what the server's does.
 #[global_allocator]
@@ -46,19 +46,6 @@ const IO_TOPIC: &str = "floor.io";
 
 /// `/io`'s script: one key written, as the sale script writes its own.
 const IO_SCRIPT: &str = "return redis.call('INCR', KEYS[1])";
-
-/// The variable `name`, or `default` when unset.
-fn env(name: &str, default: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| default.to_string())
-}
-
-/// The number in variable `name`, or `default` when unset.
-fn env_num(name: &str, default: usize) -> Result<usize, String> {
-    match std::env::var(name) {
-        Ok(v) => v.parse().map_err(|_| format!("{name}={v:?}: not a number")),
-        Err(_) => Ok(default),
-    }
-}
 
 #[tokio::main]
 async fn main() -> Result<(), String> {

@@ -20,6 +20,16 @@ use hyper_util::client::legacy::connect::HttpConnector;
 /// A keep-alive HTTP/1 client.
 pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
 
+/// The variable `name`, or `default` when it is unset.
+pub fn env(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
+
+/// The number in variable `name`, or `default` when it is unset; anything else is an error naming it.
+pub fn env_num(name: &str, default: usize) -> Result<usize, String> {
+    std::env::var(name).map_or(Ok(default), |v| v.parse().map_err(|e| format!("{name}: {e}")))
+}
+
 /// One grab over HTTP: (status, body, latency).
 pub async fn grab(
     client: &HttpClient,

@@ -12,11 +12,8 @@ use app::orders::service;
 use app::platform::config::Config;
 use app::platform::ids::IdGenerator;
 use app::web::state::AppState;
+use bench::env_num;
 use futures::StreamExt;
-
-fn env_num(name: &str, default: usize) -> Result<usize, String> {
-    std::env::var(name).map_or(Ok(default), |v| v.parse().map_err(|e| format!("{name}: {e}")))
-}
 
 /// p50 and p99 of `rounds` runs of `f`.
 async fn timed<F, Fut>(rounds: usize, mut f: F) -> Result<(Duration, Duration), String>

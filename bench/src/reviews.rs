@@ -11,13 +11,10 @@ use std::time::{Duration, Instant};
 use app::auth::model::{CurrentUser, Role};
 use app::platform::config::Config;
 use app::reviews::model::{NewReview, ReviewForm, ReviewPage};
+use bench::env_num;
 use futures::StreamExt;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-
-fn env_num(name: &str, default: usize) -> Result<usize, String> {
-    std::env::var(name).map_or(Ok(default), |v| v.parse().map_err(|e| format!("{name}: {e}")))
-}
 
 /// A shop of its own (type 1) and `n` shoppers to review it.
 async fn seed(db: &sqlx::PgPool, n: usize) -> Result<(i64, Vec<i64>), String> {

@@ -17,20 +17,12 @@ use app::platform::redis_conn::slot;
 use app::web::state::AppState;
 use bench::open_loop::{ms, percentile};
 use bench::probe::RedisCounters;
-use bench::{HttpClient, evalsha_sale, grab, look_in, new_sale, outcome, script_keys, users};
+use bench::{HttpClient, env, env_num, evalsha_sale, grab, look_in, new_sale, outcome, script_keys, users};
 use futures::StreamExt;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use redis::Value;
 use tokio::sync::Mutex;
-
-fn env(name: &str, default: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| default.to_string())
-}
-
-fn env_num(name: &str, default: usize) -> Result<usize, String> {
-    env(name, &default.to_string()).parse().map_err(|e| format!("{name}: {e}"))
-}
 
 /// One primary of the cluster: its address, its slot ranges, and a hash tag that lands on it.
 struct Primary {

@@ -35,16 +35,8 @@ use tokio::sync::Mutex;
 
 use bench::open_loop::{self, OpenLoop, ms};
 use bench::probe::{self, RedisCounters};
-use bench::{HttpClient, grab, look_in_all, new_sale, outcome, users};
+use bench::{HttpClient, env, env_num, grab, look_in_all, new_sale, outcome, users};
 use serde::{Deserialize, Serialize};
-
-fn env(name: &str, default: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| default.to_string())
-}
-
-fn env_num(name: &str, default: usize) -> Result<usize, String> {
-    env(name, &default.to_string()).parse().map_err(|e| format!("{name}: {e}"))
-}
 
 use open_loop::percentile;
 
