@@ -74,3 +74,54 @@ async fn produced_orders_are_written_once_and_refusals_dead_lettered(db: PgPool)
     assert_eq!(told.iter().filter(|s| **s == OrderStatus::Unpaid).count(), 5, "{told:?}");
     writer.abort();
 }
+
+/// What the writer commits after a batch is that batch, and not the messages the consumer handed out
+/// since: the next batch may die half-way (a receive that fails, a crash), and its messages must come
+/// again. Committing the consumer's state instead sent whatever had been received by the time the commit
+/// left — two acknowledged orders were skipped that way when the broker was killed.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_commit_covers_the_batch_written_and_nothing_received_after_it(db: PgPool) {
+    let state = test_state(db, &[]).await;
+    kafka::ensure_topics(&state.config).await.unwrap();
+    let topic = kafka::topic(&state.config, ORDERS_CREATED);
+    // One key: one partition, offsets 0 to 5 in a fresh topic.
+    for i in 0..6 {
+        state
+            .kafka
+            .send(FutureRecord::to(&topic).key("same").payload(&format!("m{i}")), Duration::from_secs(10))
+            .await
+            .expect("acked");
+    }
+    let group = format!("{}commit-test", state.config.kafka_topic_prefix);
+    let consumer = kafka::consumer(&state.config, &group).unwrap();
+    consumer.subscribe(&[&topic]).unwrap();
+    let mut received = Vec::new();
+    while received.len() < 6 {
+        let msg = tokio::time::timeout(Duration::from_secs(30), consumer.recv()).await.expect("delivered").unwrap();
+        received.push(msg.detach());
+    }
+    let partition = received[0].partition();
+    assert!(received.iter().all(|m| m.partition() == partition));
+
+    // The first three were written; the other three were received since and not.
+    kafka::commit_processed(&consumer, &received[..3]).unwrap();
+    let committed = || {
+        let mut at = None;
+        for _ in 0..100 {
+            let list = consumer.committed(Duration::from_secs(10)).unwrap();
+            at = list.find_partition(&topic, partition).and_then(|p| p.offset().to_raw());
+            if at.is_some_and(|o| o >= 0) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        at
+    };
+    assert_eq!(committed(), Some(3), "the batch's offsets were committed");
+    // A consumer that takes over starts at the first unwritten message.
+    drop(consumer);
+    let next = kafka::consumer(&state.config, &group).unwrap();
+    next.subscribe(&[&topic]).unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(30), next.recv()).await.expect("delivered again").unwrap();
+    assert_eq!((first.partition(), first.offset()), (partition, 3), "the unwritten messages come again");
+}

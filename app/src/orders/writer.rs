@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use rdkafka::Message;
-use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
+use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::OwnedMessage;
 
@@ -192,8 +192,9 @@ pub async fn run(state: AppState) -> Result<(), WriterError> {
         // Asynchronous: a synchronous commit waits for the broker without a deadline, on a runtime thread —
         // with the broker down it held that thread (and, on a one-thread runtime, everything) until the
         // broker came back. How it went is logged by the consumer's context; one that fails only means the
-        // batch may be delivered again, and rewriting it writes nothing.
-        if let Err(e) = consumer.commit_consumer_state(CommitMode::Async) {
+        // batch may be delivered again, and rewriting it writes nothing. The batch's own offsets, not the
+        // consumer's: see `kafka::commit_processed`.
+        if let Err(e) = kafka::commit_processed(&consumer, &batch) {
             tracing::warn!("order writer: offset commit not started (a redelivery is harmless): {e}");
         }
         tracing::debug!(?report, "order batch written");

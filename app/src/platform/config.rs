@@ -238,14 +238,16 @@ impl Config {
     }
 
     /// The longest an order's send takes to settle — acknowledged, purged, or given up as unknown and
-    /// queued for a resend: the produce timeout, a second to purge what never left, two to queue it.
+    /// queued for a resend: the produce timeout, a second more for its report, a second to purge what
+    /// never left, two to queue it.
     pub fn send_settle_time(&self) -> Duration {
-        self.kafka_produce_timeout + Duration::from_secs(3)
+        self.kafka_produce_timeout + Duration::from_secs(4)
     }
 
     /// The stranded-grab sweeper must not look for a grab's order before the grab could have sent it: a
-    /// grab sends only while its script is younger than `STRANDED_GRAB_SECS` less the send's settle time,
-    /// and needs its replicas' `WAIT` and two seconds besides, or none would ever be sent.
+    /// grab sends only while its script is younger than `STRANDED_GRAB_SECS` less the send's settle time
+    /// and a second's margin for the clocks, and needs its replicas' `WAIT` and a second besides, or none
+    /// would ever be sent.
     fn sweeper_after_sends(&self) -> Result<(), ConfigError> {
         let least = self.send_settle_time() + self.grab_replica_wait + Duration::from_secs(2);
         if self.stranded_grab_after >= least {
@@ -255,7 +257,7 @@ impl Config {
             name: "STRANDED_GRAB_SECS",
             value: self.stranded_grab_after.as_secs().to_string(),
             reason: format!(
-                "must be at least {} s (KAFKA_PRODUCE_TIMEOUT_MS + GRAB_REPLICA_WAIT_MS + 5 s), so a grab's order \
+                "must be at least {} s (KAFKA_PRODUCE_TIMEOUT_MS + GRAB_REPLICA_WAIT_MS + 6 s), so a grab's order \
                  is on its way before the sweeper takes the grab for one whose instance died",
                 least.as_secs_f64().ceil()
             ),
@@ -330,10 +332,10 @@ mod tests {
         assert_eq!(err.name, "LOGIN_LOCKOUT_SECS");
         let err = with(&[("COOKIE_SECURE", "maybe")]).expect_err("bool refused");
         assert!(err.to_string().contains("COOKIE_SECURE"));
-        let err = with(&[("STRANDED_GRAB_SECS", "6"), ("KAFKA_PRODUCE_TIMEOUT_MS", "3000")])
+        let err = with(&[("STRANDED_GRAB_SECS", "9"), ("KAFKA_PRODUCE_TIMEOUT_MS", "3000")])
             .expect_err("a sweeper that could take a grab whose order is still being sent is refused");
         assert_eq!(err.name, "STRANDED_GRAB_SECS");
-        with(&[("STRANDED_GRAB_SECS", "9"), ("KAFKA_PRODUCE_TIMEOUT_MS", "3000")])
-            .expect("9 s leaves room for the send");
+        with(&[("STRANDED_GRAB_SECS", "10"), ("KAFKA_PRODUCE_TIMEOUT_MS", "3000")])
+            .expect("10 s leaves room for the send: 3 s + 4 s to settle, 1 s for a replica's WAIT, 2 s besides");
     }
 }

@@ -284,6 +284,31 @@ impl rdkafka::consumer::ConsumerContext for LagContext {
     }
 }
 
+/// Commits exactly what `processed` covers — per partition, the offset after its last message — without
+/// waiting. Not `commit_consumer_state`: that commits whatever the consumer has handed out by the time
+/// librdkafka's own thread gets to the commit, so messages received after the call and never processed
+/// (a receive that failed half-way through the next batch, a crash) were committed past, and lost: the
+/// chaos suite's broker `kill -9` lost two acknowledged orders that way.
+pub fn commit_processed<C: rdkafka::consumer::ConsumerContext>(
+    consumer: &StreamConsumer<C>,
+    processed: &[rdkafka::message::OwnedMessage],
+) -> Result<(), KafkaError> {
+    use rdkafka::consumer::{CommitMode, Consumer};
+    let mut next = std::collections::BTreeMap::<(&str, i32), i64>::new();
+    for m in processed {
+        let slot = next.entry((m.topic(), m.partition())).or_insert(m.offset() + 1);
+        *slot = (*slot).max(m.offset() + 1);
+    }
+    if next.is_empty() {
+        return Ok(());
+    }
+    let mut offsets = rdkafka::TopicPartitionList::new();
+    for ((topic, partition), offset) in next {
+        offsets.add_partition_offset(topic, partition, rdkafka::Offset::Offset(offset))?;
+    }
+    consumer.commit(&offsets, CommitMode::Async)
+}
+
 /// Like [`consumer`], reporting its lag into `context` every few seconds (for `/metrics`).
 pub fn consumer_with_lag(
     config: &Config,
@@ -320,7 +345,16 @@ fn read_unconsumed_orders(config: &Config, group: &str) -> Result<Vec<OrderCreat
     let topic = topic(config, ORDERS_CREATED);
     let consumer: BaseConsumer = consumer_config(config, group).create()?;
     let metadata = consumer.fetch_metadata(Some(&topic), TIMEOUT)?;
-    let partitions: Vec<i32> = metadata.topics().iter().flat_map(|t| t.partitions().iter().map(|p| p.id())).collect();
+    // A broker that is not ready may answer the topic with an error and no partitions: read as "nothing
+    // in flight", that would let the sweeper give back grabs whose orders wait in Kafka. Only a topic the
+    // broker says does not exist (nothing was ever produced to it) holds nothing.
+    let answer = metadata.topics().iter().find(|t| t.name() == topic);
+    let code = answer.and_then(|t| t.error()).map(RDKafkaErrorCode::from);
+    let partitions: Vec<i32> = match (answer, code) {
+        (Some(_), Some(RDKafkaErrorCode::UnknownTopicOrPartition)) => return Ok(Vec::new()),
+        (Some(t), None) if !t.partitions().is_empty() => t.partitions().iter().map(|p| p.id()).collect(),
+        (_, code) => return Err(KafkaError::MetadataFetch(code.unwrap_or(RDKafkaErrorCode::UnknownPartition))),
+    };
     let mut all = TopicPartitionList::new();
     for p in &partitions {
         all.add_partition(&topic, *p);
@@ -328,6 +362,9 @@ fn read_unconsumed_orders(config: &Config, group: &str) -> Result<Vec<OrderCreat
     let committed = consumer.committed_offsets(all, TIMEOUT)?;
     let mut from = TopicPartitionList::new();
     let mut ends = std::collections::HashMap::new();
+    // (partition, first unconsumed offset, high watermark): logged, so a give-back can be checked later
+    // against where its order landed.
+    let mut ranges = Vec::with_capacity(partitions.len());
     for p in partitions {
         let (low, high) = consumer.fetch_watermarks(&topic, p, TIMEOUT)?;
         let start = match committed.find_partition(&topic, p).map(|e| e.offset()) {
@@ -338,8 +375,10 @@ fn read_unconsumed_orders(config: &Config, group: &str) -> Result<Vec<OrderCreat
             from.add_partition_offset(&topic, p, Offset::Offset(start))?;
             ends.insert(p, high);
         }
+        ranges.push((p, start, high));
     }
     if ends.is_empty() {
+        tracing::info!(?ranges, found = 0, "orders past the writer's offsets read");
         return Ok(Vec::new());
     }
     consumer.assign(&from)?;
@@ -359,6 +398,7 @@ fn read_unconsumed_orders(config: &Config, group: &str) -> Result<Vec<OrderCreat
             ends.remove(&msg.partition());
         }
     }
+    tracing::info!(?ranges, found = orders.len(), "orders past the writer's offsets read");
     Ok(orders)
 }
 

@@ -85,6 +85,9 @@ pub struct SeckillMetrics {
     pub stranded_released: Counter,
     /// Grabs refused because no Redis replica confirmed them in time, or a failover lost them.
     pub unreplicated: Counter,
+    /// Grabs answered as unsure because their order reached Kafka or the resend queue after their promise
+    /// line (the sweeper may have looked first): each means the settle time was too short for the machine.
+    pub settled_late: Counter,
     /// How long a grab took, by how it ended.
     pub grab_seconds: LatencyFamily<OutcomeLabels>,
 }
@@ -100,6 +103,7 @@ impl Default for SeckillMetrics {
             compensated: Counter::default(),
             stranded_released: Counter::default(),
             unreplicated: Counter::default(),
+            settled_late: Counter::default(),
             grab_seconds: latency_family(),
         }
     }
@@ -139,6 +143,11 @@ impl SeckillMetrics {
             "seckill_unreplicated",
             "Grabs given back because no Redis replica confirmed them in time (or a failover lost them).",
             self.unreplicated.clone(),
+        );
+        r.register(
+            "seckill_settled_late",
+            "Grabs answered as unsure because their order settled after the moment the sweeper may look for it.",
+            self.settled_late.clone(),
         );
         r.register("seckill_grab_duration_seconds", "Time to answer a grab, by outcome.", self.grab_seconds.clone());
     }

@@ -119,7 +119,8 @@ async fn grab_once(
     // The id first: if none can be minted, nothing has been taken yet.
     let order_id = state.ids.next_id()?;
     // Before the script runs, so the grab's own clock is never behind the age the sweeper reads.
-    let deadline = send_deadline(state, Instant::now());
+    let lines = Lines::from_start(state, Instant::now());
+    let deadline = lines.send;
     let rules = inventory::GrabRules {
         attempts: inventory::AttemptLimit {
             limit: state.config.seckill_rate_limit,
@@ -171,7 +172,7 @@ async fn grab_once(
             if Instant::now() > deadline {
                 return Err(give_back_late(&state, &order).await);
             }
-            publish(&state, &order).await
+            publish(&state, &order, Some(lines.promise)).await
         }
     });
     settle.await.map_err(SeckillError::PublishTask)??;
@@ -198,12 +199,29 @@ fn announce_later(state: &AppState, voucher_id: i64) {
     });
 }
 
-/// The last moment a grab whose script starts at `started` may begin to send its order: a send settles
-/// (acknowledged, or queued for a resend) within the publisher's settle time, and it must have settled
-/// before the stranded-grab sweeper, `STRANDED_GRAB_SECS` after the script, looks for the order — or the
-/// sweeper gives back a coupon whose order is still on its way, and sells it twice.
-fn send_deadline(state: &AppState, started: Instant) -> Instant {
-    started + state.config.stranded_grab_after.saturating_sub(state.publisher.settle_time())
+/// How far the sweeper's clock may be ahead of this instance's (it ages grabs by Redis' clock): the
+/// margin kept between the last moment a grab may promise its order and the sweeper's first look.
+const CLOCK_MARGIN: Duration = Duration::from_secs(1);
+
+/// The two moments a grab whose script starts at `started` must keep, so the stranded-grab sweeper —
+/// which looks for the order `STRANDED_GRAB_SECS` after the script, and gives the coupon back if it is
+/// nowhere — never gives back a coupon whose buyer was told "yours".
+#[derive(Clone, Copy)]
+struct Lines {
+    /// The last moment the grab may begin to send its order: a send settles (acknowledged, or queued
+    /// for a resend) within the publisher's settle time, so one begun by now settles before `promise`.
+    send: Instant,
+    /// The last moment the grab may answer "yours": by then its order must be where the sweeper looks
+    /// (in Kafka or on the resend queue). A send that settles later — a machine so loaded that the
+    /// settle time was not enough — is answered as unsure instead: the sweeper may already have looked.
+    promise: Instant,
+}
+
+impl Lines {
+    fn from_start(state: &AppState, started: Instant) -> Self {
+        let promise = started + state.config.stranded_grab_after.saturating_sub(CLOCK_MARGIN);
+        Self { send: promise.checked_sub(state.publisher.settle_time()).unwrap_or(started), promise }
+    }
 }
 
 /// A grab that reached its send too late to be sure of beating the sweeper (a failover held its `WAIT`
@@ -291,7 +309,7 @@ async fn settle_unknown_grab(state: AppState, order: OrderCreated, deadline: Ins
             }
             Ok(true) => {
                 tracing::warn!(order = order.order_id, "an unsure grab had happened; producing its order");
-                if let Err(e) = publish(&state, &order).await {
+                if let Err(e) = publish(&state, &order, None).await {
                     tracing::error!(order = order.order_id, "unsure grab's order not produced: {e}");
                 }
                 return;
@@ -305,8 +323,10 @@ async fn settle_unknown_grab(state: AppState, order: OrderCreated, deadline: Ins
 
 /// Produces the order and settles every outcome: acknowledged → done; certainly lost → grab given back
 /// and an error; unknown → onto the resend queue in Postgres (the writer is idempotent, so a resend is
-/// safe).
-async fn publish(state: &AppState, order: &OrderCreated) -> Result<(), SeckillError> {
+/// safe). With a `promise` line (a buyer waits for the answer), an order that reached Kafka or the queue
+/// only after it is answered [`SeckillError::SettledLate`], not "yours"; the queueing itself is given up
+/// at the line, its fate then unknown like the send's.
+async fn publish(state: &AppState, order: &OrderCreated, promise: Option<Instant>) -> Result<(), SeckillError> {
     let topic = kafka::topic(&state.config, ORDERS_CREATED);
     let delivery = match serde_json::to_vec(order) {
         Ok(payload) => state.publisher.send(&topic, &order.order_id.to_string(), &payload).await,
@@ -318,18 +338,38 @@ async fn publish(state: &AppState, order: &OrderCreated) -> Result<(), SeckillEr
         Delivery::NotPersisted(_) | Delivery::Unknown(_) => state.breakers.kafka.failure(),
     }
     match delivery {
-        Delivery::Persisted => Ok(()),
+        Delivery::Persisted => {}
         Delivery::NotPersisted(cause) => {
             state.metrics.seckill.produce_failures.inc();
             inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await?;
-            Err(SeckillError::BrokerUnavailable(cause))
+            return Err(SeckillError::BrokerUnavailable(cause));
         }
         Delivery::Unknown(cause) => {
             state.metrics.seckill.produce_unknown.inc();
             tracing::warn!(order = order.order_id, %cause, "produce outcome unknown; queued for compensation");
-            Ok(store::push_compensation(state.postgres()?, order).await?)
+            let queued = store::push_compensation(state.postgres()?, order);
+            match promise {
+                None => queued.await?,
+                Some(line) => match tokio::time::timeout_at(line.into(), queued).await {
+                    Ok(queued) => queued?,
+                    Err(_) => return Err(settled_late(state, order)),
+                },
+            }
         }
     }
+    match promise {
+        Some(line) if Instant::now() > line => Err(settled_late(state, order)),
+        _ => Ok(()),
+    }
+}
+
+/// A grab whose order reached Kafka or the resend queue after its promise line: the sweeper may have
+/// looked for it first and given the coupon back, so its buyer is not told "yours" — the order appears
+/// in "My orders" if the writer takes it, and nothing is held if not.
+fn settled_late(state: &AppState, order: &OrderCreated) -> SeckillError {
+    state.metrics.seckill.settled_late.inc();
+    tracing::warn!(order = order.order_id, "order settled after the grab's promise line; answered as unsure");
+    SeckillError::SettledLate
 }
 
 /// Re-sends the resend queue until it is empty or the broker stops taking messages; returns how many were

@@ -34,6 +34,10 @@ pub enum SeckillError {
     /// and if the grab happened its order appears in "My orders".
     #[error("grab outcome unknown: {0}")]
     Unsure(redis::RedisError),
+    /// The order reached Kafka or the resend queue only after the moment the stranded-grab sweeper may
+    /// look for it, so whether it becomes an order is not known yet: it appears in "My orders" if so.
+    #[error("order settled after the grab's promise line")]
+    SettledLate,
     /// The grab could not be made safe: the sale's Redis replicas did not confirm it in time, a failover
     /// lost it, or a failover held it up past the moment its order could still be sent before the
     /// stranded-grab sweeper looks for it. It was given back, so nothing was taken.
@@ -94,6 +98,7 @@ impl From<SeckillError> for AppError {
                 tracing::warn!(%cause, "grab outcome unknown; checking in the background");
                 AppError::Unavailable(td_string!(locale, seckill.err_unsure).into())
             }
+            SeckillError::SettledLate => AppError::Unavailable(td_string!(locale, seckill.err_settled_late).into()),
             SeckillError::NotReplicated => AppError::Unavailable(td_string!(locale, seckill.err_not_replicated).into()),
             SeckillError::Restoring => AppError::Unavailable(td_string!(locale, seckill.err_restoring).into()),
             SeckillError::AlreadyStarted => AppError::invalid("stock", td_string!(locale, seckill.err_stock_frozen)),
@@ -116,7 +121,7 @@ impl SeckillError {
             Self::NoIds(_) => "no_ids",
             Self::BrokerUnavailable(_) | Self::PublishTask(_) => "broker_unavailable",
             Self::SaleIdTaken => "backend_error",
-            Self::Unsure(_) => "unsure",
+            Self::Unsure(_) | Self::SettledLate => "unsure",
             Self::Restoring => "restoring",
             Self::NotReplicated => "not_replicated",
             Self::Invalid(_) | Self::AlreadyStarted | Self::Catalog(_) => "invalid",
