@@ -90,7 +90,12 @@ const ONLY_THE_SCRIPT: [&str; 17] = [
 
 /// `/proc/<pid>/stat`'s numeric fields `wanted` (numbered as proc(5) numbers them, from 3 on).
 fn stat_fields<const N: usize>(pid: u32, wanted: [usize; N]) -> Result<[u64; N], String> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| format!("/proc/{pid}/stat: {e}"))?;
+    stat_fields_at(&format!("/proc/{pid}/stat"), wanted)
+}
+
+/// [`stat_fields`] of the `stat` file at `path` (a process' or one of its threads').
+fn stat_fields_at<const N: usize>(path: &str, wanted: [usize; N]) -> Result<[u64; N], String> {
+    let stat = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     // The command name (field 2) is in parentheses and may hold spaces: count from the last ')'.
     let after = stat.rsplit_once(')').map(|(_, r)| r).ok_or("malformed /proc stat")?;
     let fields: Vec<&str> = after.split_whitespace().collect();
@@ -100,6 +105,68 @@ fn stat_fields<const N: usize>(pid: u32, wanted: [usize; N]) -> Result<[u64; N],
         *slot = fields.get(n - 3).and_then(|f| f.parse::<u64>().ok()).ok_or("malformed /proc stat")?;
     }
     Ok(out)
+}
+
+/// A process' CPU time by kind of thread, user and system apart, in clock ticks: where a request's time
+/// goes (tokio's workers, librdkafka's threads, the kernel on their behalf) when the total alone does not
+/// say. Threads are grouped by name with a trailing number dropped (`rdk:broker12` is an `rdk:broker`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ThreadCpu {
+    /// (user, system) by kind of thread, of the threads alive when read.
+    pub kinds: BTreeMap<String, (u64, u64)>,
+    /// (user, system) of the whole process, threads that have ended included.
+    pub total: (u64, u64),
+}
+
+impl ThreadCpu {
+    /// Reads `/proc/<pid>/stat` and each `/proc/<pid>/task/*/stat`.
+    pub fn read(pid: u32) -> Result<Self, String> {
+        let [user, system] = stat_fields(pid, [14, 15])?;
+        let mut kinds = BTreeMap::new();
+        let dir = format!("/proc/{pid}/task");
+        for entry in std::fs::read_dir(&dir).map_err(|e| format!("{dir}: {e}"))?.flatten() {
+            let path = entry.path().join("stat");
+            // A thread that ended since the listing is counted in the process' total only.
+            let (Ok(comm), Ok([u, s])) =
+                (std::fs::read_to_string(entry.path().join("comm")), stat_fields_at(&path.to_string_lossy(), [14, 15]))
+            else {
+                continue;
+            };
+            let kind = comm.trim().trim_end_matches(|c: char| c.is_ascii_digit() || c == '-').to_string();
+            let slot: &mut (u64, u64) = kinds.entry(kind).or_default();
+            *slot = (slot.0 + u, slot.1 + s);
+        }
+        Ok(Self { kinds, total: (user, system) })
+    }
+
+    /// What was spent between `before` and `self`; threads that ended in between are `(ended)`.
+    pub fn since(&self, before: &Self) -> Self {
+        let mut kinds = BTreeMap::new();
+        for (kind, &(u, s)) in &self.kinds {
+            let (bu, bs) = before.kinds.get(kind).copied().unwrap_or_default();
+            kinds.insert(kind.clone(), (u.saturating_sub(bu), s.saturating_sub(bs)));
+        }
+        let total = (self.total.0.saturating_sub(before.total.0), self.total.1.saturating_sub(before.total.1));
+        let (seen_u, seen_s) = kinds.values().fold((0, 0), |(a, b), &(u, s)| (a + u, b + s));
+        let ended = (total.0.saturating_sub(seen_u), total.1.saturating_sub(seen_s));
+        if ended != (0, 0) {
+            kinds.insert("(ended)".to_string(), ended);
+        }
+        kinds.retain(|_, &mut (u, s)| u + s > 0);
+        Self { kinds, total }
+    }
+
+    /// One line per kind of thread (and the total): µs of user and system time per request of `requests`.
+    pub fn per_request(&self, requests: f64) -> Vec<String> {
+        let tick = micros_per_tick();
+        let us = |ticks: u64| ticks as f64 * tick / requests.max(1.0);
+        let line = |name: &str, (u, s): (u64, u64)| {
+            format!("{name:<20} {:>7.1} µs  (user {:>6.1}, system {:>6.1})", us(u + s), us(u), us(s))
+        };
+        let mut lines = vec![line("all threads", self.total)];
+        lines.extend(self.kinds.iter().map(|(kind, &t)| line(&format!("  {kind}"), t)));
+        lines
+    }
 }
 
 /// `/proc/<pid>/stat`'s utime + stime, in clock ticks.
@@ -279,6 +346,31 @@ impl Bundle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_thread_s_time_is_counted_under_its_kind() {
+        let before = ThreadCpu::read(std::process::id()).unwrap();
+        let during_before = before.clone();
+        std::thread::Builder::new()
+            .name("spinner-7".into())
+            .spawn(move || {
+                let started = std::time::Instant::now();
+                let mut x = 0u64;
+                while started.elapsed() < std::time::Duration::from_millis(150) {
+                    x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+                }
+                // Read while the thread lives, so its time is its kind's, not "(ended)".
+                let during = ThreadCpu::read(std::process::id()).unwrap().since(&during_before);
+                let (user, _) = during.kinds.get("spinner").copied().unwrap_or_default();
+                assert!(user >= 5, "150 ms spun, {user} ticks counted: {during:?}");
+                assert!(during.total.0 >= user);
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        let after = ThreadCpu::read(std::process::id()).unwrap().since(&before);
+        assert!(after.kinds.get("(ended)").is_some_and(|&(u, _)| u >= 5), "{after:?}");
+    }
 
     #[test]
     fn reads_info_counters_and_their_difference() {

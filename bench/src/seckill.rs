@@ -250,6 +250,7 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
     let mut conn = state.redis.clone();
     let redis_before = RedisCounters::read(&mut conn).await?;
     let cpu_before = probe::cpu_ticks(server_pid)?;
+    let threads_before = probe::ThreadCpu::read(server_pid)?;
     let worker_before = setup.worker_pid.map(probe::cpu_ticks).transpose()?;
 
     // Load: every user grabs once; `concurrency` requests in flight. (The line says when, to a profiler.)
@@ -309,6 +310,7 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
     let drain = written(&state.db, &[voucher], acked.len(), load_done, Duration::from_secs(120)).await?;
     // The grabs' whole cost: their requests, scripts and produces, and their orders' writing.
     let cpu_us_per_grab = (probe::cpu_ticks(server_pid)? - cpu_before) as f64 * probe::micros_per_tick() / grabs;
+    let grab_threads = probe::ThreadCpu::read(server_pid)?.since(&threads_before);
     let worker_cpu_us_per_order = match (setup.worker_pid, worker_before) {
         (Some(pid), Some(before)) => {
             Some((probe::cpu_ticks(pid)? - before) as f64 * probe::micros_per_tick() / acked.len().max(1) as f64)
@@ -360,8 +362,17 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
     println!("stores agree   {agree:>10}");
 
     // The yardstick, on the same server now that it is quiet again: 10 × N plain requests.
+    let livez_before = probe::ThreadCpu::read(server_pid)?;
     let cpu_us_per_livez = bench::livez_cpu(client, base, 10 * n, concurrency, server_pid).await?;
+    let livez_threads = probe::ThreadCpu::read(server_pid)?.since(&livez_before);
     println!("\n== server CPU per request: grab {cpu_us_per_grab:.1} µs, /livez {cpu_us_per_livez:.1} µs");
+    // By thread, user and system apart: where a grab's time goes beyond a /livez's.
+    for (what, threads, requests) in [("a grab", &grab_threads, grabs), ("a /livez", &livez_threads, (10 * n) as f64)] {
+        println!("-- {what}, by thread");
+        for line in threads.per_request(requests) {
+            println!("   {line}");
+        }
+    }
     if let Some(per_order) = worker_cpu_us_per_order {
         println!("== the worker apart: {per_order:.1} µs of CPU per order written");
     }

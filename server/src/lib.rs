@@ -2,6 +2,7 @@
 
 pub mod city;
 pub mod cli;
+pub mod grab;
 pub mod guard;
 pub mod health;
 pub mod metrics;

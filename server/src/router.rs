@@ -24,8 +24,12 @@ pub const SESSION_COOKIE: &str = "haodian.sid";
 pub fn build(state: AppState) -> Router {
     // Server functions are routed by `server_fns`, so leptos_axum is told to leave their paths alone.
     let routes = generate_route_list_with_exclusions(App, Some(crate::server_fns::paths()));
-    let sessions = session_layer(&state);
-    crate::server_fns::routes(Router::new())
+    // The grab's own route answers a settled shopper's grab ahead of the session layer (server/src/grab.rs)
+    // and hands every other call on to the grab's server function behind it.
+    let grab_whole_way =
+        with_sessions(crate::server_fns::routes(Router::new(), |path| path == crate::grab::PATH), &state);
+    let grab = crate::grab::GrabRoute::new(state.clone(), grab_whole_way.with_state(state.clone()));
+    let site = crate::server_fns::routes(Router::new(), |path| path != crate::grab::PATH)
         .route("/livez", get(|| async { "ok" }))
         .route("/lang/{tag}", get(app::web::language::switch))
         .route("/api/v1/shops/{id}", get(app::catalog::rest::get_shop))
@@ -54,9 +58,12 @@ pub fn build(state: AppState) -> Router {
         .fallback(axum::handler::Handler::layer(
             leptos_axum::file_and_error_handler::<AppState, _>(shell),
             static_compression(),
-        ))
-        // Every layer in one: `Router::layer` boxes the routes anew at each call, and a request cloned its
-        // route's whole stack of boxes at every `from_fn` layer it passed (75 allocations a request, a
+        ));
+    with_sessions(site, &state)
+        // Added after the session layer, so it is the one route without it.
+        .route(crate::grab::PATH, axum::routing::post(crate::grab::grab).with_state(grab))
+        // Every edge layer in one: `Router::layer` boxes the routes anew at each call, and a request cloned
+        // its route's whole stack of boxes at every `from_fn` layer it passed (75 allocations a request, a
         // `/livez` included). Outermost first.
         .layer(
             tower::ServiceBuilder::new()
@@ -64,7 +71,8 @@ pub fn build(state: AppState) -> Router {
                 .layer(axum::middleware::from_fn(app::web::language::speak_the_request_s_language))
                 // Bounds what one instance takes on: at most `HTTP_MAX_IN_FLIGHT` requests at once (the rest
                 // are answered 503 with `Retry-After` at once, not queued behind the others), each answered
-                // within `HTTP_TIMEOUT_SECS` (503 past it).
+                // within `HTTP_TIMEOUT_SECS` (503 past it). One bound for the whole site: the layer's
+                // semaphore is shared by every copy of it.
                 .layer(axum::error_handling::HandleErrorLayer::new(|e: tower::BoxError| async move { overloaded(&e) }))
                 .layer(tower::load_shed::LoadShedLayer::new())
                 .layer(tower::limit::GlobalConcurrencyLimitLayer::new(state.config.http_max_in_flight))
@@ -72,11 +80,17 @@ pub fn build(state: AppState) -> Router {
                 .layer(TraceLayer::new_for_http())
                 .layer(axum::middleware::from_fn_with_state(state.clone(), crate::metrics::time_requests))
                 .layer(axum::middleware::from_fn(crate::guard::hardening_headers))
-                .layer(axum::middleware::from_fn(crate::guard::refuse_cross_site))
-                .layer(axum::middleware::from_fn(api_error_status))
-                .layer(sessions),
+                .layer(axum::middleware::from_fn(crate::guard::refuse_cross_site)),
         )
         .with_state(state)
+}
+
+/// `router`'s routes (those it has so far) behind the session layer, and under it the status of an error
+/// the framework raised.
+fn with_sessions(router: Router<AppState>, state: &AppState) -> Router<AppState> {
+    router.layer(
+        tower::ServiceBuilder::new().layer(axum::middleware::from_fn(api_error_status)).layer(session_layer(state)),
+    )
 }
 
 /// The answer to a request this instance shed (`HTTP_MAX_IN_FLIGHT` reached) or cut off

@@ -26,9 +26,9 @@ pub fn paths() -> Vec<String> {
     leptos::server_fn::axum::server_fn_paths().map(|(path, _)| path.to_string()).collect()
 }
 
-/// `router` with a route per registered server function.
-pub fn routes(mut router: Router<AppState>) -> Router<AppState> {
-    for (path, method) in leptos::server_fn::axum::server_fn_paths() {
+/// `router` with a route for each registered server function whose path `take` picks.
+pub fn routes(mut router: Router<AppState>, take: impl Fn(&str) -> bool) -> Router<AppState> {
+    for (path, method) in leptos::server_fn::axum::server_fn_paths().filter(|(path, _)| take(path)) {
         let Ok(filter) = MethodFilter::try_from(method.clone()) else {
             tracing::error!(%path, %method, "server function with a method axum cannot route: not served");
             continue;
@@ -63,10 +63,7 @@ const GATED: [&str; 2] = [
 async fn dispatch(state: AppState, service: Shared, gated: bool, req: Request) -> Response {
     // Shed with the status the function's own refusal had (a 429 is not turned into a redirect).
     if gated && let Err(wait) = state.grab_gate.admit() {
-        let retry_after_secs = wait.as_secs().max(1);
-        let mut res = AppError::Busy { retry_after_secs }.into_response();
-        res.headers_mut().insert(header::RETRY_AFTER, retry_after_secs.into());
-        return res;
+        return shed(wait);
     }
     let (parts, body) = req.into_parts();
     // A form posted without JavaScript goes back to the page it came from, as leptos_axum does.
@@ -98,6 +95,14 @@ async fn dispatch(state: AppState, service: Shared, gated: bool, req: Request) -
     res
 }
 
+/// The answer to a call the grab gate turned away: 429 with `Retry-After`, in the app's error shape.
+pub fn shed(wait: std::time::Duration) -> Response {
+    let retry_after_secs = wait.as_secs().max(1);
+    let mut res = AppError::Busy { retry_after_secs }.into_response();
+    res.headers_mut().insert(header::RETRY_AFTER, retry_after_secs.into());
+    res
+}
+
 /// The most a server function's arguments may take (axum's default body limit, which applied before):
 /// the largest form, a note, is a few kB; pictures go to `/api/v1/uploads`.
 pub const FORM_LIMIT: usize = 2 * 1024 * 1024;
@@ -108,16 +113,7 @@ pub const FORM_LIMIT: usize = 2 * 1024 * 1024;
 /// `leptos_axum::extract`, moved rather than copied. No extensions: no server function is a websocket
 /// (which would need the upgrade extension).
 async fn codec_request(parts: &axum::http::request::Parts, body: Body) -> Result<Request, Response> {
-    let bytes = match axum::body::to_bytes(body, FORM_LIMIT).await {
-        Ok(bytes) => bytes,
-        Err(e) if over_limit(&e) => {
-            let limit = FORM_LIMIT / (1024 * 1024);
-            let locale = app::shared::i18n::from_headers(&parts.headers);
-            return Err(AppError::form_too_large(locale, limit).into_response());
-        }
-        // The client stopped sending half-way: it will not read an answer either.
-        Err(e) => return Err(AppError::Transport(e.to_string()).into_response()),
-    };
+    let bytes = read_form(&parts.headers, body).await?;
     let mut req = Request::new(Body::from(bytes));
     *req.method_mut() = parts.method.clone();
     *req.uri_mut() = parts.uri.clone();
@@ -129,11 +125,27 @@ async fn codec_request(parts: &axum::http::request::Parts, body: Body) -> Result
     Ok(req)
 }
 
+/// A server function's body, read under [`FORM_LIMIT`]; past it the answer is 413 with the reason, in the
+/// language of the request's `headers`.
+pub async fn read_form(headers: &HeaderMap, body: Body) -> Result<axum::body::Bytes, Response> {
+    match axum::body::to_bytes(body, FORM_LIMIT).await {
+        Ok(bytes) => Ok(bytes),
+        Err(e) if over_limit(&e) => {
+            let limit = FORM_LIMIT / (1024 * 1024);
+            let locale = app::shared::i18n::from_headers(headers);
+            Err(AppError::form_too_large(locale, limit).into_response())
+        }
+        // The client stopped sending half-way: it will not read an answer either.
+        Err(e) => Err(AppError::Transport(e.to_string()).into_response()),
+    }
+}
+
 /// Whether reading a body failed on the size limit (anywhere in the error's chain of causes).
 fn over_limit(e: &(dyn std::error::Error + 'static)) -> bool {
     std::iter::successors(Some(e), |e| e.source()).any(|e| e.is::<http_body_util::LengthLimitError>())
 }
 
-fn accepts_html(headers: &HeaderMap) -> bool {
+/// Whether the request is a form posted without JavaScript (the browser asks for a page back).
+pub fn accepts_html(headers: &HeaderMap) -> bool {
     headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("text/html"))
 }

@@ -7,6 +7,7 @@ mod breakers;
 mod breakers_redis_kafka;
 mod fuzz;
 mod grab_gate;
+mod grab_route;
 mod http;
 mod kafka;
 mod language;

@@ -62,8 +62,27 @@ impl TrustedProxies {
 pub fn budget_network(ip: IpAddr) -> String {
     match canonical(ip) {
         IpAddr::V6(v6) => format!("{}/64", std::net::Ipv6Addr::from(u128::from(v6) & (u128::MAX << 64))),
-        v4 => v4.to_string(),
+        IpAddr::V4(v4) => dotted(v4),
     }
+}
+
+/// `1.2.3.4`, written digit by digit: `Display` goes through the formatting machinery, which callgrind
+/// counted at 1,300 instructions of every grab (its per-address budget reads the address).
+fn dotted(v4: std::net::Ipv4Addr) -> String {
+    let mut out = String::with_capacity(15);
+    for (i, octet) in v4.octets().into_iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        if octet >= 100 {
+            out.push(char::from(b'0' + octet / 100));
+        }
+        if octet >= 10 {
+            out.push(char::from(b'0' + octet / 10 % 10));
+        }
+        out.push(char::from(b'0' + octet % 10));
+    }
+    out
 }
 
 /// An address as proxies write it: `1.2.3.4`, `1.2.3.4:5678`, `2001:db8::1`, `[2001:db8::1]:5678`.
@@ -85,6 +104,16 @@ fn canonical(ip: IpAddr) -> IpAddr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ipv4_address_is_written_as_display_writes_it() {
+        for ip in ["0.0.0.0", "1.2.3.4", "9.10.99.100", "127.0.0.1", "192.168.255.250", "255.255.255.255", "10.0.100.7"]
+        {
+            let v4: std::net::Ipv4Addr = ip.parse().unwrap();
+            assert_eq!(dotted(v4), v4.to_string());
+            assert_eq!(budget_network(IpAddr::V4(v4)), ip);
+        }
+    }
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()

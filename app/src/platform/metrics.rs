@@ -88,6 +88,9 @@ pub struct SeckillMetrics {
     /// Grabs answered as unsure because their order reached Kafka or the resend queue after their promise
     /// line (the sweeper may have looked first): each means the settle time was too short for the machine.
     pub settled_late: Counter,
+    /// Grabs the grab's own route handed on to the server function behind the session layer, because their
+    /// session had to be read, renewed or ended there (or the request was not the page's plain call).
+    pub handed_on: Counter,
     /// How long a grab took, by how it ended.
     pub grab_seconds: LatencyFamily<OutcomeLabels>,
 }
@@ -104,6 +107,7 @@ impl Default for SeckillMetrics {
             stranded_released: Counter::default(),
             unreplicated: Counter::default(),
             settled_late: Counter::default(),
+            handed_on: Counter::default(),
             grab_seconds: latency_family(),
         }
     }
@@ -148,6 +152,11 @@ impl SeckillMetrics {
             "seckill_settled_late",
             "Grabs answered as unsure because their order settled after the moment the sweeper may look for it.",
             self.settled_late.clone(),
+        );
+        r.register(
+            "seckill_grabs_handed_on",
+            "Grabs the grab's own route handed on to the server function behind the session layer.",
+            self.handed_on.clone(),
         );
         r.register("seckill_grab_duration_seconds", "Time to answer a grab, by outcome.", self.grab_seconds.clone());
     }

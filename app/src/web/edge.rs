@@ -71,6 +71,31 @@ where
     let Some(state) = use_context::<AppState>() else {
         return Err(AppError::internal("AppState missing from context").respond());
     };
+    run_outside(state, body).await.map_err(|refusal| {
+        if let Some(secs) = refusal.retry_after_secs {
+            crate::shared::error::set_retry_after(secs);
+        }
+        refusal.error.respond()
+    })
+}
+
+/// A request's failure as the edge answers it: the error (its status is [`AppError::status_code`]) and,
+/// for a refusal the user waits out, when to try again.
+#[derive(Debug)]
+pub struct Refusal {
+    /// What the user is told.
+    pub error: AppError,
+    /// The answer's `Retry-After`: the error's own wait, or for an outage the one its breaker suggests.
+    pub retry_after_secs: Option<u64>,
+}
+
+/// [`run`] for a route of its own, outside any reactive owner (the grab's, `server/src/grab.rs`): the
+/// state is given, and the status and `Retry-After` come back with the error for the route to answer.
+pub async fn run_outside<T, F, Fut>(state: AppState, body: F) -> Result<T, Refusal>
+where
+    F: FnOnce(Cx) -> Fut,
+    Fut: Future<Output = Result<T, Failure>>,
+{
     let breakers = state.breakers.clone();
     let (result, mut seen) = breaker::observe(body(Cx { state })).await;
     if let Err(Failure { outage: Some(outage), .. }) = &result {
@@ -80,14 +105,30 @@ where
         }
     }
     breakers.record(&seen);
-    result.map_err(|f| {
-        let e = f.answer.respond();
-        if matches!(e, AppError::Unavailable(_)) {
-            let wait = seen.retry_after().unwrap_or(std::time::Duration::from_secs(1));
-            crate::shared::error::set_retry_after(wait.as_secs().max(1));
-        }
-        e
+    result.map_err(|Failure { answer, .. }| {
+        let retry_after_secs = match &answer {
+            AppError::TooManyRequests { retry_after_secs, .. } | AppError::Busy { retry_after_secs } => {
+                Some(*retry_after_secs)
+            }
+            AppError::Unavailable(_) => {
+                Some(seen.retry_after().unwrap_or(std::time::Duration::from_secs(1)).as_secs().max(1))
+            }
+            _ => None,
+        };
+        Refusal { error: answer, retry_after_secs }
     })
+}
+
+/// The client's address as per-address budgets count it (an IPv6 client's whole /64): the socket peer,
+/// or — when the peer is one of `TRUSTED_PROXIES` — the right-most `X-Forwarded-For` hop that is not a
+/// proxy of ours; "unknown" for a request that came through no socket.
+pub fn client_network(state: &AppState, head: &Parts) -> String {
+    let Some(ConnectInfo(peer)) = head.extensions.get::<ConnectInfo<SocketAddr>>() else {
+        return "unknown".to_string();
+    };
+    let forwarded = head.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
+    let client = state.config.trusted_proxies.client(peer.ip(), forwarded);
+    crate::platform::client_addr::budget_network(client)
 }
 
 /// Reads from the request's head in context, borrowing it: `leptos_axum::extract` copies the whole head
@@ -135,17 +176,9 @@ impl Cx {
         format!("ip:{}", self.client_network().await)
     }
 
-    /// The client's address as per-address budgets count it (an IPv6 client's whole /64): the socket
-    /// peer, or — when the peer is one of `TRUSTED_PROXIES` — the right-most `X-Forwarded-For` hop that
-    /// is not a proxy of ours.
+    /// The client's address as per-address budgets count it ([`client_network`]).
     pub async fn client_network(&self) -> String {
-        from_head(|head| {
-            let ConnectInfo(peer) = head.extensions.get::<ConnectInfo<SocketAddr>>()?;
-            let forwarded = head.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
-            let client = self.state.config.trusted_proxies.client(peer.ip(), forwarded);
-            Some(crate::platform::client_addr::budget_network(client))
-        })
-        .unwrap_or_else(|| "unknown".to_string())
+        from_head(|head| Some(client_network(&self.state, head))).unwrap_or_else(|| "unknown".to_string())
     }
 
     /// The browser's own description of itself (`User-Agent`), or "" without one.

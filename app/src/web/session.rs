@@ -25,7 +25,8 @@ use crate::web::session_record::PgSessionStore;
 /// its copy when it hears one, and trusts its copies only while it is listening (after a lost
 /// subscription it drops them all and reads Redis until it listens again). Copies also age out.
 pub struct SessionCache {
-    records: moka::future::Cache<Id, Record>,
+    /// Shared, not cloned, by a read: a record is a map of strings, and the grab's route only looks.
+    records: moka::future::Cache<Id, Arc<Record>>,
     listening: AtomicBool,
 }
 
@@ -44,7 +45,7 @@ impl SessionCache {
         }
     }
 
-    async fn get(&self, id: &Id) -> Option<Record> {
+    async fn get(&self, id: &Id) -> Option<Arc<Record>> {
         if !self.listening.load(Ordering::Acquire) {
             return None;
         }
@@ -53,7 +54,7 @@ impl SessionCache {
 
     async fn put(&self, record: &Record) {
         if self.listening.load(Ordering::Acquire) {
-            self.records.insert(record.id, record.clone()).await;
+            self.records.insert(record.id, Arc::new(record.clone())).await;
         }
     }
 
@@ -183,7 +184,7 @@ impl SessionStore for RedisSessionStore {
         if let Some(cache) = &self.cache
             && let Some(record) = cache.get(id).await
         {
-            return Ok(Some(record));
+            return Ok(Some(Record::clone(&record)));
         }
         if let Some(breakers) = &self.breakers {
             breakers.admit(Service::Redis).map_err(|open| session_store::Error::Backend(open.to_string()))?;
@@ -435,6 +436,24 @@ pub async fn user_id(session: &Session, policy: &SessionPolicy) -> Result<Option
         session.insert(RENEWED_AT, now).await?;
     }
     Ok(Some(user_id))
+}
+
+/// The shopper whose session `id` is, when this instance's copy of it says everything the session layer
+/// would find and nothing it would write: logged in, not an operator, within its absolute lifetime and
+/// renewed within the last quarter of its idle one (so [`user_id`] would neither renew nor end it). `None`
+/// means "ask the session layer": no copy (not read here lately, or the instance is not listening for
+/// changes), someone else, or a session due a write.
+pub async fn settled_shopper(cache: &SessionCache, id: &Id, policy: &SessionPolicy) -> Option<i64> {
+    let record = cache.get(id).await?;
+    let read = |key: &str| record.data.get(key).and_then(serde_json::Value::as_i64);
+    if record.data.contains_key(STAFF) {
+        return None;
+    }
+    let (user_id, login_at, renewed_at) = (read(USER_ID)?, read(LOGIN_AT)?, read(RENEWED_AT)?);
+    let now = now_ms();
+    let lived = now - login_at < policy.max_age.as_millis() as i64;
+    let fresh = now - renewed_at < (policy.ttl / 4).as_millis() as i64;
+    (lived && fresh).then_some(user_id)
 }
 
 /// Whether the session is an operator's (see [`sign_in`]).
