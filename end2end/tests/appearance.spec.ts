@@ -128,7 +128,7 @@ const OPERATOR: Shot[] = [
   ['/ops/applications'],
 ];
 
-// The merchant's and the operators' pages first: they show the seeded sale that opens five minutes after the
+// The merchant's and the operators' pages first: they show the seeded sale that opens 45 minutes after the
 // seed as "upcoming" (with its Cancel button), which the look must photograph before it opens.
 test("a merchant's pages look as they did", async ({ page }) => {
   test.setTimeout(300_000);

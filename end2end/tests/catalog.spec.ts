@@ -51,7 +51,7 @@ test('the home page shows the flash sales on now and coming, live first, each le
   await expect(live.locator('.sale-price')).toHaveText('¥19.90');
   await expect(live.locator('.sale-state')).toHaveAttribute('data-state', 'live');
   expect(Number(await live.locator('.stock-left').textContent())).toBeGreaterThan(0);
-  // The demo's next sale starts 5 minutes after the seed: counting down, or on by now on a slow run.
+  // The demo's next sale starts 45 minutes after the seed: counting down, or on by now on a very slow run.
   const next = strip.locator('.sale-teaser', { hasText: '整点秒杀 ¥200 代金券' });
   const state = await next.locator('.sale-state').getAttribute('data-state');
   expect(['upcoming', 'live']).toContain(state);
