@@ -358,3 +358,53 @@ async fn the_home_page_shows_sales_on_now_then_the_soonest_to_come(db: PgPool) {
     let first = service::sales_now(&state, 3).await.unwrap().sales;
     assert_eq!(first.iter().map(|s| s.voucher_id).collect::<Vec<_>>(), [101, 106, 104]);
 }
+
+/// A sale's primary without a replica (a failover's promoted node before the old one rejoins) holds every
+/// grab's `WAIT` for its whole timeout, and the grabs' `WAIT`s queue on their connection, so most grabs reach
+/// their send line still waiting. That is the replicas' lag, not Redis failing: the Redis breaker stays
+/// closed (an open one would refuse every session read and page of the instance), and every grab is given
+/// back, nothing taken.
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn grabs_waiting_on_a_missing_replica_do_not_open_the_redis_breaker(db: PgPool) {
+    // One Redis node with no replica, whatever REDIS_URL says; the send line 2 s after the script
+    // (STRANDED_GRAB_SECS 8 less a second's margin less the send's settle time of 1 + 4 s).
+    let overrides = [
+        ("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        ("GRAB_REPLICAS", "1"),
+        ("GRAB_REPLICA_WAIT_MS", "1000"),
+        ("KAFKA_PRODUCE_TIMEOUT_MS", "1000"),
+        ("STRANDED_GRAB_SECS", "8"),
+        ("BREAKER_FAILURES", "3"),
+    ];
+    let state = test_state(db.clone(), &overrides).await;
+    app::platform::kafka::ensure_topics(&state.config).await.unwrap();
+    open_sale(&state, 80, 8, -60, 3600).await;
+    let users = seed_users(&db, 600, 8).await.unwrap();
+
+    let grabs = users.iter().map(|&user| {
+        app::web::edge::run_outside(state.clone(), move |cx| async move {
+            let outcome = service::grab(&cx.state, user, 80, "10.0.0.1").await;
+            Ok::<_, app::web::edge::Failure>(outcome.map_or_else(|e| e.outcome_label(), |_| "ok"))
+        })
+    });
+    let outcomes: Vec<&str> = futures::future::join_all(grabs).await.into_iter().map(Result::unwrap).collect();
+    let unsure = outcomes.iter().filter(|o| **o == "unsure").count();
+    assert!(unsure >= 3, "most grabs queue past their send line: {outcomes:?}");
+    assert!(outcomes.iter().all(|o| matches!(*o, "unsure" | "not_replicated")), "{outcomes:?}");
+    assert_eq!(
+        state.breakers.redis.state(),
+        app::platform::breaker::BreakerState::Closed,
+        "Redis answered every call: its breaker stays closed"
+    );
+
+    // The unsure ones are checked in the background and given back, as the unconfirmed ones were.
+    let started = std::time::Instant::now();
+    loop {
+        let sale = inventory::sale_state(&state.redis, &state.keys, 80).await.unwrap();
+        if sale == (Some(8), 0) {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "not every grab given back: {sale:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

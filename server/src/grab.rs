@@ -54,13 +54,23 @@ impl GrabRoute {
 pub async fn grab(State(route): State<GrabRoute>, req: Request) -> Response {
     let GrabRoute { state, whole_way } = route;
     let policy = SessionPolicy::from_config(&state.config);
-    let shopper = match session_id(req.headers()) {
-        Some(id) if !crate::server_fns::accepts_html(req.headers()) => {
-            app::web::session::settled_shopper(&state.sessions, &id, &policy).await
-        }
-        _ => None,
+    let script = !crate::server_fns::accepts_html(req.headers());
+    let id = session_id(req.headers()).filter(|_| script);
+    let shopper = match &id {
+        Some(id) => app::web::session::settled_shopper(&state.sessions, id, &policy).await,
+        None => None,
     };
     let Some(user_id) = shopper else {
+        // A session this instance holds no settled copy of is read from Redis by the session layer, which
+        // an open Redis breaker refuses: answered here as it would be there, without the layer's cost —
+        // after a failover, shoppers pressing "grab" again and again must not keep the instance too busy to
+        // reach Redis once it is back. Never the breaker's probe, which the whole way takes.
+        if id.is_some()
+            && let Err(open) = state.breakers.redis.refuse_while_open(std::time::Instant::now())
+        {
+            let error = app::web::session::store_unavailable();
+            return refused(Refusal { error, retry_after_secs: Some(open.retry_after.as_secs()) });
+        }
         state.metrics.seckill.handed_on.inc();
         return match whole_way.oneshot(req).await {
             Ok(res) => res,

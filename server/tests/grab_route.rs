@@ -213,6 +213,37 @@ async fn a_logout_on_another_instance_is_honoured_by_the_route(db: PgPool) {
     assert_eq!(stock, Some(10), "nothing taken for the logged-out session");
 }
 
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn with_the_redis_breaker_open_the_route_refuses_as_the_session_layer_would(db: PgPool) {
+    let instances = ready(&db, 2).await;
+    let (a, b) = (&instances[0], &instances[1]);
+    let router_b = server::router::build(b.clone());
+    let user = seed_users(&db, 85, 1).await.unwrap()[0];
+    // Logged in on A: B holds no copy, so its session layer would read Redis.
+    let sid = settled(a, user).await;
+    while b.breakers.redis.state() != app::platform::breaker::BreakerState::Open {
+        b.breakers.redis.failure();
+    }
+
+    let before = handed_on(b);
+    let by_route = answer(router_b.clone().oneshot(grab("voucher_id=81", &once(&sid))).await.unwrap()).await;
+    assert_eq!(handed_on(b), before, "answered by the route");
+    let whole_way = answer(router_b.clone().oneshot(grab("voucher_id=81", &twice(&sid))).await.unwrap()).await;
+    assert_eq!(handed_on(b), before + 1);
+    assert_eq!(by_route.status, StatusCode::SERVICE_UNAVAILABLE, "{by_route:?}");
+    // The same answer but for the wait, which may have crossed a second between the two.
+    let waits = [&by_route, &whole_way].map(|a| a.retry_after.as_deref().and_then(|s| s.parse::<u64>().ok()));
+    assert!(waits.iter().all(|w| w.is_some_and(|w| (1..=5).contains(&w))), "{waits:?}");
+    let without_wait = |a: Answer| Answer { retry_after: None, ..a };
+    assert_eq!(without_wait(by_route), without_wait(whole_way));
+
+    // Without a session there is nothing to read: the whole way's 401, breaker or not.
+    let resp = router_b.clone().oneshot(grab("voucher_id=81", "lang=en")).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    let (stock, _) = app::sale::inventory::sale_state(&a.redis, &a.keys, 81).await.unwrap();
+    assert_eq!(stock, Some(10), "nothing taken");
+}
+
 /// A shopper's session with its login and its last renewal at the given times (unix ms), in the store.
 async fn record(state: &AppState, user: i64, login_at: i64, renewed_at: i64) -> String {
     let mut data = std::collections::HashMap::new();

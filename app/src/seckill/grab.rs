@@ -231,7 +231,8 @@ async fn give_back_late(state: &AppState, order: &OrderCreated) -> SeckillError 
     state.metrics.seckill.unreplicated.inc();
     tracing::warn!(order = order.order_id, "grab too late to send before the sweeper's age; giving it back");
     let (voucher, user, id) = (order.voucher_id, order.user_id, order.order_id);
-    match inventory::release(&state.grab_redis, &state.keys, voucher, user, id).await {
+    // On the pages' connection: on the grabs' own, the release would queue behind other grabs' `WAIT`s.
+    match inventory::release(&state.redis, &state.keys, voucher, user, id).await {
         Ok(_) => SeckillError::NotReplicated,
         Err(e) => e.into(),
     }
@@ -244,6 +245,11 @@ fn unsure(state: &AppState, order: OrderCreated, deadline: Instant, e: redis::Re
         return e.into();
     }
     crate::platform::breaker::note_failure(Service::Redis);
+    check_later(state, order, deadline, e)
+}
+
+/// A grab whose outcome `e` left unknown: settled in the background (never guessed), its buyer told so.
+fn check_later(state: &AppState, order: OrderCreated, deadline: Instant, e: redis::RedisError) -> SeckillError {
     tokio::spawn(settle_unknown_grab(state.clone(), order, deadline));
     SeckillError::Unsure(e)
 }
@@ -262,16 +268,25 @@ async fn hold_on_replicas(state: &AppState, order: &OrderCreated, deadline: Inst
     let grab = (order.user_id, order.order_id);
     let wait = state.config.grab_replica_wait;
     let asked = inventory::await_replicas(&state.grab_redis, &state.keys, order.voucher_id, grab, replicas, wait);
-    let replication = tokio::time::timeout_at(deadline.into(), asked)
-        .await
-        .unwrap_or_else(|_| Err(std::io::Error::from(std::io::ErrorKind::TimedOut).into()))
-        .map_err(|e| unsure(state, order.clone(), deadline, e))?;
+    let replication = match tokio::time::timeout_at(deadline.into(), asked).await {
+        Ok(answer) => answer.map_err(|e| unsure(state, order.clone(), deadline, e))?,
+        // The wait is the replicas', not Redis' failure: a promoted primary without a replica yet holds
+        // each `WAIT` for its whole timeout, and the grabs' `WAIT`s queue behind one another on their
+        // connection. Not fed to the Redis breaker, which would refuse every session read and page of
+        // the instance while Redis answers them.
+        Err(_) => {
+            let e = std::io::Error::from(std::io::ErrorKind::TimedOut).into();
+            return Err(check_later(state, order.clone(), deadline, e));
+        }
+    };
     match replication {
         Replication::Held => Ok(()),
         Replication::Unconfirmed(acked) => {
             state.metrics.seckill.unreplicated.inc();
             tracing::warn!(order = order.order_id, acked, replicas, "grab not confirmed by Redis replicas in time");
-            inventory::release(&state.grab_redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await?;
+            // On the pages' connection, not behind the other grabs' `WAIT`s on the grabs' own (with no replica
+            // each holds that connection for the whole wait).
+            inventory::release(&state.redis, &state.keys, order.voucher_id, order.user_id, order.order_id).await?;
             Err(SeckillError::NotReplicated)
         }
         Replication::Lost => {

@@ -263,14 +263,18 @@ impl From<SessionError> for crate::shared::error::AppError {
         match e.0 {
             tower_sessions::session::Error::Store(cause) => {
                 tracing::warn!("session store unavailable: {cause}");
-                Self::Unavailable(
-                    crate::shared::i18n::td_string!(crate::shared::i18n::locale(), common.err_session_unavailable)
-                        .into(),
-                )
+                store_unavailable()
             }
             other => Self::internal(SessionError(other)),
         }
     }
+}
+
+/// What a request whose session could not be read is told: the store is not answering, try again.
+pub fn store_unavailable() -> crate::shared::error::AppError {
+    crate::shared::error::AppError::Unavailable(
+        crate::shared::i18n::td_string!(crate::shared::i18n::locale(), common.err_session_unavailable).into(),
+    )
 }
 
 /// When the user logged in (unix ms): the absolute cap counts from here.
