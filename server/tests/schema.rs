@@ -65,14 +65,14 @@ async fn demo_seed_is_idempotent_and_realistic(db: PgPool) {
 
     let window = |id: i64| {
         sqlx::query_as::<_, (bool, bool, bool)>(
-            "SELECT begin_at <= now() AND end_at > now(), begin_at > now() AND begin_at < now() + interval '15 minutes',
+            "SELECT begin_at <= now() AND end_at > now(), begin_at > now() + interval '30 minutes' AND begin_at < now() + interval '1 hour',
                     end_at <= now() FROM vouchers WHERE id = $1 AND kind = 'flash'",
         )
         .bind(id)
         .fetch_one(&db)
     };
     assert_eq!(window(FLASH_LIVE).await.unwrap(), (true, false, false), "live now");
-    assert_eq!(window(FLASH_UPCOMING).await.unwrap(), (false, true, false), "starts in a few minutes");
+    assert_eq!(window(FLASH_UPCOMING).await.unwrap(), (false, true, false), "starts later in the hour");
     assert_eq!(window(FLASH_ENDED).await.unwrap(), (false, false, true), "ended");
 
     // Sequences were moved past the explicit ids: a new shop does not collide.
