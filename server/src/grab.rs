@@ -61,8 +61,9 @@ pub async fn grab(State(route): State<GrabRoute>, req: Request) -> Response {
         None => None,
     };
     let Some(user_id) = shopper else {
-        // A session this instance holds no settled copy of is read from Redis by the session layer, which
-        // an open Redis breaker refuses: answered here as it would be there, without the layer's cost —
+        // The whole way reads this session from Redis (no copy here) or must write it (a copy due a
+        // renewal), and the grab needs Redis anyway: with the Redis breaker open it is refused there. So it
+        // is answered here with the session layer's refusal, without the layer's cost —
         // after a failover, shoppers pressing "grab" again and again must not keep the instance too busy to
         // reach Redis once it is back. Never the breaker's probe, which the whole way takes.
         if id.is_some()
