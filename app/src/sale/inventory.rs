@@ -96,6 +96,7 @@ pub use redis_state::*;
 #[cfg(feature = "ssr")]
 mod redis_state {
     use std::sync::LazyLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Duration;
 
     use crate::platform::redis_conn::Redis;
@@ -289,7 +290,7 @@ mod redis_state {
             .arg(order_id)
             .arg(redis.announce_command())
             .arg(quiet.as_millis() as u64);
-        let answer: Vec<i64> = eval_loaded(redis, &SECKILL, &call).await?;
+        let answer: Vec<i64> = eval_loaded(redis, &SECKILL, &SECKILL_LOADS, &call).await?;
         let &[code, wait, ref announced @ ..] = answer.as_slice() else {
             let what = format!("{answer:?}");
             return Err(
@@ -303,16 +304,55 @@ mod redis_state {
         })
     }
 
-    /// Sends `call`, an `EVALSHA` of `script`, loading the script first if Redis answers that it has none
-    /// (a restarted or new node), as redis-rs' own invocation does.
+    /// The loads of the sale script after a `NOSCRIPT`, one at a time in this process. A Redis that lost
+    /// its scripts (restarted, or a failover to a node that never ran this one) answers `NOSCRIPT` to every
+    /// grab in flight at once, as the site recovers; one load then serves them all, where each grab used to
+    /// send its own (a thousand grabs in flight: a thousand loads of the script's text, and as many more
+    /// round trips).
+    static SECKILL_LOADS: ScriptLoads = ScriptLoads::new();
+
+    /// How many loads of one script this process has finished, and the one under way.
+    struct ScriptLoads {
+        done: AtomicU64,
+        under_way: tokio::sync::Mutex<()>,
+    }
+
+    impl ScriptLoads {
+        const fn new() -> Self {
+            Self { done: AtomicU64::new(0), under_way: tokio::sync::Mutex::const_new(()) }
+        }
+    }
+
+    fn no_script(e: &redis::RedisError) -> bool {
+        e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript)
+    }
+
+    /// Sends `call`, an `EVALSHA` of `script`, loading the script first if Redis answers that it has none.
+    /// Of the calls that meet `NOSCRIPT` together, the first loads it and the others send again once that
+    /// load is done (a load finished after their call was sent may have come too late for it, not for
+    /// them). A call that meets `NOSCRIPT` again — a cluster's other node, or Redis lost it once more —
+    /// loads it itself, as redis-rs' own invocation does.
     async fn eval_loaded<T: redis::FromRedisValue>(
         redis: &Redis,
         script: &Script,
+        loads: &ScriptLoads,
         call: &redis::Cmd,
     ) -> Result<T, redis::RedisError> {
         let mut con = redis.clone();
+        let seen = loads.done.load(Ordering::Acquire);
         match call.query_async(&mut con).await {
-            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+            Err(e) if no_script(&e) => {}
+            answered => return answered,
+        }
+        {
+            let _one = loads.under_way.lock().await;
+            if loads.done.load(Ordering::Acquire) == seen {
+                script.load_async(&mut con).await?;
+                loads.done.fetch_add(1, Ordering::Release);
+            }
+        }
+        match call.query_async(&mut con).await {
+            Err(e) if no_script(&e) => {
                 script.load_async(&mut con).await?;
                 call.query_async(&mut con).await
             }
