@@ -311,27 +311,29 @@ mod redis_state {
     /// round trips).
     static SECKILL_LOADS: ScriptLoads = ScriptLoads::new();
 
-    /// How many loads of one script this process has finished, and the one under way.
+    /// How many loads of one script this process has tried, and the one under way.
     struct ScriptLoads {
-        done: AtomicU64,
+        tried: AtomicU64,
         under_way: tokio::sync::Mutex<()>,
     }
 
     impl ScriptLoads {
         const fn new() -> Self {
-            Self { done: AtomicU64::new(0), under_way: tokio::sync::Mutex::const_new(()) }
+            Self { tried: AtomicU64::new(0), under_way: tokio::sync::Mutex::const_new(()) }
         }
     }
 
+    /// Whether Redis answered that it does not hold the script called.
     fn no_script(e: &redis::RedisError) -> bool {
         e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript)
     }
 
     /// Sends `call`, an `EVALSHA` of `script`, loading the script first if Redis answers that it has none.
     /// Of the calls that meet `NOSCRIPT` together, the first loads it and the others send again once that
-    /// load is done (a load finished after their call was sent may have come too late for it, not for
-    /// them). A call that meets `NOSCRIPT` again — a cluster's other node, or Redis lost it once more —
-    /// loads it itself, as redis-rs' own invocation does.
+    /// load has been tried; a call counts only the loads tried after it was sent, since an earlier one
+    /// did not save it from `NOSCRIPT`. A call that meets `NOSCRIPT` again (a cluster's other node, Redis
+    /// lost it once more, or the shared load failed) loads it itself, as redis-rs' own invocation does, so
+    /// a load that times out holds the others back once, not once each.
     async fn eval_loaded<T: redis::FromRedisValue>(
         redis: &Redis,
         script: &Script,
@@ -339,16 +341,17 @@ mod redis_state {
         call: &redis::Cmd,
     ) -> Result<T, redis::RedisError> {
         let mut con = redis.clone();
-        let seen = loads.done.load(Ordering::Acquire);
+        let seen = loads.tried.load(Ordering::Acquire);
         match call.query_async(&mut con).await {
             Err(e) if no_script(&e) => {}
             answered => return answered,
         }
         {
             let _one = loads.under_way.lock().await;
-            if loads.done.load(Ordering::Acquire) == seen {
-                script.load_async(&mut con).await?;
-                loads.done.fetch_add(1, Ordering::Release);
+            if loads.tried.load(Ordering::Acquire) == seen {
+                let loaded = script.load_async(&mut con).await;
+                loads.tried.fetch_add(1, Ordering::Release);
+                loaded?;
             }
         }
         match call.query_async(&mut con).await {
