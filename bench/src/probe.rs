@@ -175,6 +175,40 @@ pub fn cpu_ticks(pid: u32) -> Result<u64, String> {
     Ok(utime + stime)
 }
 
+/// The whole machine's CPU from `/proc/stat`'s first line, in clock ticks summed over its cores: time
+/// busy (everything but idle and I/O wait) and time in all.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MachineCpu {
+    /// Ticks spent running anything.
+    pub busy: u64,
+    /// Ticks in all, idle included.
+    pub total: u64,
+}
+
+impl MachineCpu {
+    /// Reads them now.
+    pub fn read() -> Result<Self, String> {
+        let stat = std::fs::read_to_string("/proc/stat").map_err(|e| format!("/proc/stat: {e}"))?;
+        let ticks: Vec<u64> = stat
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("cpu "))
+            .ok_or("/proc/stat: no cpu line")?
+            .split_whitespace()
+            .map(|t| t.parse().map_err(|e| format!("/proc/stat: {t}: {e}")))
+            .collect::<Result<_, String>>()?;
+        // user nice system idle iowait irq softirq steal …
+        let idle = ticks.get(3).copied().unwrap_or(0) + ticks.get(4).copied().unwrap_or(0);
+        let total = ticks.iter().take(8).sum::<u64>();
+        Ok(Self { busy: total.saturating_sub(idle), total })
+    }
+
+    /// What happened between `before` and `self`.
+    pub fn since(&self, before: &Self) -> Self {
+        Self { busy: self.busy.saturating_sub(before.busy), total: self.total.saturating_sub(before.total) }
+    }
+}
+
 /// The CPU, in clock ticks, that the live backends of the Postgres server whose postmaster is `postmaster`
 /// have spent serving database `database` (each backend's process title names its database, so the broker's
 /// storage and other databases on the same server are left out). An application's pool keeps its

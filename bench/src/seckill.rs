@@ -127,6 +127,66 @@ struct Closed {
     /// The islands of the sale's shop page as a logged-in shopper gets it (what its first load hydrates).
     shop_islands: Vec<String>,
     admit_per_sec: u32,
+    /// Where the machine's CPU went while the grabs ran (not the drain after them).
+    #[serde(default)]
+    cpu: Option<CpuSplit>,
+}
+
+/// Where the machine's CPU went over a phase, in cores busy on average: the server (`server web`), the
+/// worker apart, and every process together (the load generator, Redis, Postgres and the broker too).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct CpuSplit {
+    web: f64,
+    worker: Option<f64>,
+    busy: f64,
+    cores: usize,
+}
+
+impl std::fmt::Display for CpuSplit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "web {:.2}", self.web)?;
+        if let Some(worker) = self.worker {
+            write!(f, ", work {worker:.2}")?;
+        }
+        write!(f, ", all {:.2} of {}", self.busy, self.cores)
+    }
+}
+
+/// The counters a [`CpuSplit`] is taken from, at a phase's start.
+struct CpuMark {
+    web: u64,
+    worker: Option<u64>,
+    machine: probe::MachineCpu,
+    at: Instant,
+}
+
+impl CpuMark {
+    fn read(setup: &Setup) -> Result<Self, String> {
+        Ok(Self {
+            web: probe::cpu_ticks(setup.server_pid)?,
+            worker: setup.worker_pid.map(probe::cpu_ticks).transpose()?,
+            machine: probe::MachineCpu::read()?,
+            at: Instant::now(),
+        })
+    }
+
+    /// From the mark until now.
+    fn split(&self, setup: &Setup) -> Result<CpuSplit, String> {
+        let secs = self.at.elapsed().as_secs_f64().max(1e-3);
+        let cores = |ticks: u64| ticks as f64 * probe::micros_per_tick() / 1e6 / secs;
+        let machine = probe::MachineCpu::read()?.since(&self.machine);
+        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let worker = match (setup.worker_pid, self.worker) {
+            (Some(pid), Some(before)) => Some(cores(probe::cpu_ticks(pid)?.saturating_sub(before))),
+            _ => None,
+        };
+        Ok(CpuSplit {
+            web: cores(probe::cpu_ticks(setup.server_pid)?.saturating_sub(self.web)),
+            worker,
+            busy: machine.busy as f64 / machine.total.max(1) as f64 * n as f64,
+            cores: n,
+        })
+    }
 }
 
 /// What the `open` phase measured.
@@ -150,6 +210,16 @@ struct Open {
     overload_rss_mb: Vec<f64>,
     /// Seconds from the overload's end until every order it took was written.
     overload_drain_secs: f64,
+    /// Where the machine's CPU went through the overload.
+    #[serde(default)]
+    overload_cpu: Option<CpuSplit>,
+    /// The server's CPU per answer (admitted or shed) through the overload, µs.
+    #[serde(default)]
+    overload_cpu_us_per_answer: f64,
+    /// Sessions read from Redis (`GET`) per grab answered through the overload: the instance's copies age out
+    /// (`SESSION_CACHE_SECS`) while the same shoppers keep grabbing.
+    #[serde(default)]
+    overload_session_reads_per_answer: f64,
 }
 
 /// What the `shed` phase measured: the server's CPU per shed grab and per `/livez`, and how the grabs
@@ -252,6 +322,7 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
     let cpu_before = probe::cpu_ticks(server_pid)?;
     let threads_before = probe::ThreadCpu::read(server_pid)?;
     let worker_before = setup.worker_pid.map(probe::cpu_ticks).transpose()?;
+    let mark = CpuMark::read(setup)?;
 
     // Load: every user grabs once; `concurrency` requests in flight. (The line says when, to a profiler.)
     println!("grabbing…");
@@ -288,6 +359,7 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
     }
     let load_secs = started.elapsed().as_secs_f64();
     let load_done = Instant::now();
+    let cpu = mark.split(setup)?;
     let redis = RedisCounters::read(&mut conn).await?.since(&redis_before);
     latencies.sort_unstable();
     let rps = n as f64 / load_secs;
@@ -295,6 +367,7 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
     println!("throughput     {rps:>10.0} req/s  ({load_secs:.2} s)");
     println!("latency p50    {:>10.1} ms", ms(percentile(&latencies, 0.50)));
     println!("latency p99    {:>10.1} ms", ms(percentile(&latencies, 0.99)));
+    println!("CPU, cores     {cpu}");
     for (k, v) in &outcomes {
         println!("outcome {k:<40} {v}");
     }
@@ -407,6 +480,7 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
         bundle,
         shop_islands,
         admit_per_sec: (rps * ADMIT_SHARE).round() as u32,
+        cpu: Some(cpu),
     })
 }
 
@@ -525,13 +599,26 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
             rss
         }
     });
+    let mut conn = setup.state.redis.clone();
+    let redis_before = RedisCounters::read(&mut conn).await?;
+    let mark = CpuMark::read(setup)?;
     let over = open_loop::run(&setup.client, &setup.url, n, rate, connections, |i| {
         (crowd[i % people].1.clone(), vouchers[i / people])
     })
     .await;
+    let overload_cpu = mark.split(setup)?;
+    let web_ticks = probe::cpu_ticks(setup.server_pid)?.saturating_sub(mark.web);
+    let redis = RedisCounters::read(&mut conn).await?.since(&redis_before);
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     let overload_rss_mb = sampler.await.map_err(|e| e.to_string())?;
     print_run(&over);
+    let answers = (over.admitted.len() + over.rejected.len()).max(1) as f64;
+    let overload_cpu_us_per_answer = web_ticks as f64 * probe::micros_per_tick() / answers;
+    let overload_session_reads_per_answer = redis.of("get") as f64 / answers;
+    println!(
+        "CPU, cores: {overload_cpu}; the server's per answer {overload_cpu_us_per_answer:.1} µs; sessions read from \
+         Redis per answer {overload_session_reads_per_answer:.2}"
+    );
     println!("VmRSS each second (MB): {overload_rss_mb:.0?}");
     // The orders taken are all written before the phase ends (and before the next run's reset, which would
     // leave the rest for its writer to refuse first).
@@ -552,6 +639,9 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
         overload_outcomes: over.outcomes,
         overload_rss_mb,
         overload_drain_secs: drained.as_secs_f64(),
+        overload_cpu: Some(overload_cpu),
+        overload_cpu_us_per_answer,
+        overload_session_reads_per_answer,
     })
 }
 
@@ -639,6 +729,20 @@ fn report(f: &Figures) {
                 format!("{goodput:.2} ({:.0}/s)", o.overload_ok_per_sec),
                 "≥ 0.9",
                 verdict(goodput >= 0.9, goodput / 0.9),
+            );
+            if let (Some(closed), Some(over)) = (c.cpu, o.overload_cpu) {
+                row(
+                    "  CPU in cores, closed loop → overload",
+                    format!("web {:.2} → {:.2}", closed.web, over.web),
+                    "",
+                    format!("({closed} → {over})"),
+                );
+            }
+            row(
+                "  the server's CPU per answer, closed loop → overload",
+                format!("{:.0} → {:.0} µs", c.cpu_us_per_grab, o.overload_cpu_us_per_answer),
+                "",
+                format!("(sessions read from Redis per answer {:.2})", o.overload_session_reads_per_answer),
             );
             // Flat: the last quarter's peak within 10 % of the second quarter's (the first is warm-up).
             let (rss, q) = (&o.overload_rss_mb, (o.overload_rss_mb.len() / 4).max(1));

@@ -47,40 +47,64 @@ impl GrabRoute {
     }
 }
 
-/// Answers a grab by a shopper whose session this instance holds settled (see
-/// [`app::web::session::settled_shopper`]) and who calls from the page's script; hands on anything else.
+/// Answers a grab by a shopper whose session is settled (see [`app::web::session::settled_shopper`]) —
+/// in this instance's copy, or read from the store when it holds none — and who calls from the page's
+/// script; hands on anything else.
 /// Then the same steps as the server function, in order: the grab gate, the body under the same limit,
 /// the arguments, the grab service with its breakers.
-pub async fn grab(State(route): State<GrabRoute>, req: Request) -> Response {
+pub async fn grab(State(route): State<GrabRoute>, mut req: Request) -> Response {
     let GrabRoute { state, whole_way } = route;
     let policy = SessionPolicy::from_config(&state.config);
     let script = !crate::server_fns::accepts_html(req.headers());
     let id = session_id(req.headers()).filter(|_| script);
-    let shopper = match &id {
-        Some(id) => app::web::session::settled_shopper(&state.sessions, id, &policy).await,
-        None => None,
+    let Some(id) = id else {
+        return hand_on(&state, whole_way, req).await;
     };
-    let Some(user_id) = shopper else {
-        // The whole way reads this session from Redis (no copy here) or must write it (a copy due a
-        // renewal), and the grab needs Redis anyway: with the Redis breaker open it is refused there. So it
-        // is answered here with the session layer's refusal, without the layer's cost —
-        // after a failover, shoppers pressing "grab" again and again must not keep the instance too busy to
-        // reach Redis once it is back. Never the breaker's probe, which the whole way takes.
-        if id.is_some()
-            && let Err(open) = state.breakers.redis.refuse_while_open(std::time::Instant::now())
-        {
-            let error = app::web::session::store_unavailable();
-            return refused(Refusal { error, retry_after_secs: Some(open.retry_after.as_secs()) });
+    let user_id = match app::web::session::settled_shopper(&state.sessions, &id, &policy).await {
+        Some(user_id) => {
+            if let Err(wait) = state.grab_gate.admit() {
+                return crate::server_fns::shed(wait);
+            }
+            user_id
         }
-        state.metrics.seckill.handed_on.inc();
-        return match whole_way.oneshot(req).await {
-            Ok(res) => res,
-            Err(never) => match never {},
-        };
+        None => {
+            // With no settled copy here, the whole way would read this session from Redis (no copy) or
+            // write it (a copy due a renewal), and the grab needs Redis anyway: with the Redis breaker
+            // open it is refused there. So it is answered here with the session layer's refusal, without
+            // the layer's cost — after a failover, shoppers pressing "grab" again and again must not keep
+            // the instance too busy to reach Redis once it is back. Never the breaker's probe, which the
+            // whole way or the read below takes.
+            if let Err(open) = state.breakers.redis.refuse_while_open(std::time::Instant::now()) {
+                let error = app::web::session::store_unavailable();
+                return refused(Refusal { error, retry_after_secs: Some(open.retry_after.as_secs()) });
+            }
+            if app::web::session::holds_copy(&state.sessions, &id).await {
+                return hand_on(&state, whole_way, req).await;
+            }
+            // No copy: the page was served by another instance, or the copy aged out. The session is read
+            // here as the session layer would read it, which costs the one read the whole way would make
+            // and spares the rest of it (docs/benchmarks.md: through a 60 s overload the same shoppers'
+            // copies age out every `SESSION_CACHE_SECS`). The gate first, as the whole way has it: a grab
+            // it sheds costs no read.
+            if let Err(wait) = state.grab_gate.admit() {
+                return crate::server_fns::shed(wait);
+            }
+            state.metrics.seckill.sessions_read.inc();
+            let read = app::web::edge::run_outside(state.clone(), |cx| async move {
+                Ok(app::web::session::read_settled_shopper(&cx.state, &id, &policy).await.map_err(AppError::from)?)
+            })
+            .await;
+            match read {
+                Ok(Some(user_id)) => user_id,
+                Ok(None) => {
+                    // Past the gate already: the whole way must not count it twice.
+                    req.extensions_mut().insert(crate::server_fns::Admitted);
+                    return hand_on(&state, whole_way, req).await;
+                }
+                Err(refusal) => return refused(refusal),
+            }
+        }
     };
-    if let Err(wait) = state.grab_gate.admit() {
-        return crate::server_fns::shed(wait);
-    }
     let (head, body) = req.into_parts();
     let form = match crate::server_fns::read_form(&head.headers, body).await {
         Ok(form) => form,
@@ -108,6 +132,15 @@ pub async fn grab(State(route): State<GrabRoute>, req: Request) -> Response {
                 .into_response()
         }
         Err(refusal) => refused(refusal),
+    }
+}
+
+/// Sends `req` the whole way: the session layer and the server function behind it.
+async fn hand_on(state: &AppState, whole_way: Router, req: Request) -> Response {
+    state.metrics.seckill.handed_on.inc();
+    match whole_way.oneshot(req).await {
+        Ok(res) => res,
+        Err(never) => match never {},
     }
 }
 

@@ -58,11 +58,19 @@ const GATED: [&str; 2] = [
     <app::seckill::api::SolvePuzzle as leptos::server_fn::ServerFn>::PATH,
 ];
 
+/// Marks a gated call the grab gate has already let through (the grab's own route, which read its session
+/// before handing it on), so that it is not counted against the gate twice.
+#[derive(Debug, Clone, Copy)]
+pub struct Admitted;
+
 /// Runs `service` on `req` inside a fresh reactive owner holding the request's context; a `gated` call past
 /// the grab gate's rate is answered 429 with `Retry-After` instead.
 async fn dispatch(state: AppState, service: Shared, gated: bool, req: Request) -> Response {
     // Shed with the status the function's own refusal had (a 429 is not turned into a redirect).
-    if gated && let Err(wait) = state.grab_gate.admit() {
+    if gated
+        && req.extensions().get::<Admitted>().is_none()
+        && let Err(wait) = state.grab_gate.admit()
+    {
         return shed(wait);
     }
     let (parts, body) = req.into_parts();

@@ -83,7 +83,11 @@ async fn wait_until_settled(state: &AppState, sid: &str) {
 }
 
 async fn ready(db: &PgPool, n: usize) -> Vec<AppState> {
-    let instances = test_instances(db.clone(), n, &[]).await;
+    ready_with(db, n, &[]).await
+}
+
+async fn ready_with(db: &PgPool, n: usize, overrides: &[(&str, &str)]) -> Vec<AppState> {
+    let instances = test_instances(db.clone(), n, overrides).await;
     app::platform::kafka::ensure_topics(&instances[0].config).await.unwrap();
     for (voucher, stock) in [(81, 10), (82, 1)] {
         seed_flash_sale(db, voucher, stock, -60, 3600).await.unwrap();
@@ -211,6 +215,84 @@ async fn a_logout_on_another_instance_is_honoured_by_the_route(db: PgPool) {
     }
     let (stock, _) = app::sale::inventory::sale_state(&b.redis, &b.keys, 81).await.unwrap();
     assert_eq!(stock, Some(10), "nothing taken for the logged-out session");
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn a_shopper_whose_page_another_instance_served_is_answered_by_the_route(db: PgPool) {
+    let instances = ready(&db, 2).await;
+    let (a, b) = (&instances[0], &instances[1]);
+    let router_b = server::router::build(b.clone());
+    let users = seed_users(&db, 86, 2).await.unwrap();
+    let policy = SessionPolicy::from_config(&b.config);
+
+    // Logged in on A, where the page was served: B holds no copy, reads the session itself and takes the
+    // coupon on its route, and keeps a copy for the shopper's next call.
+    let sid = settled(a, users[0]).await;
+    let id: Id = sid.parse().unwrap();
+    assert!(app::web::session::settled_shopper(&b.sessions, &id, &policy).await.is_none(), "B holds no copy");
+    let before = handed_on(b);
+    let taken = answer(router_b.clone().oneshot(grab("voucher_id=81", &once(&sid))).await.unwrap()).await;
+    assert_eq!(taken.status, StatusCode::OK, "{taken:?}");
+    assert_eq!(handed_on(b), before, "answered by the route");
+    let started = Instant::now();
+    while app::web::session::settled_shopper(&b.sessions, &id, &policy).await.is_none() {
+        assert!(started.elapsed() < Duration::from_secs(5), "B kept no copy of the session it read");
+        // B keeps copies only while it listens for changes; until then each grab reads the session again.
+        let _ = router_b.clone().oneshot(grab("voucher_id=999", &once(&sid))).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // A session Redis lost (a restart): read back from Postgres, as the session layer would, and answered.
+    let lost = settled(a, users[1]).await;
+    let mut redis = b.redis.clone();
+    let _: i64 = redis::AsyncCommands::del(&mut redis, b.keys.session(&lost)).await.unwrap();
+    let taken = answer(router_b.clone().oneshot(grab("voucher_id=81", &once(&lost))).await.unwrap()).await;
+    assert_eq!(taken.status, StatusCode::OK, "{taken:?}");
+    assert_eq!(handed_on(b), before, "answered by the route");
+
+    // A cookie naming no session: nothing to answer for, so the whole way's 401.
+    let unknown = Id::default().to_string();
+    let resp = router_b.clone().oneshot(grab("voucher_id=81", &once(&unknown))).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(handed_on(b), before + 1);
+    let (stock, _) = app::sale::inventory::sale_state(&b.redis, &b.keys, 81).await.unwrap();
+    assert_eq!(stock, Some(8), "two coupons taken, one each");
+}
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn the_gate_comes_before_the_route_reads_a_session_and_counts_a_grab_once(db: PgPool) {
+    // One grab a second, in bursts of one.
+    let instances = ready_with(&db, 2, &[("GRAB_ADMIT_PER_SEC", "1")]).await;
+    let (a, b) = (&instances[0], &instances[1]);
+    let router_b = server::router::build(b.clone());
+    let users = seed_users(&db, 87, 21).await.unwrap();
+    let read = |state: &AppState| state.metrics.seckill.sessions_read.get();
+
+    // A session due its renewal, which B holds no copy of: the route lets it through the gate, reads it,
+    // and hands it on to the session layer, whose gate does not take a second grab's room for it.
+    let policy = SessionPolicy::from_config(&b.config);
+    let now = app::shared::clock::now_ms();
+    let quarter = (policy.ttl / 4).as_millis() as i64;
+    let due = record(a, users[0], now - quarter - 1_000, now - quarter - 1_000).await;
+    let (before_read, before_on) = (read(b), handed_on(b));
+    let resp = answer(router_b.clone().oneshot(grab("voucher_id=999", &once(&due))).await.unwrap()).await;
+    assert_eq!((read(b), handed_on(b)), (before_read + 1, before_on + 1), "read, then handed on");
+    assert_eq!(resp.status, StatusCode::NOT_FOUND, "answered by the server function, not shed: {resp:?}");
+
+    // Shoppers B holds no copy of, faster than the gate's one a second: those shed read no session.
+    let mut shed = 0;
+    for &user in &users[1..] {
+        let sid = settled(a, user).await;
+        let before = read(b);
+        let resp = router_b.clone().oneshot(grab("voucher_id=81", &once(&sid))).await.unwrap();
+        if resp.status() == StatusCode::TOO_MANY_REQUESTS {
+            assert_eq!(read(b), before, "a shed grab read its session");
+            shed += 1;
+        } else {
+            assert_eq!(read(b), before + 1);
+        }
+    }
+    assert!(shed > 0, "20 grabs in a row and the gate at one a second shed none");
 }
 
 #[sqlx::test(migrator = "app::start::MIGRATOR")]

@@ -91,6 +91,9 @@ pub struct SeckillMetrics {
     /// Grabs the grab's own route handed on to the server function behind the session layer, because their
     /// session had to be read, renewed or ended there (or the request was not the page's plain call).
     pub handed_on: Counter,
+    /// Grabs whose session the grab's own route read from the store, holding no copy of it (the page was
+    /// served by another instance, or the copy aged out).
+    pub sessions_read: Counter,
     /// How long a grab took, by how it ended.
     pub grab_seconds: LatencyFamily<OutcomeLabels>,
 }
@@ -108,6 +111,7 @@ impl Default for SeckillMetrics {
             unreplicated: Counter::default(),
             settled_late: Counter::default(),
             handed_on: Counter::default(),
+            sessions_read: Counter::default(),
             grab_seconds: latency_family(),
         }
     }
@@ -157,6 +161,11 @@ impl SeckillMetrics {
             "seckill_grabs_handed_on",
             "Grabs the grab's own route handed on to the server function behind the session layer.",
             self.handed_on.clone(),
+        );
+        r.register(
+            "seckill_grab_sessions_read",
+            "Grabs whose session the grab's own route read from the store, holding no copy of it.",
+            self.sessions_read.clone(),
         );
         r.register("seckill_grab_duration_seconds", "Time to answer a grab, by outcome.", self.grab_seconds.clone());
     }

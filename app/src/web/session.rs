@@ -448,11 +448,35 @@ pub async fn user_id(session: &Session, policy: &SessionPolicy) -> Result<Option
 /// means "ask the session layer": no copy (not read here lately, or the instance is not listening for
 /// changes), someone else, or a session due a write.
 pub async fn settled_shopper(cache: &SessionCache, id: &Id, policy: &SessionPolicy) -> Option<i64> {
-    let record = cache.get(id).await?;
-    let read = |key: &str| record.data.get(key).and_then(serde_json::Value::as_i64);
-    if record.data.contains_key(STAFF) {
+    settled(&*cache.get(id).await?, policy)
+}
+
+/// Whether this instance holds a copy of session `id` it may use: when it does, reading the store again
+/// would find the same record (every change drops the copies).
+pub async fn holds_copy(cache: &SessionCache, id: &Id) -> bool {
+    cache.get(id).await.is_some()
+}
+
+/// [`settled_shopper`] for a session this instance holds no copy of — the page was served by another
+/// instance, or the copy aged out — read through `state`'s store as the session layer would read it
+/// (Redis, then Postgres), which leaves a copy here for the shopper's next call. `Ok(None)`: no such
+/// session, or one the session layer must renew or end. A store that did not answer is the session
+/// layer's error, noted against the Redis breaker of the request around it.
+pub async fn read_settled_shopper(
+    state: &crate::web::state::AppState,
+    id: &Id,
+    policy: &SessionPolicy,
+) -> Result<Option<i64>, SessionError> {
+    let record = durable(state).load(id).await.map_err(|e| SessionError(e.into()))?;
+    Ok(record.and_then(|record| settled(&record, policy)))
+}
+
+/// The shopper of a session `record` the session layer would leave as it is (see [`settled_shopper`]).
+fn settled(record: &Record, policy: &SessionPolicy) -> Option<i64> {
+    if record.expiry_date <= OffsetDateTime::now_utc() || record.data.contains_key(STAFF) {
         return None;
     }
+    let read = |key: &str| record.data.get(key).and_then(serde_json::Value::as_i64);
     let (user_id, login_at, renewed_at) = (read(USER_ID)?, read(LOGIN_AT)?, read(RENEWED_AT)?);
     let now = now_ms();
     let lived = now - login_at < policy.max_age.as_millis() as i64;
