@@ -200,6 +200,11 @@ struct Open {
     produce_p50_ms: f64,
     produce_p99_ms: f64,
     produce_failed: usize,
+    /// Where the machine's CPU went through the grabs at half the capacity, and through the produce alone.
+    #[serde(default)]
+    half_cpu: Option<CpuSplit>,
+    #[serde(default)]
+    produce_cpu: Option<CpuSplit>,
     /// Three times the capacity for `overload_secs`: orders taken per second, and answers by kind.
     overload_rate: f64,
     overload_secs: f64,
@@ -559,11 +564,17 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
     let voucher = new_sale(&setup.state, n as i32, "bench open-loop sale").await?;
     // The server was restarted for this phase, so the closed loop's connections are gone.
     bench::open_connections(&setup.client, &setup.base, connections.max).await?;
+    let mark = CpuMark::read(setup)?;
     let half = open_loop::run(&setup.client, &setup.url, n, rate, connections, |i| (fresh[i].1.clone(), voucher)).await;
+    let half_cpu = mark.split(setup)?;
     print_run(&half);
+    println!("CPU, cores: {half_cpu}");
     println!("\n== the acks=all produce alone at {rate:.0} messages/s for {half_secs} s…");
+    let mark = CpuMark::read(setup)?;
     let (produce_p50, produce_p99, produce_failed) = produce_at_rate(&setup.state, rate, half_secs).await?;
+    let produce_cpu = mark.split(setup)?;
     println!("p50 {:.1} ms, p99 {:.1} ms, {produce_failed} not persisted", ms(produce_p50), ms(produce_p99));
+    println!("CPU, cores: {produce_cpu}");
 
     let secs = env_num("BENCH_OVERLOAD_SECS", 60)? as f64;
     let rate = capacity * 3.0;
@@ -632,6 +643,8 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
         produce_p50_ms: ms(produce_p50),
         produce_p99_ms: ms(produce_p99),
         produce_failed,
+        half_cpu: Some(half_cpu),
+        produce_cpu: Some(produce_cpu),
         overload_rate: over.rate,
         overload_secs: over.secs,
         overload_ok_per_sec: over.ok as f64 / over.secs,
@@ -723,6 +736,14 @@ fn report(f: &Figures) {
                 "≤ 2",
                 verdict(floor <= 2.0, 2.0 / floor),
             );
+            if let (Some(half), Some(produce)) = (o.half_cpu, o.produce_cpu) {
+                row(
+                    "  the machine's cores busy, grabs → the produce alone",
+                    format!("{:.2} → {:.2}", half.busy, produce.busy),
+                    "",
+                    format!("({half} → {produce})"),
+                );
+            }
             let goodput = o.overload_ok_per_sec / c.grabs_per_sec;
             row(
                 &format!("overload at 3× ({:.0}/s, {:.0} s): orders/s ÷ capacity", o.overload_rate, o.overload_secs),
