@@ -209,6 +209,21 @@ impl MachineCpu {
     }
 }
 
+/// Every live process' CPU (utime + stime, clock ticks) summed by program name (`/proc/<pid>/stat`'s
+/// command: `server`, `bench-seckill`, `redis-server`, `postgres`, the broker): who else the machine ran
+/// while a phase ran. A process that ended between two readings drops out of the later one.
+pub fn cpu_by_program() -> Result<BTreeMap<String, u64>, String> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir("/proc").map_err(|e| format!("/proc: {e}"))?.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { continue };
+        let Ok([utime, stime]) = stat_fields(pid, [14, 15]) else { continue };
+        *out.entry(stat[open + 1..close].to_string()).or_default() += utime + stime;
+    }
+    Ok(out)
+}
+
 /// The CPU, in clock ticks, that the live backends of the Postgres server whose postmaster is `postmaster`
 /// have spent serving database `database` (each backend's process title names its database, so the broker's
 /// storage and other databases on the same server are left out). An application's pool keeps its

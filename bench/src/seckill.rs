@@ -134,12 +134,15 @@ struct Closed {
 
 /// Where the machine's CPU went over a phase, in cores busy on average: the server (`server web`), the
 /// worker apart, and every process together (the load generator, Redis, Postgres and the broker too).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct CpuSplit {
     web: f64,
     worker: Option<f64>,
     busy: f64,
     cores: usize,
+    /// Cores by program, the busiest first (every process of that name together).
+    #[serde(default)]
+    programs: Vec<(String, f64)>,
 }
 
 impl std::fmt::Display for CpuSplit {
@@ -152,11 +155,20 @@ impl std::fmt::Display for CpuSplit {
     }
 }
 
+impl CpuSplit {
+    /// The programs that took at least a hundredth of a core, as "name 0.42".
+    fn by_program(&self) -> String {
+        let busy = self.programs.iter().filter(|(_, cores)| *cores >= 0.01);
+        busy.map(|(name, cores)| format!("{name} {cores:.2}")).collect::<Vec<_>>().join(", ")
+    }
+}
+
 /// The counters a [`CpuSplit`] is taken from, at a phase's start.
 struct CpuMark {
     web: u64,
     worker: Option<u64>,
     machine: probe::MachineCpu,
+    programs: BTreeMap<String, u64>,
     at: Instant,
 }
 
@@ -166,6 +178,7 @@ impl CpuMark {
             web: probe::cpu_ticks(setup.server_pid)?,
             worker: setup.worker_pid.map(probe::cpu_ticks).transpose()?,
             machine: probe::MachineCpu::read()?,
+            programs: probe::cpu_by_program()?,
             at: Instant::now(),
         })
     }
@@ -175,6 +188,14 @@ impl CpuMark {
         let secs = self.at.elapsed().as_secs_f64().max(1e-3);
         let cores = |ticks: u64| ticks as f64 * probe::micros_per_tick() / 1e6 / secs;
         let machine = probe::MachineCpu::read()?.since(&self.machine);
+        let mut programs: Vec<(String, f64)> = probe::cpu_by_program()?
+            .into_iter()
+            .map(|(name, ticks)| {
+                let before = self.programs.get(&name).copied().unwrap_or(0);
+                (name, cores(ticks.saturating_sub(before)))
+            })
+            .collect();
+        programs.sort_by(|a, b| b.1.total_cmp(&a.1));
         let n = std::thread::available_parallelism().map_or(1, |n| n.get());
         let worker = match (setup.worker_pid, self.worker) {
             (Some(pid), Some(before)) => Some(cores(probe::cpu_ticks(pid)?.saturating_sub(before))),
@@ -185,6 +206,7 @@ impl CpuMark {
             worker,
             busy: machine.busy as f64 / machine.total.max(1) as f64 * n as f64,
             cores: n,
+            programs,
         })
     }
 }
@@ -373,6 +395,7 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
     println!("latency p50    {:>10.1} ms", ms(percentile(&latencies, 0.50)));
     println!("latency p99    {:>10.1} ms", ms(percentile(&latencies, 0.99)));
     println!("CPU, cores     {cpu}");
+    println!("  by program   {}", cpu.by_program());
     for (k, v) in &outcomes {
         println!("outcome {k:<40} {v}");
     }
@@ -568,13 +591,13 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
     let half = open_loop::run(&setup.client, &setup.url, n, rate, connections, |i| (fresh[i].1.clone(), voucher)).await;
     let half_cpu = mark.split(setup)?;
     print_run(&half);
-    println!("CPU, cores: {half_cpu}");
+    println!("CPU, cores: {half_cpu}; by program: {}", half_cpu.by_program());
     println!("\n== the acks=all produce alone at {rate:.0} messages/s for {half_secs} s…");
     let mark = CpuMark::read(setup)?;
     let (produce_p50, produce_p99, produce_failed) = produce_at_rate(&setup.state, rate, half_secs).await?;
     let produce_cpu = mark.split(setup)?;
     println!("p50 {:.1} ms, p99 {:.1} ms, {produce_failed} not persisted", ms(produce_p50), ms(produce_p99));
-    println!("CPU, cores: {produce_cpu}");
+    println!("CPU, cores: {produce_cpu}; by program: {}", produce_cpu.by_program());
 
     let secs = env_num("BENCH_OVERLOAD_SECS", 60)? as f64;
     let rate = capacity * 3.0;
@@ -625,11 +648,13 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
     print_run(&over);
     let answers = (over.admitted.len() + over.rejected.len()).max(1) as f64;
     let overload_cpu_us_per_answer = web_ticks as f64 * probe::micros_per_tick() / answers;
-    let overload_session_reads_per_answer = redis.of("get") as f64 / answers;
+    // The sale script reads its stock with `GET` after its `HMGET`; every other `GET` is a session's.
+    let overload_session_reads_per_answer = redis.of("get").saturating_sub(redis.of("hmget")) as f64 / answers;
     println!(
         "CPU, cores: {overload_cpu}; the server's per answer {overload_cpu_us_per_answer:.1} µs; sessions read from \
          Redis per answer {overload_session_reads_per_answer:.2}"
     );
+    println!("CPU by program: {}", overload_cpu.by_program());
     println!("VmRSS each second (MB): {overload_rss_mb:.0?}");
     // The orders taken are all written before the phase ends (and before the next run's reset, which would
     // leave the rest for its writer to refuse first).
@@ -736,7 +761,7 @@ fn report(f: &Figures) {
                 "≤ 2",
                 verdict(floor <= 2.0, 2.0 / floor),
             );
-            if let (Some(half), Some(produce)) = (o.half_cpu, o.produce_cpu) {
+            if let (Some(half), Some(produce)) = (&o.half_cpu, &o.produce_cpu) {
                 row(
                     "  the machine's cores busy, grabs → the produce alone",
                     format!("{:.2} → {:.2}", half.busy, produce.busy),
@@ -751,7 +776,7 @@ fn report(f: &Figures) {
                 "≥ 0.9",
                 verdict(goodput >= 0.9, goodput / 0.9),
             );
-            if let (Some(closed), Some(over)) = (c.cpu, o.overload_cpu) {
+            if let (Some(closed), Some(over)) = (&c.cpu, &o.overload_cpu) {
                 row(
                     "  CPU in cores, closed loop → overload",
                     format!("web {:.2} → {:.2}", closed.web, over.web),
