@@ -622,15 +622,17 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
         async move {
             // A read that fails (the generator out of descriptors) is left out, not counted as 0 MB: a
             // zero would make any growth look like a start from nothing.
-            let mut rss = Vec::new();
+            // Each process' reading apart too, so that a growth can be put down to the web or the worker.
+            let (mut rss, mut each) = (Vec::new(), Vec::new());
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 let kb: Result<Vec<u64>, String> = pids.iter().map(|&pid| probe::status_kb(pid, "VmRSS")).collect();
                 if let Ok(kb) = kb {
                     rss.push(kb.iter().sum::<u64>() as f64 / 1024.0);
+                    each.push(kb.iter().map(|&k| k as f64 / 1024.0).collect::<Vec<_>>());
                 }
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
-            rss
+            (rss, each)
         }
     });
     let mut conn = setup.state.redis.clone();
@@ -644,7 +646,7 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
     let web_ticks = probe::cpu_ticks(setup.server_pid)?.saturating_sub(mark.web);
     let redis = RedisCounters::read(&mut conn).await?.since(&redis_before);
     done.store(true, std::sync::atomic::Ordering::Relaxed);
-    let overload_rss_mb = sampler.await.map_err(|e| e.to_string())?;
+    let (overload_rss_mb, rss_each) = sampler.await.map_err(|e| e.to_string())?;
     print_run(&over);
     let answers = (over.admitted.len() + over.rejected.len()).max(1) as f64;
     let overload_cpu_us_per_answer = web_ticks as f64 * probe::micros_per_tick() / answers;
@@ -656,6 +658,12 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
     );
     println!("CPU by program: {}", overload_cpu.by_program());
     println!("VmRSS each second (MB): {overload_rss_mb:.0?}");
+    for (i, name) in ["server web", "server work"].iter().enumerate().take(setup.pids().len()) {
+        let series: Vec<f64> = rss_each.iter().filter_map(|kb| kb.get(i).copied()).collect();
+        let (first, last) = (series.first().copied().unwrap_or(0.0), series.last().copied().unwrap_or(0.0));
+        let peak = series.iter().copied().fold(0.0, f64::max);
+        println!("  {name}: {first:.0} MB at the start, {peak:.0} at most, {last:.0} at the end");
+    }
     // The orders taken are all written before the phase ends (and before the next run's reset, which would
     // leave the rest for its writer to refuse first).
     let drained = written(&setup.state.db, &vouchers, over.ok, Instant::now(), Duration::from_secs(600)).await?;
