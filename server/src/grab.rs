@@ -60,7 +60,8 @@ pub async fn grab(State(route): State<GrabRoute>, mut req: Request) -> Response 
     let Some(id) = id else {
         return hand_on(&state, whole_way, req).await;
     };
-    let user_id = match app::web::session::settled_shopper(&state.sessions, &id, &policy).await {
+    let copy = app::web::session::copy(&state.sessions, &id).await;
+    let user_id = match copy.as_deref().and_then(|record| app::web::session::settled(record, &policy)) {
         Some(user_id) => {
             if let Err(wait) = state.grab_gate.admit() {
                 return crate::server_fns::shed(wait);
@@ -78,7 +79,7 @@ pub async fn grab(State(route): State<GrabRoute>, mut req: Request) -> Response 
                 let error = app::web::session::store_unavailable();
                 return refused(Refusal { error, retry_after_secs: Some(open.retry_after.as_secs()) });
             }
-            if app::web::session::holds_copy(&state.sessions, &id).await {
+            if copy.is_some() {
                 return hand_on(&state, whole_way, req).await;
             }
             // No copy: the page was served by another instance, or the copy aged out. The session is read

@@ -448,13 +448,13 @@ pub async fn user_id(session: &Session, policy: &SessionPolicy) -> Result<Option
 /// means "ask the session layer": no copy (not read here lately, or the instance is not listening for
 /// changes), someone else, or a session due a write.
 pub async fn settled_shopper(cache: &SessionCache, id: &Id, policy: &SessionPolicy) -> Option<i64> {
-    settled(&*cache.get(id).await?, policy)
+    settled(&*copy(cache, id).await?, policy)
 }
 
-/// Whether this instance holds a copy of session `id` it may use: when it does, reading the store again
-/// would find the same record (every change drops the copies).
-pub async fn holds_copy(cache: &SessionCache, id: &Id) -> bool {
-    cache.get(id).await.is_some()
+/// This instance's copy of session `id`, when it holds one it may use: reading the store again would find
+/// the same record (every change drops the copies).
+pub async fn copy(cache: &SessionCache, id: &Id) -> Option<Arc<Record>> {
+    cache.get(id).await
 }
 
 /// [`settled_shopper`] for a session this instance holds no copy of — the page was served by another
@@ -472,7 +472,7 @@ pub async fn read_settled_shopper(
 }
 
 /// The shopper of a session `record` the session layer would leave as it is (see [`settled_shopper`]).
-fn settled(record: &Record, policy: &SessionPolicy) -> Option<i64> {
+pub fn settled(record: &Record, policy: &SessionPolicy) -> Option<i64> {
     if record.expiry_date <= OffsetDateTime::now_utc() || record.data.contains_key(STAFF) {
         return None;
     }
