@@ -165,7 +165,9 @@ impl CpuSplit {
 
 /// The counters a [`CpuSplit`] is taken from, at a phase's start.
 struct CpuMark {
+    /// `server web`'s CPU ticks.
     web: u64,
+    /// The worker's, when apart.
     worker: Option<u64>,
     machine: probe::MachineCpu,
     programs: BTreeMap<String, u64>,
@@ -173,6 +175,7 @@ struct CpuMark {
 }
 
 impl CpuMark {
+    /// Reads them now.
     fn read(setup: &Setup) -> Result<Self, String> {
         Ok(Self {
             web: probe::cpu_ticks(setup.server_pid)?,
@@ -346,9 +349,7 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
 
     let mut conn = state.redis.clone();
     let redis_before = RedisCounters::read(&mut conn).await?;
-    let cpu_before = probe::cpu_ticks(server_pid)?;
     let threads_before = probe::ThreadCpu::read(server_pid)?;
-    let worker_before = setup.worker_pid.map(probe::cpu_ticks).transpose()?;
     let mark = CpuMark::read(setup)?;
 
     // Load: every user grabs once; `concurrency` requests in flight. (The line says when, to a profiler.)
@@ -410,9 +411,9 @@ async fn closed_loop(setup: &Setup) -> Result<Closed, String> {
     // Drain: every acknowledged order written by the consumer.
     let drain = written(&state.db, &[voucher], acked.len(), load_done, Duration::from_secs(120)).await?;
     // The grabs' whole cost: their requests, scripts and produces, and their orders' writing.
-    let cpu_us_per_grab = (probe::cpu_ticks(server_pid)? - cpu_before) as f64 * probe::micros_per_tick() / grabs;
+    let cpu_us_per_grab = (probe::cpu_ticks(server_pid)? - mark.web) as f64 * probe::micros_per_tick() / grabs;
     let grab_threads = probe::ThreadCpu::read(server_pid)?.since(&threads_before);
-    let worker_cpu_us_per_order = match (setup.worker_pid, worker_before) {
+    let worker_cpu_us_per_order = match (setup.worker_pid, mark.worker) {
         (Some(pid), Some(before)) => {
             Some((probe::cpu_ticks(pid)? - before) as f64 * probe::micros_per_tick() / acked.len().max(1) as f64)
         }
