@@ -109,3 +109,53 @@ async fn reset_restores_the_demo_state(db: PgPool) {
     let exists: bool = redis::cmd("EXISTS").arg(&session_key).query_async(&mut state.redis.clone()).await.unwrap();
     assert!(!exists, "reset removed the session key");
 }
+
+#[sqlx::test(migrator = "app::start::MIGRATOR")]
+async fn an_order_keeps_its_coupons_shop_and_moves_sold_only_when_paid(db: PgPool) {
+    let state = test_state(db.clone(), &[]).await;
+    seed::run(&db, &state.redis, &state.keys, false).await.unwrap();
+    let user: i64 =
+        sqlx::query_scalar("SELECT id FROM users WHERE phone = '13800000002'").fetch_one(&db).await.unwrap();
+    let (shop, other): (i64, i64) = sqlx::query_as(
+        "SELECT v.shop_id, (SELECT min(id) FROM shops WHERE id <> v.shop_id) FROM vouchers v WHERE v.id = $1",
+    )
+    .bind(FLASH_LIVE)
+    .fetch_one(&db)
+    .await
+    .unwrap();
+    let sold = || sqlx::query_scalar::<_, i32>("SELECT sold FROM shops WHERE id = $1").bind(shop).fetch_one(&db);
+    let before = sold().await.unwrap();
+    let insert = |id: i64, shop: Option<i64>, status: &'static str, code: Option<&'static str>| {
+        sqlx::query(
+            "INSERT INTO orders (id, user_id, voucher_id, shop_id, kind, status, amount_cents, redeem_code, use_by)
+             VALUES ($1, $2, $3, $4, 'normal', $5, 1990, $6, CASE WHEN $5 = 'paid' THEN now() + interval '30 days' END)",
+        )
+        .bind(id)
+        .bind(user)
+        .bind(FLASH_LIVE)
+        .bind(shop)
+        .bind(status)
+        .bind(code)
+    };
+
+    assert!(insert(1, Some(other), "unpaid", None).execute(&db).await.is_err(), "a shop not the coupon's is refused");
+    insert(2, None, "unpaid", None).execute(&db).await.expect("an order without its shop is given the coupon's");
+    insert(3, Some(shop), "unpaid", None).execute(&db).await.expect("unpaid orders need no redemption code");
+    assert_eq!(sold().await.unwrap(), before, "an unpaid order is not sold");
+    let shop_of_2: i64 = sqlx::query_scalar("SELECT shop_id FROM orders WHERE id = 2").fetch_one(&db).await.unwrap();
+    assert_eq!(shop_of_2, shop);
+
+    insert(4, Some(shop), "paid", Some("000000000001")).execute(&db).await.expect("an order inserted paid");
+    assert_eq!(sold().await.unwrap(), before + 1, "an order inserted paid is sold");
+    assert!(
+        insert(5, Some(shop), "paid", Some("000000000001")).execute(&db).await.is_err(),
+        "a redemption code is unique"
+    );
+    sqlx::query("UPDATE orders SET status = 'paid', redeem_code = '000000000002', use_by = now() + interval '30 days' WHERE id = 2")
+        .execute(&db)
+        .await
+        .unwrap();
+    assert_eq!(sold().await.unwrap(), before + 2, "paying moves sold");
+    sqlx::query("UPDATE orders SET status = 'refunded' WHERE id = 2").execute(&db).await.unwrap();
+    assert_eq!(sold().await.unwrap(), before + 1, "a refund moves it back");
+}
