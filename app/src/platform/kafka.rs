@@ -324,9 +324,18 @@ fn consumer_config(config: &Config, group: &str) -> ClientConfig {
         .set("enable.auto.commit", "false")
         .set("auto.offset.reset", "earliest")
         .set("session.timeout.ms", "10000")
-        .set("enable.partition.eof", "false");
+        .set("enable.partition.eof", "false")
+        // librdkafka fetches ahead up to 100,000 messages or 64 MB per partition by default: a writer behind
+        // an overload held its whole backlog in memory and grew with it. A few batches ahead keep it busy.
+        .set("queued.min.messages", PREFETCH_MESSAGES.to_string())
+        .set("queued.max.messages.kbytes", PREFETCH_KBYTES.to_string());
     c
 }
+
+/// Messages a consumer keeps fetched ahead per partition: a few of the order writer's largest batches.
+const PREFETCH_MESSAGES: usize = 2_000;
+/// The most a consumer holds fetched ahead per partition, in KB.
+const PREFETCH_KBYTES: usize = 1_024;
 
 /// The order messages on `orders.created` past `group`'s committed offsets: acknowledged to their buyers but
 /// perhaps not written yet. Rebuilding Redis counts them as sold (their rows may still be missing). Reads
