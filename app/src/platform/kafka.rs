@@ -325,8 +325,8 @@ fn consumer_config(config: &Config, group: &str) -> ClientConfig {
         .set("auto.offset.reset", "earliest")
         .set("session.timeout.ms", "10000")
         .set("enable.partition.eof", "false")
-        // librdkafka fetches ahead up to 100,000 messages or 64 MB per partition by default: a writer behind
-        // an overload held its whole backlog in memory and grew with it. A few batches ahead keep it busy.
+        // librdkafka fetches ahead up to 100,000 messages or 64 MB by default, so a writer behind a backlog
+        // could hold that much of it in memory. A few batches ahead keep it busy.
         .set("queued.min.messages", PREFETCH_MESSAGES.to_string())
         .set("queued.max.messages.kbytes", PREFETCH_KBYTES.to_string());
     c
