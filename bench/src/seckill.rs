@@ -626,17 +626,16 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
         async move {
             // A read that fails (the generator out of descriptors) is left out, not counted as 0 MB: a
             // zero would make any growth look like a start from nothing.
-            // Each process' reading apart too, so that a growth can be put down to the web or the worker.
-            let (mut rss, mut each) = (Vec::new(), Vec::new());
+            // Each process' reading apart, so that a growth can be put down to the web or the worker.
+            let mut each = Vec::new();
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 let kb: Result<Vec<u64>, String> = pids.iter().map(|&pid| probe::status_kb(pid, "VmRSS")).collect();
                 if let Ok(kb) = kb {
-                    rss.push(kb.iter().sum::<u64>() as f64 / 1024.0);
                     each.push(kb.iter().map(|&k| k as f64 / 1024.0).collect::<Vec<_>>());
                 }
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
-            (rss, each)
+            each
         }
     });
     let mut conn = setup.state.redis.clone();
@@ -650,7 +649,8 @@ async fn open_loops(setup: &Setup, closed: &Closed) -> Result<Open, String> {
     let web_ticks = probe::cpu_ticks(setup.server_pid)?.saturating_sub(mark.web);
     let redis = RedisCounters::read(&mut conn).await?.since(&redis_before);
     done.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (overload_rss_mb, rss_each) = sampler.await.map_err(|e| e.to_string())?;
+    let rss_each = sampler.await.map_err(|e| e.to_string())?;
+    let overload_rss_mb: Vec<f64> = rss_each.iter().map(|mb| mb.iter().sum()).collect();
     print_run(&over);
     let answers = (over.admitted.len() + over.rejected.len()).max(1) as f64;
     let overload_cpu_us_per_answer = web_ticks as f64 * probe::micros_per_tick() / answers;
