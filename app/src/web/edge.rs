@@ -71,11 +71,13 @@ where
     let Some(state) = use_context::<AppState>() else {
         return Err(AppError::internal("AppState missing from context").respond());
     };
-    run_outside(state, body).await.map_err(|refusal| {
-        if let Some(secs) = refusal.retry_after_secs {
+    run_outside(state, body).await.map_err(|Refusal { error, retry_after_secs }| {
+        // `respond` sets the status and the wait a refusal carries itself; an outage's wait comes from
+        // its breaker, which only the refusal knows.
+        if let (AppError::Unavailable(_), Some(secs)) = (&error, retry_after_secs) {
             crate::shared::error::set_retry_after(secs);
         }
-        refusal.error.respond()
+        error.respond()
     })
 }
 
@@ -119,12 +121,15 @@ where
     })
 }
 
+/// The budget key of a request that came through no socket (all such requests share one budget).
+const UNKNOWN_NETWORK: &str = "unknown";
+
 /// The client's address as per-address budgets count it (an IPv6 client's whole /64): the socket peer,
 /// or — when the peer is one of `TRUSTED_PROXIES` — the right-most `X-Forwarded-For` hop that is not a
 /// proxy of ours; "unknown" for a request that came through no socket.
 pub fn client_network(state: &AppState, head: &Parts) -> String {
     let Some(ConnectInfo(peer)) = head.extensions.get::<ConnectInfo<SocketAddr>>() else {
-        return "unknown".to_string();
+        return UNKNOWN_NETWORK.to_string();
     };
     let forwarded = head.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
     let client = state.config.trusted_proxies.client(peer.ip(), forwarded);
@@ -178,7 +183,7 @@ impl Cx {
 
     /// The client's address as per-address budgets count it ([`client_network`]).
     pub async fn client_network(&self) -> String {
-        from_head(|head| Some(client_network(&self.state, head))).unwrap_or_else(|| "unknown".to_string())
+        from_head(|head| Some(client_network(&self.state, head))).unwrap_or_else(|| UNKNOWN_NETWORK.to_string())
     }
 
     /// The browser's own description of itself (`User-Agent`), or "" without one.
