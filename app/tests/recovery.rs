@@ -146,7 +146,7 @@ async fn an_order_still_on_its_way_to_kafka_when_redis_is_lost_counts_as_sold(db
         ts: app::shared::clock::now_ms(),
     };
     let topic = app::platform::kafka::topic(&a.config, app::platform::kafka::ORDERS_CREATED);
-    let sent = a.publisher.send(&topic, &late.order_id.to_string(), &serde_json::to_vec(&late).unwrap()).await;
+    let sent = a.publisher.send(&topic, &serde_json::to_vec(&late).unwrap()).await;
     assert!(matches!(sent, app::platform::kafka::Delivery::Persisted), "{sent:?}");
 
     assert_eq!(heal.await.unwrap().unwrap().map(|r| r.sales), Some(1));

@@ -109,7 +109,7 @@ async fn serve(state: AppState) -> Result<(), String> {
                 .invoke_async(&mut redis)
                 .await
                 .map_err(|e| (StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
-            match state.publisher.send(&topic, &form.n.to_string(), &payload).await {
+            match state.publisher.send(&topic, &payload).await {
                 Delivery::Persisted => Ok(Json(form.n)),
                 Delivery::NotPersisted(e) | Delivery::Unknown(e) => {
                     Err((StatusCode::SERVICE_UNAVAILABLE, e.to_string()))

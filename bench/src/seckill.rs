@@ -63,7 +63,7 @@ async fn produce_at_rate(state: &AppState, rate: f64, secs: f64) -> Result<(Dura
         tokio::spawn(async move {
             let order = OrderCreated { order_id, user_id: i as i64, voucher_id: 1, ts: app::shared::clock::now_ms() };
             let payload = serde_json::to_vec(&order).unwrap_or_default();
-            let ok = matches!(publisher.send(&topic, &order_id.to_string(), &payload).await, Delivery::Persisted);
+            let ok = matches!(publisher.send(&topic, &payload).await, Delivery::Persisted);
             let _ = tx.send((scheduled.elapsed(), ok));
         });
     }
@@ -87,7 +87,7 @@ async fn first_send(state: &AppState, topic: &str, prepared: bool) -> Result<(ka
         looked_up.await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
     }
     let started = Instant::now();
-    if let Delivery::NotPersisted(e) | Delivery::Unknown(e) = publisher.send(topic, "warm-up", b"{}").await {
+    if let Delivery::NotPersisted(e) | Delivery::Unknown(e) = publisher.send(topic, b"{}").await {
         return Err(format!("produce warm-up: {e}"));
     }
     Ok((publisher, started.elapsed()))

@@ -246,7 +246,7 @@ async fn a_broker_outage_fails_grabs_fast_gives_the_stock_back_and_a_probe_close
     // message of the test's own on the dead-letter topic (nobody reads it here), sent past the breaker,
     // tells when the client talks to the broker again, so the probe below tests the breaker, not that.
     let dlq = app::platform::kafka::topic(&state.config, app::platform::kafka::ORDERS_DLQ);
-    while !matches!(state.publisher.send(&dlq, "probe", b"{}").await, app::platform::kafka::Delivery::Persisted) {
+    while !matches!(state.publisher.send(&dlq, b"{}").await, app::platform::kafka::Delivery::Persisted) {
         assert!(back.elapsed() < Duration::from_secs(30), "the client never reached the broker again");
     }
     tokio::time::sleep(Duration::from_millis(2_100).saturating_sub(back.elapsed())).await;

@@ -177,8 +177,12 @@ pub struct Publisher {
 impl Publisher {
     /// Connects with the same guarantees as [`producer`]; `message_timeout` bounds every send.
     pub fn new(config: &Config) -> Result<Self, KafkaError> {
+        let linger_ms = config.kafka_linger.as_millis();
         let producer = idempotent_config(config)
-            .set("linger.ms", config.kafka_linger.as_millis().to_string())
+            .set("linger.ms", linger_ms.to_string())
+            // Messages carry no key (see `send`), so each linger's messages go to one partition together:
+            // the broker stores one batch, in one transaction, instead of one per partition.
+            .set("sticky.partitioning.linger.ms", (linger_ms * 2).max(10).to_string())
             .set("message.timeout.ms", config.kafka_produce_timeout.as_millis().to_string())
             .set("request.timeout.ms", (config.kafka_produce_timeout.as_millis() * 4 / 5).max(1).to_string())
             .create_with_context(DeliveryContext)?;
@@ -199,9 +203,11 @@ impl Publisher {
     /// timeout means the broker is unreachable: whatever was never transmitted is purged so it fails now
     /// as certainly not persisted (librdkafka alone can take several timeouts to report it while it
     /// reconnects); a message already in flight keeps its unknown fate.
-    pub async fn send(&self, topic: &str, key: &str, payload: &[u8]) -> Delivery {
+    /// No key: an order is one message, nothing reads messages by key, and the writer stores them in any
+    /// order (idempotently by order id), so the producer is free to put a whole linger in one partition.
+    pub async fn send(&self, topic: &str, payload: &[u8]) -> Delivery {
         let (tx, mut rx) = oneshot::channel();
-        let record = BaseRecord::with_opaque_to(topic, Box::new(tx)).key(key).payload(payload);
+        let record = BaseRecord::<(), [u8], _>::with_opaque_to(topic, Box::new(tx)).payload(payload);
         if let Err((e, _)) = self.producer.send(record) {
             // Refused before entering the queue (queue full, unknown topic): nothing was sent.
             return Delivery::NotPersisted(SendError::Kafka(e));

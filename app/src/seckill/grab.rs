@@ -344,7 +344,7 @@ async fn settle_unknown_grab(state: AppState, order: OrderCreated, deadline: Ins
 async fn publish(state: &AppState, order: &OrderCreated, promise: Option<Instant>) -> Result<(), SeckillError> {
     let topic = kafka::topic(&state.config, ORDERS_CREATED);
     let delivery = match serde_json::to_vec(order) {
-        Ok(payload) => state.publisher.send(&topic, &order.order_id.to_string(), &payload).await,
+        Ok(payload) => state.publisher.send(&topic, &payload).await,
         Err(e) => Delivery::NotPersisted(e.into()),
     };
     // Recorded here, not by the request: this may outlive the request (see `finish`).
@@ -399,7 +399,7 @@ pub async fn drain_compensation(state: &AppState) -> Result<usize, SeckillError>
         }
         for order in batch {
             let payload = serde_json::to_vec(&order).map_err(|e| SeckillError::BrokerUnavailable(e.into()))?;
-            match state.publisher.send(&topic, &order.order_id.to_string(), &payload).await {
+            match state.publisher.send(&topic, &payload).await {
                 Delivery::Persisted => {
                     state.breakers.kafka.success();
                     store::remove_compensation(state.postgres()?, order.order_id).await?;
