@@ -18,6 +18,8 @@ mkdir -p "$TARGET"
 # Pinned tool versions (wasm-bindgen and sqlx-cli come from Cargo.lock so each CLI always matches its crate).
 CARGO_LEPTOS_VERSION="0.3.11"
 NISSHI_VERSION="0.8.1"
+# Where setup.sh's bench part installs the optimised broker the benchmarks run beside.
+NISSHI_RELEASE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/haodian/nisshi-release"
 BINARYEN_VERSION="132"
 
 log() { printf '\033[1;34m[haodian]\033[0m %s\n' "$*" >&2; }

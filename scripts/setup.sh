@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs every tool the build and the tests need, when missing. Idempotent: a warm run takes seconds.
-# Usage: setup.sh [build] [broker] [browser] [lint] — what to install (default: all four). serve.sh installs
-# the broker while it builds the site, and never waits for the browser the tests drive nor for what only the
-# Rust suites use (lint: sqlx-cli for the query-metadata check, cargo-nextest to run them).
+# Usage: setup.sh [build] [broker] [browser] [lint] [bench] — what to install (default: the first four). serve.sh
+# installs the broker while it builds the site, and never waits for the browser the tests drive nor for what
+# only the Rust suites use (lint: sqlx-cli for the query-metadata check, cargo-nextest to run them). bench:
+# the broker built as a release is, which only scripts/bench.sh runs.
 source "$(dirname "$0")/lib.sh"
 # The tools below build in cargo's own scratch directories, side by side; in the project's build directory
 # they would wait on its lock one after another (and leave their objects there).
@@ -11,7 +12,7 @@ unset CARGO_TARGET_DIR
 WANTED=("$@")
 [ ${#WANTED[@]} -gt 0 ] || WANTED=(build broker browser lint)
 for w in "${WANTED[@]}"; do
-  case "$w" in build|broker|browser|lint) ;; *) die "setup.sh: unknown part '$w' (build, broker, browser, lint)";; esac
+  case "$w" in build|broker|browser|lint|bench) ;; *) die "setup.sh: unknown part '$w' (build, broker, browser, lint, bench)";; esac
 done
 want() { local w; for w in "${WANTED[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
 
@@ -89,6 +90,17 @@ install_nisshi() {
   fi
 }
 
+# The benchmarks' broker: the same Nisshi with everything optimised, in a directory of its own. The tests'
+# broker above is built for a newcomer's first wait; beside the server on the same two cores, its unoptimised
+# libraries took more of the machine than the server did (docs/benchmarks.md, "the broker as a release is").
+install_nisshi_release() {
+  if ! "$NISSHI_RELEASE_ROOT/bin/nisshi" --version 2>/dev/null | grep -q "$NISSHI_VERSION"; then
+    timed "nisshi (optimised) install" env CARGO_PROFILE_RELEASE_OPT_LEVEL=3 \
+      cargo +nightly install nisshi --version "$NISSHI_VERSION" --locked --root "$NISSHI_RELEASE_ROOT" \
+      --no-default-features --features dynostore,postgres
+  fi
+}
+
 # cargo-nextest runs the Rust suites (scripts/test.sh); machines of this kind come with it, others build it.
 install_nextest() {
   if ! cargo nextest --version >/dev/null 2>&1; then
@@ -104,6 +116,9 @@ if want build; then
 fi
 if want broker; then
   install_nisshi & pids+=($!)
+fi
+if want bench; then
+  install_nisshi_release & pids+=($!)
 fi
 if want lint; then
   install_sqlx_cli & pids+=($!)
