@@ -140,7 +140,7 @@ struct CpuSplit {
     worker: Option<f64>,
     busy: f64,
     cores: usize,
-    /// Cores by program, the busiest first (every process of that name together).
+    /// Cores by program (`probe::program_of`), the busiest first.
     #[serde(default)]
     programs: Vec<(String, f64)>,
 }
